@@ -1,0 +1,140 @@
+"""Strategy and plugin classes: which release exports which name, where, and what it builds.
+
+The ``*Plugin`` training-type classes became ``*Strategy`` in 1.6. In 1.6 and 1.7 the old names are
+deprecated subclasses; in 1.8 and 1.9 they are stubs whose constructor raises; in 2.0 they are gone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .model import Obj, Reject, Strategy, Value, Version, v
+from .registry import resolve
+
+STRATEGY, PRECISION, ENVIRONMENT, CHECKPOINT_IO = "strategy", "precision", "environment", "checkpoint_io"
+
+
+@dataclass(frozen=True)
+class LightningClass:
+    name: str
+    kind: str
+    module: str  # submodule of the package root that exports it
+    since: Version
+    until: Version | None = None  # first release where importing it fails
+    stub_since: Version | None = None  # from this release on, constructing it raises NotImplementedError
+    family: str = ""
+    start_method: str | None = None
+    start_method_param: Version | None = None  # release from which `start_method=` is a real parameter
+    renamed_to: str = ""
+
+    def exists_in(self, version: Version) -> bool:
+        return self.since <= version and (self.until is None or version < self.until)
+
+
+V14, V16, V17, V18, V20, V21 = v("1.4"), v("1.6"), v("1.7"), v("1.8"), v("2.0"), v("2.1")
+
+# (old Plugin name, 1.6+ Strategy name, family, start method, Strategy class removed in)
+_TRAINING_TYPES: tuple[tuple[str, str, str, str | None, Version | None], ...] = (
+    ("DDP", "DDP", "ddp", "popen", None),
+    ("DDPSpawn", "DDPSpawn", "ddp", "spawn", V20),
+    ("DDP2", "DDP2", "ddp2", "popen", V18),
+    ("DataParallel", "DataParallel", "dp", None, V20),
+    ("DeepSpeed", "DeepSpeed", "deepspeed", "popen", None),
+    ("Horovod", "Horovod", "horovod", None, V20),
+    ("DDPSharded", "DDPSharded", "fairscale_sharded", "popen", V20),
+    ("DDPSpawnSharded", "DDPSpawnSharded", "fairscale_sharded", "spawn", V20),
+    ("DDPFullySharded", "DDPFullySharded", "fairscale_fsdp", "popen", V20),
+    ("SingleDevice", "SingleDevice", "single_device", None, None),
+    ("SingleTPU", "SingleTPU", "single_xla", None, None),
+    ("TPUSpawn", "TPUSpawn", "xla", "spawn", V20),
+    ("IPU", "IPU", "ipu", None, V21),
+)
+
+
+def _training_type_classes() -> list[LightningClass]:
+    rows = []
+    for old, new, family, start, removed in _TRAINING_TYPES:
+        rows.append(
+            LightningClass(
+                f"{old}Plugin", STRATEGY, "plugins", V14, V20, V18, family, start, renamed_to=f"{new}Strategy"
+            )
+        )
+        rows.append(
+            LightningClass(f"{new}Strategy", STRATEGY, "strategies", V16, removed, None, family, start)
+        )
+    return rows
+
+
+CLASSES: tuple[LightningClass, ...] = (
+    *_training_type_classes(),
+    LightningClass("DDPFullyShardedNativeStrategy", STRATEGY, "strategies", V17, V20, None, "fsdp", "popen"),
+    LightningClass("FSDPStrategy", STRATEGY, "strategies", V20, None, None, "fsdp", "popen"),
+    LightningClass("XLAStrategy", STRATEGY, "strategies", V20, None, None, "xla", "spawn"),
+    LightningClass("SingleDeviceXLAStrategy", STRATEGY, "strategies", V21, None, None, "single_xla"),
+    *(
+        LightningClass(name, ENVIRONMENT, "plugins.environments", V14)
+        for name in (
+            "LightningEnvironment",
+            "SLURMEnvironment",
+            "TorchElasticEnvironment",
+            "KubeflowEnvironment",
+        )
+    ),
+)
+
+# `start_method=` became a constructor parameter of DDPSpawnStrategy in 1.7 and of DDPStrategy in 2.0;
+# before that it is swallowed by **kwargs (and only breaks torch DDP later, at fit time).
+START_METHOD_PARAMETER = {"DDPSpawnStrategy": V17, "DDPStrategy": V20}
+
+_BY_NAME: dict[str, list[LightningClass]] = {}
+for _row in CLASSES:
+    _BY_NAME.setdefault(_row.name, []).append(_row)
+
+
+def lookup(name: str) -> LightningClass | None:
+    rows = _BY_NAME.get(name)
+    return rows[0] if rows else None
+
+
+def construct(obj: Obj, version: Version) -> LightningClass:
+    """Check that ``version`` can import and build ``obj``; raise as the release would."""
+    row = lookup(obj.cls)
+    if row is None or not row.exists_in(version):
+        raise Reject("ImportError", f"cannot import name {obj.cls!r}")
+    if row.stub_since is not None and version >= row.stub_since:
+        base = obj.cls.removesuffix("Plugin")
+        raise Reject(
+            "NotImplementedError",
+            f"The `pl.plugins.{base}Plugin` class was deprecated in v1.6 and is no longer supported as of"
+            f" v1.8. Use `pl.strategies.{base}Strategy` instead.",
+        )
+    return row
+
+
+def kind_of(value: Value) -> str:
+    if isinstance(value, Obj):
+        row = lookup(value.cls)
+        return row.kind if row else "unknown"
+    return "unknown"
+
+
+def strategy_of(obj: Obj, version: Version) -> Strategy:
+    """The strategy a strategy object builds in ``version``."""
+    row = construct(obj, version)
+    kwargs = obj.kw()
+    start = row.start_method
+    since = START_METHOD_PARAMETER.get(obj.cls)
+    if since is not None and version >= since and "start_method" in kwargs:
+        start = str(kwargs["start_method"])
+    fup = kwargs.get("find_unused_parameters")
+    options = tuple(
+        (k, val)
+        for k, val in obj.kwargs
+        if k not in ("find_unused_parameters", "start_method") or row.family != "ddp"
+    )
+    return resolve(
+        Strategy(
+            row.family, start, None if fup is None else bool(fup), options if row.family != "ddp" else ()
+        ),
+        version,
+    )

@@ -1,0 +1,195 @@
+"""The vocabulary of the model: what goes into a Trainer call and what comes out of it.
+
+Everything here is plain, hashable data so that setups can be compared across releases: a migration is
+correct exactly when ``interpret(new, target) == interpret(old, source)``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Union
+
+# A keyword value as it can be written in a Trainer call: literals, lists of them, and Lightning objects.
+Value = Union[None, bool, int, float, str, "Obj", tuple["Value", ...], list["Value"]]
+Flags = Mapping[str, Value]
+
+
+@dataclass(frozen=True)
+class Obj:
+    """A Lightning object written in a call, e.g. ``DDPPlugin(find_unused_parameters=False)``.
+
+    ``cls`` is the class name as Lightning exports it; ``kwargs`` are the constructor keywords, sorted.
+    Positional arguments are not representable on purpose: their meaning changed between releases.
+    """
+
+    cls: str
+    kwargs: tuple[tuple[str, Value], ...] = ()
+
+    @staticmethod
+    def of(name: str, **kwargs: Value) -> Obj:
+        return Obj(name, tuple(sorted(kwargs.items())))
+
+    def kw(self) -> dict[str, Value]:
+        return dict(self.kwargs)
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.kwargs)
+        return f"{self.cls}({args})"
+
+
+@dataclass(frozen=True, order=True)
+class Version:
+    major: int
+    minor: int
+    patch: int = 0
+
+    @staticmethod
+    def parse(text: str) -> Version:
+        """Parse '1.9', '1.9.5', '1.5.10.post0' or '2.6.6+cpu' (suffixes never change flag behaviour)."""
+        match = re.match(r"\s*v?(\d+)\.(\d+)(?:\.(\d+))?", text)
+        if not match:
+            raise ValueError(f"not a Lightning version: {text!r}")
+        major, minor, patch = match.groups()
+        return Version(int(major), int(minor), int(patch or 0))
+
+    @property
+    def minor_line(self) -> str:
+        return f"{self.major}.{self.minor}"
+
+    def __str__(self) -> str:
+        return f"{self.major}.{self.minor}.{self.patch}"
+
+
+def v(text: str) -> Version:
+    return Version.parse(text)
+
+
+@dataclass(frozen=True)
+class Hardware:
+    """What the machine offers; several Lightning defaults depend on it."""
+
+    cuda: int = 0
+    tpu_cores: int = 0
+    mps: bool = False
+    # Optional packages some strategies need (deepspeed, fairscale, horovod): absent ones raise.
+    installed: frozenset[str] = frozenset()
+
+    def describe(self) -> str:
+        parts = []
+        if self.cuda:
+            parts.append(f"{self.cuda} CUDA GPU{'s' if self.cuda != 1 else ''}")
+        if self.tpu_cores:
+            parts.append(f"TPU ({self.tpu_cores} cores)")
+        if self.mps:
+            parts.append("Apple MPS")
+        return " + ".join(parts) or "CPU only"
+
+
+CPU_ONLY = Hardware()
+
+
+@dataclass(frozen=True)
+class Strategy:
+    """A training strategy reduced to what changes behaviour.
+
+    ``name`` is a family that is stable across releases (``ddp`` is DDPPlugin in 1.4 and DDPStrategy in 2.6;
+    ``fairscale_fsdp`` and ``fsdp`` are different things even though both were spelled ``"fsdp"``).
+    """
+
+    name: str
+    start_method: str | None = None  # ddp family: "popen" (re-runs the script), "spawn" or "fork"
+    find_unused_parameters: bool | None = None  # ddp family: the value torch DDP will get
+    options: tuple[tuple[str, Value], ...] = ()  # other behaviour-changing options, sorted
+
+    def option(self, key: str) -> Value:
+        return dict(self.options).get(key)
+
+    def __str__(self) -> str:
+        parts = []
+        if self.start_method:
+            parts.append(f"start_method={self.start_method}")
+        if self.find_unused_parameters is not None:
+            parts.append(f"find_unused_parameters={self.find_unused_parameters}")
+        parts.extend(f"{k}={v!r}" for k, v in self.options)
+        return f"{self.name}({', '.join(parts)})" if parts else self.name
+
+
+@dataclass(frozen=True)
+class Setup:
+    """What a Trainer ends up with."""
+
+    accelerator: str  # cpu | cuda | tpu | mps | ipu | hpu
+    devices: tuple[int, ...]  # device indices used by this node (CPU: one entry per process)
+    strategy: Strategy
+    num_nodes: int = 1
+    plugins: tuple[Obj, ...] = ()  # non-strategy plugins, as given
+
+    @property
+    def num_devices(self) -> int:
+        return len(self.devices)
+
+    @property
+    def world_size(self) -> int:
+        return self.num_devices * self.num_nodes
+
+
+@dataclass(frozen=True)
+class Rejected:
+    """The exception a release raises for a call (class name and message)."""
+
+    error: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.error}: {self.message}"
+
+
+Outcome = Union[Setup, Rejected]
+
+
+@dataclass(frozen=True)
+class Deprecation:
+    flag: str
+    message: str
+
+
+@dataclass
+class Interpretation:
+    """``interpret``'s full answer: the outcome plus the deprecation warnings the release emits."""
+
+    outcome: Outcome
+    deprecations: list[Deprecation] = field(default_factory=list)
+
+
+class Reject(Exception):
+    """Raised inside the model where the release raises; turned into ``Rejected`` at the boundary."""
+
+    def __init__(self, error: str, message: str) -> None:
+        super().__init__(message)
+        self.rejected = Rejected(error, message)
+
+
+MISCONF = "MisconfigurationException"
+
+
+# The last patch release of every minor line the model covers: what `inspect` shows, newest last.
+RELEASES: tuple[Version, ...] = tuple(
+    Version.parse(text)
+    for text in (
+        "1.4.9",
+        "1.5.10",
+        "1.6.5",
+        "1.7.7",
+        "1.8.6",
+        "1.9.5",
+        "2.0.9",
+        "2.1.4",
+        "2.2.5",
+        "2.3.3",
+        "2.4.0",
+        "2.5.6",
+        "2.6.6",
+    )
+)

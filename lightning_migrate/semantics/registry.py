@@ -1,0 +1,139 @@
+"""Registered strategy names, release by release.
+
+1.4 and 1.5 have a small ``TrainingTypePluginsRegistry`` (the plain names ddp, ddp_spawn, dp ... are the
+``DistributedType`` enum there, see ``era_1_4``); 1.6 made one ``StrategyRegistry`` of every name. Each row
+says which releases register the name and what strategy it builds. Checked against the real registries by
+``tests/real/test_registry.py``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+from .model import Strategy, Value, Version, v
+
+
+@dataclass(frozen=True)
+class Alias:
+    name: str
+    strategy: Strategy  # find_unused_parameters None: the release's default
+    since: Version
+    until: Optional[Version] = None  # first release without it
+
+    def registered_in(self, version: Version) -> bool:
+        return self.since <= version and (self.until is None or version < self.until)
+
+
+def _s(family: str, start: str | None = None, fup: bool | None = None, **options: Value) -> Strategy:
+    return Strategy(family, start, fup, tuple(sorted(options.items())))
+
+
+_DDP_START_METHODS = {"ddp": "popen", "ddp_spawn": "spawn", "ddp_fork": "fork", "ddp_notebook": "fork"}
+
+ALIASES: tuple[Alias, ...] = (
+    # in the 1.4/1.5 TrainingTypePluginsRegistry already
+    Alias("ddp_find_unused_parameters_false", _s("ddp", "popen", False), v("1.4")),
+    Alias("ddp_spawn_find_unused_parameters_false", _s("ddp", "spawn", False), v("1.4")),
+    Alias(
+        "ddp_sharded_find_unused_parameters_false",
+        _s("fairscale_sharded", "popen", find_unused_parameters=False),
+        v("1.4"),
+        v("2.0"),
+    ),
+    Alias(
+        "ddp_sharded_spawn_find_unused_parameters_false",
+        _s("fairscale_sharded", "spawn", find_unused_parameters=False),
+        v("1.4"),
+        v("2.0"),
+    ),
+    Alias("deepspeed", _s("deepspeed"), v("1.4")),
+    Alias("deepspeed_stage_1", _s("deepspeed", stage=1), v("1.5")),
+    Alias("deepspeed_stage_2", _s("deepspeed", stage=2), v("1.4")),
+    Alias("deepspeed_stage_2_offload", _s("deepspeed", stage=2, offload_optimizer=True), v("1.4")),
+    Alias("deepspeed_stage_3", _s("deepspeed", stage=3), v("1.4")),
+    Alias(
+        "deepspeed_stage_3_offload",
+        _s("deepspeed", stage=3, offload_optimizer=True, offload_parameters=True),
+        v("1.4"),
+    ),
+    Alias(
+        "deepspeed_stage_3_offload_nvme",
+        _s("deepspeed", stage=3, offload_optimizer=True, offload_parameters=True, nvme=True),
+        v("1.4"),
+    ),
+    Alias("fsdp", _s("fairscale_fsdp"), v("1.4"), v("2.0")),  # FairScale until 1.9 ...
+    Alias("fsdp", _s("fsdp"), v("2.0")),  # ... torch-native from 2.0: same name, different strategy
+    Alias("tpu_spawn_debug", _s("xla", "spawn", debug=True), v("1.4"), v("2.0")),
+    # the StrategyRegistry of 1.6 took in the DistributedType names
+    Alias("ddp", _s("ddp", "popen"), v("1.6")),
+    Alias("ddp_spawn", _s("ddp", "spawn"), v("1.6")),
+    Alias("dp", _s("dp"), v("1.6"), v("2.0")),
+    Alias("ddp2", _s("ddp2", "popen"), v("1.6"), v("1.7")),
+    Alias("ddp_sharded", _s("fairscale_sharded", "popen"), v("1.6"), v("2.0")),
+    Alias("ddp_sharded_spawn", _s("fairscale_sharded", "spawn"), v("1.6"), v("2.0")),
+    Alias("ddp_fully_sharded", _s("fairscale_fsdp"), v("1.6"), v("2.0")),
+    Alias("horovod", _s("horovod"), v("1.6"), v("2.0")),
+    Alias("bagua", _s("bagua"), v("1.6"), v("2.0")),
+    Alias("tpu_spawn", _s("xla", "spawn"), v("1.6"), v("2.0")),
+    Alias("single_device", _s("single_device"), v("1.6")),
+    Alias("single_tpu", _s("single_xla"), v("1.6")),
+    Alias("ipu_strategy", _s("ipu"), v("1.6"), v("2.1")),
+    Alias("hpu_parallel", _s("hpu_parallel", "popen"), v("1.6"), v("2.1")),
+    Alias("hpu_single", _s("hpu_single"), v("1.6"), v("2.1")),
+    # 1.7: fork start methods, torch-native FSDP under a provisional name
+    *(
+        Alias(f"{name}{suffix}", _s("ddp", start, fup), v("1.7"))
+        for name, start in _DDP_START_METHODS.items()
+        if start == "fork"
+        for suffix, fup in (("", None), ("_find_unused_parameters_false", False))
+    ),
+    Alias("fsdp_native", _s("fsdp"), v("1.7"), v("2.0")),
+    Alias("fsdp_native_full_shard_offload", _s("fsdp", cpu_offload=True), v("1.7"), v("2.0")),
+    Alias("colossalai", _s("colossalai"), v("1.8"), v("2.0")),
+    # 2.0: explicit True spellings (the default became False), XLA names
+    *(
+        Alias(f"{name}_find_unused_parameters_true", _s("ddp", start, True), v("2.0"))
+        for name, start in _DDP_START_METHODS.items()
+    ),
+    Alias("fsdp_cpu_offload", _s("fsdp", cpu_offload=True), v("2.0")),
+    Alias("xla", _s("xla", "spawn"), v("2.0")),
+    Alias("xla_debug", _s("xla", "spawn", debug=True), v("2.0")),
+    Alias("single_xla", _s("single_xla"), v("2.1")),
+)
+
+
+# 1.4/1.5: the `DistributedType` enum names, accepted by `accelerator=`/`distributed_backend=` (1.4) and
+# `strategy=` (1.5). `ddp_cpu` (an enum member from 1.5, special-cased in 1.4) is not a strategy of its own:
+# it means ddp_spawn on CPU, so it is left to the era modules.
+DISTRIBUTED_TYPES: dict[str, Strategy] = {
+    "dp": _s("dp"),
+    "ddp": _s("ddp", "popen"),
+    "ddp2": _s("ddp2", "popen"),
+    "ddp_spawn": _s("ddp", "spawn"),
+    "tpu_spawn": _s("xla", "spawn"),
+    "deepspeed": _s("deepspeed"),
+    "horovod": _s("horovod"),
+    "ddp_sharded": _s("fairscale_sharded", "popen"),
+    "ddp_sharded_spawn": _s("fairscale_sharded", "spawn"),
+    "ddp_fully_sharded": _s("fairscale_fsdp"),
+}
+
+
+def registered(version: Version) -> dict[str, Strategy]:
+    """The strategy names ``version``'s registry knows, with what each builds."""
+    return {alias.name: alias.strategy for alias in ALIASES if alias.registered_in(version)}
+
+
+def default_find_unused_parameters(version: Version) -> bool:
+    """What DDP gets when nobody says: Lightning filled in True until 1.9, torch's False from 2.0."""
+    return version < v("2.0")
+
+
+def resolve(strategy: Strategy, version: Version) -> Strategy:
+    """Fill in the release defaults a strategy leaves open."""
+    if strategy.name == "ddp" and strategy.find_unused_parameters is None:
+        return Strategy(
+            strategy.name, strategy.start_method, default_find_unused_parameters(version), strategy.options
+        )
+    return strategy

@@ -1,0 +1,150 @@
+"""``render(setup, version)``: the flags that make ``version`` build ``setup``, in the form it recommends.
+
+Rendering proposes spellings in order of preference (a registered strategy name before a strategy object,
+an explicit strategy before relying on a default) and keeps the first one that ``interpret`` maps back to the
+very same setup. So a rendering is correct by construction, or it is refused with a reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from .classes import CLASSES, START_METHOD_PARAMETER, STRATEGY
+from .interpret import interpret
+from .model import Hardware, Obj, Setup, Strategy, Value, Version, v
+from .registry import DISTRIBUTED_TYPES, registered, resolve
+
+Flags = dict[str, Value]
+
+
+@dataclass(frozen=True)
+class Inexpressible:
+    """Why a release cannot build a setup."""
+
+    reason: str
+
+    def __str__(self) -> str:
+        return self.reason
+
+
+# The accelerator name each release wants. From 1.7 "gpu" means MPS on Apple silicon, so CUDA is "cuda".
+ACCELERATOR_NAMES: dict[str, tuple[tuple[Version, str], ...]] = {
+    "cpu": ((v("1.4"), "cpu"),),
+    "cuda": ((v("1.7"), "cuda"), (v("1.4"), "gpu")),
+    "tpu": ((v("1.4"), "tpu"),),
+    "ipu": ((v("1.4"), "ipu"),),
+    "hpu": ((v("1.6"), "hpu"),),
+    "mps": ((v("1.7"), "mps"),),
+}
+
+# 1.4 has no `strategy`/`devices` pairing: the device count goes in the device's own flag.
+DEVICE_FLAGS_1_4 = {"cpu": "num_processes", "cuda": "gpus", "tpu": "tpu_cores", "ipu": "ipus"}
+
+
+def render(setup: Setup, version: Version | str) -> Flags | Inexpressible:
+    version = Version.parse(version) if isinstance(version, str) else version
+    accelerator = accelerator_name(setup.accelerator, version)
+    if accelerator is None:
+        return Inexpressible(f"Lightning {version} has no {setup.accelerator} accelerator")
+    hardware = enough_hardware(setup)
+    for flags in candidates(setup, version, accelerator):
+        if interpret(flags, version, hardware).outcome == setup:
+            return flags
+    return Inexpressible(why_not(setup, version))
+
+
+def accelerator_name(kind: str, version: Version) -> str | None:
+    return next((name for since, name in ACCELERATOR_NAMES.get(kind, ()) if version >= since), None)
+
+
+def enough_hardware(setup: Setup) -> Hardware:
+    top = max(setup.devices, default=0) + 1
+    return Hardware(
+        cuda=top if setup.accelerator == "cuda" else 0,
+        tpu_cores=8 if setup.accelerator == "tpu" else 0,
+        mps=setup.accelerator == "mps",
+    )
+
+
+def candidates(setup: Setup, version: Version, accelerator: str) -> Iterator[Flags]:
+    extra: Flags = {}
+    if setup.num_nodes != 1:
+        extra["num_nodes"] = setup.num_nodes
+    if setup.plugins:
+        extra["plugins"] = list(setup.plugins)
+    strategies = list(strategy_spellings(setup.strategy, version))
+    if setup.num_devices == 1 and setup.num_nodes == 1:
+        strategies.insert(0, None)  # a single device needs no strategy at all
+    else:
+        strategies.append(None)  # last resort: the release's default (e.g. TPU spawn in 1.6 to 1.9)
+    for devices in device_spellings(setup, version):
+        for strategy in strategies:
+            if version < v("1.5"):
+                yield from _flags_1_4(setup, devices, strategy, extra)
+            else:
+                flags: Flags = {} if strategy is None else {"strategy": strategy}
+                yield {**flags, "accelerator": accelerator, "devices": devices, **extra}
+
+
+def _flags_1_4(setup: Setup, devices: Value, strategy: Value, extra: Flags) -> Iterator[Flags]:
+    device_flag = DEVICE_FLAGS_1_4.get(setup.accelerator)
+    if device_flag is None:
+        return
+    if strategy is None:
+        yield {device_flag: devices, **extra}
+    elif isinstance(strategy, str) and strategy in DISTRIBUTED_TYPES:
+        yield {"accelerator": strategy, device_flag: devices, **extra}
+    elif "plugins" not in extra:
+        yield {"plugins": strategy, device_flag: devices, **extra}
+
+
+def device_spellings(setup: Setup, version: Version) -> Iterator[Value]:
+    count = setup.num_devices
+    if setup.accelerator == "tpu" and count == 1:
+        # 1.x and 2.0 number TPU cores from 1, 2.1+ from 0 (#17227)
+        yield [setup.devices[0] + (1 if version < v("2.1") else 0)]
+        return
+    if setup.devices == tuple(range(count)) or setup.accelerator == "cpu":
+        yield count
+    if setup.accelerator != "cpu":
+        yield list[Value](setup.devices)
+
+
+def strategy_spellings(strategy: Strategy, version: Version) -> Iterator[Value]:
+    """Registered names that build ``strategy`` (shortest first), then a strategy object."""
+    target = resolve(strategy, version)
+    names = dict(registered(version))
+    if version < v("1.6"):
+        names.update(DISTRIBUTED_TYPES)
+    matching = sorted(
+        (n for n, s in names.items() if resolve(s, version) == target), key=lambda n: (len(n), n)
+    )
+    yield from matching
+    yield from strategy_objects(target, version)
+
+
+def strategy_objects(strategy: Strategy, version: Version) -> Iterator[Obj]:
+    for row in CLASSES:
+        if row.kind != STRATEGY or row.family != strategy.name or not row.exists_in(version):
+            continue
+        if row.stub_since is not None and version >= row.stub_since:
+            continue
+        kwargs: dict[str, Value] = dict(strategy.options)
+        if strategy.find_unused_parameters is not None:
+            kwargs["find_unused_parameters"] = strategy.find_unused_parameters
+        since = START_METHOD_PARAMETER.get(row.name)
+        if since is not None and version >= since and strategy.start_method != row.start_method:
+            kwargs["start_method"] = strategy.start_method
+        yield Obj.of(row.name, **kwargs)
+
+
+def why_not(setup: Setup, version: Version) -> str:
+    family = setup.strategy.name
+    known = any(s.name == family for s in registered(version).values()) or any(
+        row.family == family and row.exists_in(version) for row in CLASSES
+    )
+    if not known:
+        return f"Lightning {version} has no {family} strategy"
+    where = f"{setup.num_devices} {setup.accelerator} device(s)"
+    return f"no spelling of {setup.strategy} on {where} builds it in {version}"

@@ -1,0 +1,34 @@
+"""The hardware/distribution keywords of ``Trainer.__init__``, release by release (spec section 2)."""
+
+from __future__ import annotations
+
+from .model import Version, v
+
+# flag -> (first release with it, first release without it)
+TRAINER_FLAGS: dict[str, tuple[Version, Version | None]] = {
+    "accelerator": (v("1.4"), None),
+    "strategy": (v("1.5"), None),
+    "distributed_backend": (v("1.4"), v("1.5")),
+    "plugins": (v("1.4"), None),
+    "devices": (v("1.4"), None),
+    "num_nodes": (v("1.4"), None),
+    "gpus": (v("1.4"), v("2.0")),
+    "tpu_cores": (v("1.4"), v("2.0")),
+    "ipus": (v("1.4"), v("2.0")),
+    "num_processes": (v("1.4"), v("2.0")),
+    "auto_select_gpus": (v("1.4"), v("2.0")),
+    "sync_batchnorm": (v("1.4"), None),
+    "precision": (v("1.4"), None),
+    "amp_backend": (v("1.4"), v("2.0")),
+    "amp_level": (v("1.4"), v("2.0")),
+    "replace_sampler_ddp": (v("1.4"), v("2.0")),
+    "use_distributed_sampler": (v("2.0"), None),
+}
+
+# The flags the model interprets; any other Trainer keyword (max_epochs, logger, ...) is irrelevant to it.
+MODELLED = frozenset(TRAINER_FLAGS)
+
+
+def accepts(flag: str, version: Version) -> bool:
+    since, until = TRAINER_FLAGS[flag]
+    return since <= version and (until is None or version < until)

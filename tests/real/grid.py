@@ -1,0 +1,102 @@
+"""The grid of Trainer calls the differential tests build on every release.
+
+Three independent axes, crossed: the hardware accelerator flag, the distribution spelling (every old and
+new way to choose a training type, including the conflicting ones) and the device-count spelling.
+The same grid runs on every release: an old spelling on a new release must fail the way the model says.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from lightning_migrate.semantics.model import Hardware, Obj, Value
+
+HARDWARE = (Hardware(), Hardware(cuda=2), Hardware(cuda=4))
+
+DEVICE_ACCELERATORS: tuple[str | None, ...] = (None, "cpu", "gpu", "auto")
+
+DISTRIBUTIONS: tuple[dict[str, Value], ...] = (
+    {},
+    # 1.4 spellings: the training type in `accelerator` / `distributed_backend` / `plugins`
+    {"accelerator": "ddp"},
+    {"accelerator": "ddp_spawn"},
+    {"accelerator": "ddp_cpu"},
+    {"accelerator": "dp"},
+    {"accelerator": "ddp2"},
+    {"accelerator": "DDP_SPAWN"},
+    {"accelerator": "tpu_spawn"},
+    {"distributed_backend": "ddp"},
+    {"distributed_backend": "ddp_cpu"},
+    {"plugins": "ddp_find_unused_parameters_false"},
+    {"plugins": "ddp_spawn"},
+    {"plugins": Obj.of("DDPPlugin", find_unused_parameters=False)},
+    {"plugins": [Obj.of("DDPSpawnPlugin"), Obj.of("LightningEnvironment")]},
+    {"plugins": Obj.of("LightningEnvironment")},
+    # the strategy flag (1.5+)
+    {"strategy": "ddp"},
+    {"strategy": "ddp_spawn"},
+    {"strategy": "DDP"},
+    {"strategy": "dp"},
+    {"strategy": "ddp2"},
+    {"strategy": "ddp_find_unused_parameters_false"},
+    {"strategy": "ddp_find_unused_parameters_true"},
+    {"strategy": "ddp_spawn_find_unused_parameters_false"},
+    {"strategy": "ddp_fork"},
+    {"strategy": "ddp_notebook"},
+    {"strategy": "auto"},
+    {"strategy": "single_device"},
+    {"strategy": "tpu_spawn"},
+    {"strategy": "xla"},
+    {"strategy": "ddp_cpu"},
+    {"strategy": "fsdp"},
+    {"strategy": "deepspeed"},
+    {"strategy": "horovod"},
+    {"strategy": "ddp_sharded"},
+    {"strategy": "foo"},
+    {"strategy": Obj.of("DDPPlugin", find_unused_parameters=False)},
+    {"strategy": Obj.of("DDPStrategy", find_unused_parameters=False)},
+    {"strategy": Obj.of("DDPStrategy")},
+    {"strategy": Obj.of("DDPSpawnStrategy")},
+    {"strategy": Obj.of("DDPStrategy", start_method="spawn")},
+    # the conflicts of the strategy flag with the old spellings
+    {"accelerator": "ddp", "strategy": "ddp_spawn"},
+    {"accelerator": "ddp", "strategy": "ddp"},
+    {"accelerator": "ddp_cpu", "strategy": "ddp_spawn"},
+    {"accelerator": "ddp_cpu", "strategy": "ddp"},
+    {"distributed_backend": "ddp_cpu", "strategy": "ddp_spawn"},
+    {"plugins": "ddp_find_unused_parameters_false", "strategy": "ddp_spawn"},
+    {"plugins": Obj.of("DDPPlugin"), "strategy": "ddp"},
+    {"distributed_backend": "ddp", "accelerator": "ddp_spawn"},
+)
+
+DEVICE_COUNTS: tuple[dict[str, Value], ...] = (
+    {},
+    {"gpus": 2},
+    {"gpus": 1},
+    {"gpus": 0},
+    {"gpus": -1},
+    {"gpus": "0,1"},
+    {"gpus": "1"},
+    {"gpus": [1]},
+    {"num_processes": 2},
+    {"devices": 2},
+    {"devices": 1},
+    {"devices": "auto"},
+    {"devices": [0, 1]},
+    {"devices": 2, "num_nodes": 2},
+    {"gpus": 2, "num_nodes": 2},
+    {"tpu_cores": 8},
+)
+
+
+def cases() -> Iterator[dict[str, Value]]:
+    for distribution in DISTRIBUTIONS:
+        for accelerator in DEVICE_ACCELERATORS:
+            if accelerator is not None and "accelerator" in distribution:
+                continue
+            for counts in DEVICE_COUNTS:
+                flags = dict(distribution)
+                if accelerator is not None:
+                    flags["accelerator"] = accelerator
+                flags.update(counts)
+                yield flags
