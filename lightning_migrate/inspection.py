@@ -57,18 +57,26 @@ class Report:
         lines = []
         if self.source is None:
             lines.append("  no release from 1.4 to 2.6 accepts this call")
-        previous = None
+        previous: tuple[str, str] = ("", "")
         for row in self.rows:
             marker = "  (source)" if row.version == self.source else ""
-            outcome = "same as above" if row.outcome == previous else row.outcome
-            previous = row.outcome
-            lines.append(f"  {row.version!s:<7} {outcome}{marker}")
+            keep = self._keep_text(row)
+            if (row.outcome, keep) == previous and not row.interpretation.deprecations:
+                lines.append(f"  {row.version!s:<7} same as above")
+                continue
+            previous = (row.outcome, keep)
+            lines.append(f"  {row.version!s:<7} {row.outcome}{marker}")
             lines.extend(f"          deprecated: {d.message}" for d in row.interpretation.deprecations)
-            if isinstance(row.keep, Inexpressible):
-                lines.append(f"          cannot keep the {self.source} behaviour: {row.keep}")
-            elif row.keep is not None:
-                lines.append(f"          to keep the {self.source} behaviour: {format_call(row.keep)}")
+            if keep:
+                lines.append(f"          {keep}")
         return "\n".join(lines)
+
+    def _keep_text(self, row: Row) -> str:
+        if isinstance(row.keep, Inexpressible):
+            return f"cannot keep the {self.source} behaviour: {row.keep}"
+        if row.keep is not None:
+            return f"to keep the {self.source} behaviour: {format_call(row.keep)}"
+        return ""
 
     def as_dict(self) -> dict[str, Any]:
         return {

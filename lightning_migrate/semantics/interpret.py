@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from dataclasses import replace
 from typing import Callable
 
 from . import classes, era_1_4, era_1_6, era_2_0
@@ -14,6 +15,7 @@ from .model import (
     Interpretation,
     Obj,
     Reject,
+    Rejected,
     Setup,
     Value,
     Version,
@@ -34,8 +36,30 @@ ERAS: tuple[tuple[Version, Connector], ...] = (
 )
 
 
-def interpret(flags: Flags, version: Version | str, hardware: Hardware = CPU_ONLY) -> Interpretation:
-    version = Version.parse(version) if isinstance(version, str) else version
+# The 2.x `pytorch-lightning` distribution is generated from `lightning` by rewriting its imports
+# (`.actions/assistant.py::copy_replace_imports`); messages that name a module differ by exactly that.
+NAMESPACES = ("pytorch_lightning", "lightning.pytorch")
+
+
+def interpret(
+    flags: Flags,
+    version: Version | str,
+    hardware: Hardware = CPU_ONLY,
+    namespace: str = "pytorch_lightning",
+) -> Interpretation:
+    """What ``Trainer(**flags)`` builds in Lightning ``version`` on ``hardware``, imported from ``namespace``
+    (``pytorch_lightning`` or, for the unified ``lightning`` package, ``lightning.pytorch``)."""
+    if namespace not in NAMESPACES:
+        raise ValueError(f"unknown Lightning namespace {namespace!r}; expected one of {NAMESPACES}")
+    result = _interpret(flags, Version.parse(version) if isinstance(version, str) else version, hardware)
+    if namespace == "lightning.pytorch" and isinstance(result.outcome, Rejected):
+        message = result.outcome.message.replace("pytorch_lightning.", "lightning.pytorch.")
+        message = message.replace("lightning_fabric.", "lightning.fabric.")
+        result.outcome = Rejected(result.outcome.error, message)
+    return result
+
+
+def _interpret(flags: Flags, version: Version, hardware: Hardware) -> Interpretation:
     if not OLDEST <= version <= NEWEST:
         raise ValueError(f"Lightning {version} is outside the modelled range {OLDEST} to 2.6")
     deprecations: list[Deprecation] = []
@@ -51,7 +75,12 @@ def interpret(flags: Flags, version: Version | str, hardware: Hardware = CPU_ONL
         setup = connect(relevant, version, hardware, lambda f, m: deprecations.append(Deprecation(f, m)))
     except Reject as exc:
         return Interpretation(exc.rejected, deprecations)
-    return Interpretation(setup, deprecations)
+    return Interpretation(replace(setup, plugins=_kept_plugins(flags.get("plugins"))), deprecations)
+
+
+def _kept_plugins(plugins: Value) -> tuple[Obj, ...]:
+    """The plugin objects that are not strategies: every release that accepts them uses them as given."""
+    return tuple(obj for obj in _objects([plugins]) if classes.kind_of(obj) != classes.STRATEGY)
 
 
 def _objects(values: Iterable[Value]) -> Iterator[Obj]:

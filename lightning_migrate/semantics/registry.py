@@ -9,7 +9,6 @@ says which releases register the name and what strategy it builds. Checked again
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
 
 from .model import Strategy, Value, Version, v
 
@@ -19,7 +18,7 @@ class Alias:
     name: str
     strategy: Strategy  # find_unused_parameters None: the release's default
     since: Version
-    until: Optional[Version] = None  # first release without it
+    until: Version | None = None  # first release without it
 
     def registered_in(self, version: Version) -> bool:
         return self.since <= version and (self.until is None or version < self.until)
@@ -62,7 +61,7 @@ ALIASES: tuple[Alias, ...] = (
         _s("deepspeed", stage=3, offload_optimizer=True, offload_parameters=True, nvme=True),
         v("1.4"),
     ),
-    Alias("fsdp", _s("fairscale_fsdp"), v("1.4"), v("2.0")),  # FairScale until 1.9 ...
+    Alias("fsdp", _s("fairscale_fsdp", "popen"), v("1.4"), v("2.0")),  # FairScale until 1.9 ...
     Alias("fsdp", _s("fsdp"), v("2.0")),  # ... torch-native from 2.0: same name, different strategy
     Alias("tpu_spawn_debug", _s("xla", "spawn", debug=True), v("1.4"), v("2.0")),
     # the StrategyRegistry of 1.6 took in the DistributedType names
@@ -72,7 +71,7 @@ ALIASES: tuple[Alias, ...] = (
     Alias("ddp2", _s("ddp2", "popen"), v("1.6"), v("1.7")),
     Alias("ddp_sharded", _s("fairscale_sharded", "popen"), v("1.6"), v("2.0")),
     Alias("ddp_sharded_spawn", _s("fairscale_sharded", "spawn"), v("1.6"), v("2.0")),
-    Alias("ddp_fully_sharded", _s("fairscale_fsdp"), v("1.6"), v("2.0")),
+    Alias("ddp_fully_sharded", _s("fairscale_fsdp", "popen"), v("1.6"), v("2.0")),
     Alias("horovod", _s("horovod"), v("1.6"), v("2.0")),
     Alias("bagua", _s("bagua"), v("1.6"), v("2.0")),
     Alias("tpu_spawn", _s("xla", "spawn"), v("1.6"), v("2.0")),
@@ -88,8 +87,8 @@ ALIASES: tuple[Alias, ...] = (
         if start == "fork"
         for suffix, fup in (("", None), ("_find_unused_parameters_false", False))
     ),
-    Alias("fsdp_native", _s("fsdp"), v("1.7"), v("2.0")),
-    Alias("fsdp_native_full_shard_offload", _s("fsdp", cpu_offload=True), v("1.7"), v("2.0")),
+    Alias("fsdp_native", _s("fsdp", "popen"), v("1.7"), v("2.0")),
+    Alias("fsdp_native_full_shard_offload", _s("fsdp", "popen", cpu_offload=True), v("1.7"), v("2.0")),
     Alias("colossalai", _s("colossalai"), v("1.8"), v("2.0")),
     # 2.0: explicit True spellings (the default became False), XLA names
     *(
@@ -116,7 +115,7 @@ DISTRIBUTED_TYPES: dict[str, Strategy] = {
     "horovod": _s("horovod"),
     "ddp_sharded": _s("fairscale_sharded", "popen"),
     "ddp_sharded_spawn": _s("fairscale_sharded", "spawn"),
-    "ddp_fully_sharded": _s("fairscale_fsdp"),
+    "ddp_fully_sharded": _s("fairscale_fsdp", "popen"),
 }
 
 

@@ -93,10 +93,13 @@ def _flags_1_4(setup: Setup, devices: Value, strategy: Value, extra: Flags) -> I
         return
     if strategy is None:
         yield {device_flag: devices, **extra}
-    elif isinstance(strategy, str) and strategy in DISTRIBUTED_TYPES:
+        return
+    if isinstance(strategy, str) and strategy in DISTRIBUTED_TYPES:
         yield {"accelerator": strategy, device_flag: devices, **extra}
-    elif "plugins" not in extra:
-        yield {"plugins": strategy, device_flag: devices, **extra}
+    # 1.4 takes registry names and strategy objects in `plugins`, beside the other plugins
+    others = extra.get("plugins")
+    plugins = [strategy, *others] if isinstance(others, list) else strategy
+    yield {device_flag: devices, **extra, "plugins": plugins}
 
 
 def device_spellings(setup: Setup, version: Version) -> Iterator[Value]:

@@ -19,8 +19,8 @@ from lightning_migrate.semantics import interpret
 from lightning_migrate.semantics.model import Rejected
 
 
-def predicted(flags: dict, release: str, h: int) -> dict:  # type: ignore[type-arg]
-    outcome = interpret(flags, release, HARDWARE[h]).outcome
+def predicted(flags: dict, release: str, h: int, namespace: str) -> dict:  # type: ignore[type-arg]
+    outcome = interpret(flags, release, HARDWARE[h], namespace).outcome
     if isinstance(outcome, Rejected):
         outcome = Rejected(outcome.error, normalize(outcome.message))
     return outcome_to_json(outcome)
@@ -33,7 +33,7 @@ def main() -> None:
     diffs: dict[tuple[str, str], list[str]] = collections.defaultdict(list)
     for record in data["records"]:
         flags = grid[record["case"]]
-        model = predicted(flags, data["release"], record["hw"])
+        model = predicted(flags, data["release"], record["hw"], data.get("namespace", "pytorch_lightning"))
         if model != record["real"]:
             key = (json.dumps(record["real"]), json.dumps(model))
             diffs[key].append(f"{HARDWARE[record['hw']].describe()}: {flags}")

@@ -16,7 +16,7 @@ GRID = list(cases())
 
 
 def predicted(flags: dict, release: str, hardware: Hardware):  # type: ignore[no-untyped-def,type-arg]
-    outcome = interpret(flags, release, hardware).outcome
+    outcome = interpret(flags, release, hardware, harness.ROOT).outcome
     if isinstance(outcome, Rejected):
         return Rejected(outcome.error, harness.normalize(outcome.message))
     return outcome
