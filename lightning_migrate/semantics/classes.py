@@ -69,7 +69,7 @@ CLASSES: tuple[LightningClass, ...] = (
     *_training_type_classes(),
     LightningClass("DDPFullyShardedNativeStrategy", STRATEGY, "strategies", V17, V20, None, "fsdp", "popen"),
     LightningClass("FSDPStrategy", STRATEGY, "strategies", V20, None, None, "fsdp", "popen"),
-    LightningClass("XLAStrategy", STRATEGY, "strategies", V20, None, None, "xla", "spawn"),
+    LightningClass("XLAStrategy", STRATEGY, "strategies", V20, None, None, "xla", "fork"),
     LightningClass("SingleDeviceXLAStrategy", STRATEGY, "strategies", V21, None, None, "single_xla"),
     *(
         LightningClass(name, ENVIRONMENT, "plugins.environments", V14)
@@ -109,6 +109,37 @@ def construct(obj: Obj, version: Version) -> LightningClass:
             f" v1.8. Use `pl.strategies.{base}Strategy` instead.",
         )
     return row
+
+
+# The module each training-type class lives in (`pl.plugins.training_type.<m>` / `pl.strategies.<m>`).
+_MODULES = {
+    "DDP": "ddp",
+    "DDPSpawn": "ddp_spawn",
+    "DDP2": "ddp2",
+    "DataParallel": "dp",
+    "DeepSpeed": "deepspeed",
+    "Horovod": "horovod",
+    "DDPSharded": "sharded",
+    "DDPSpawnSharded": "sharded_spawn",
+    "DDPFullySharded": "fully_sharded",
+    "SingleDevice": "single_device",
+    "SingleTPU": "single_tpu",
+    "TPUSpawn": "tpu_spawn",
+    "IPU": "ipu",
+}
+
+
+def deprecation(obj: Obj, version: Version) -> str | None:
+    """The warning 1.6 and 1.7 give when an old ``*Plugin`` training-type class is built."""
+    row = lookup(obj.cls)
+    if row is None or not row.renamed_to or not V16 <= version < (row.stub_since or V20):
+        return None
+    base = obj.cls.removesuffix("Plugin")
+    module = _MODULES[base]
+    return (
+        f"The `pl.plugins.training_type.{module}.{obj.cls}` is deprecated in v1.6 and will be removed in v1.8."
+        f" Use `pl.strategies.{module}.{row.renamed_to}` instead."
+    )
 
 
 def kind_of(value: Value) -> str:

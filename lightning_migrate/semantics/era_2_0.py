@@ -2,10 +2,12 @@
 
 ``connect`` follows ``_AcceleratorConnector.__init__`` step by step: validate the flags (strategy name,
 accelerator name, MPS, precision, plugins, a strategy instance's own settings), resolve the accelerator, parse
-the devices, choose and build the strategy, then the checks that need the built objects. Read from the wheels
-of 2.0.0, 2.0.1, 2.0.4, 2.0.9, 2.1.0, 2.1.1, 2.2.0, 2.3.0, 2.4.0, 2.5.0 to 2.5.3, 2.5.6, 2.6.0 and 2.6.6; the
-grid was checked against real runs of 2.0.9 and 2.6.6. Notebooks (``_IS_INTERACTIVE``), cluster environments
-and platforms without ``fork`` are not modelled: the model is a script on Linux.
+the devices, choose and build the strategy, then the checks that need the built objects.
+
+Read from the sources of 2.0.0, 2.0.1, 2.0.2, 2.0.4, 2.0.9, 2.1.0, 2.1.1, 2.2.0, 2.3.0, 2.4.0, 2.5.0 to 2.5.3,
+2.5.6, 2.6.0 and 2.6.6, and checked on the grid against real Trainers of each of them (CPU/CUDA, and TPU
+through the harness' torch_xla stub). Not modelled: notebooks (``_IS_INTERACTIVE``), cluster environments,
+platforms without ``fork``, IPU/HPU machines and the lightning_graphcore/lightning_habana integrations.
 """
 
 from __future__ import annotations
@@ -107,10 +109,8 @@ _DEEPSPEED_MISSING = (
 _NO_GPU_BACKEND = "No supported gpu backend found!"
 
 
-def _strategy_root() -> str:
-    # The `lightning` distribution prints `lightning.pytorch.strategies.Strategy` here; the model cannot tell
-    # the two distributions apart (same version), so it speaks for `pytorch_lightning`.
-    return "pytorch_lightning.strategies.Strategy"
+# Messages name the `pytorch_lightning` namespace; `interpret` rewrites them for `lightning.pytorch`.
+_STRATEGY_BASE = "pytorch_lightning.strategies.Strategy"
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -144,14 +144,9 @@ def _xla_installed(hardware: Hardware) -> bool:
 def _xla_missing(version: Version) -> Reject:
     # `str(_XLA_AVAILABLE)`: a ModuleAvailableCache in 2.0, RequirementCache("torch_xla>=1.13") from 2.1
     if version < V2_1:
-        return Reject(
-            "ModuleNotFoundError",
-            "Module not found: 'torch_xla'. HINT: Try running `pip install -U torch_xla`",
-        )
-    return Reject(
-        "ModuleNotFoundError",
-        "Requirement 'torch_xla>=1.13' not met. HINT: Try running `pip install -U 'torch_xla>=1.13'`",
-    )
+        message = "Module not found: 'torch_xla'. HINT: Try running `pip install -U torch_xla`"
+        return Reject("ModuleNotFoundError", message)
+    return _requirement_missing("torch_xla>=1.13")
 
 
 def _requirement_missing(package: str) -> Reject:
@@ -222,7 +217,7 @@ def _check_strategy_name(strategy: Value, version: Version, hardware: Hardware) 
         raise Reject(
             "ValueError",
             f"You selected an invalid strategy name: `strategy={_repr(strategy)}`."
-            f" It must be either a string or an instance of `{_strategy_root()}`."
+            f" It must be either a string or an instance of `{_STRATEGY_BASE}`."
             " Example choices: auto, ddp, ddp_spawn, deepspeed, ..."
             " Find a complete list of options in our documentation at https://lightning.ai",
         )
@@ -510,10 +505,10 @@ def _parse_gpu_ids(devices: Value, available: list[int], version: Version) -> li
     if isinstance(devices, str):
         gpus = _parse_gpu_string(devices)
     elif isinstance(devices, (list, tuple)):
-        gpus = [int(item) for item in devices if isinstance(item, int)]
+        gpus = [item for item in devices if isinstance(item, int)]  # all ints: checked above
     else:
         gpus = int(devices) if isinstance(devices, int) else 0
-    if isinstance(gpus, int):
+    if isinstance(gpus, int):  # -1: every GPU, n: the first n
         gpus = available if gpus == -1 else list(range(gpus))
     if not gpus:
         raise Reject(MISCONF, "GPUs requested but none are available.")
@@ -749,7 +744,6 @@ def connect(flags: dict[str, Value], version: Version, hardware: Hardware, warn:
     if built.root is not None:
         return Setup(resolved, (built.root,), built.strategy)
     if built.strategy.name == "fsdp" and version < V2_0_2:
-        num_nodes = (
-            1  # 2.0.0/2.0.1 set `strategy._num_nodes`, which FSDPStrategy (plain `num_nodes`) never reads
-        )
+        # 2.0.0/2.0.1 set `strategy._num_nodes`, which FSDPStrategy (a plain `num_nodes = 1`) never reads
+        num_nodes = 1
     return Setup(resolved, tuple(devices), built.strategy, num_nodes=num_nodes)

@@ -67,6 +67,9 @@ def _interpret(flags: Flags, version: Version, hardware: Hardware) -> Interpreta
         # Python evaluates the arguments (building any Lightning objects) before Trainer sees them.
         for obj in _objects(flags.values()):
             classes.construct(obj, version)
+            message = classes.deprecation(obj, version)
+            if message:
+                deprecations.append(Deprecation(obj.cls, message))
         for flag in flags:
             if flag in MODELLED and not accepts(flag, version):
                 raise Reject("TypeError", f"Trainer.__init__() got an unexpected keyword argument {flag!r}")

@@ -62,8 +62,10 @@ ALIASES: tuple[Alias, ...] = (
         v("1.4"),
     ),
     Alias("fsdp", _s("fairscale_fsdp", "popen"), v("1.4"), v("2.0")),  # FairScale until 1.9 ...
-    Alias("fsdp", _s("fsdp"), v("2.0")),  # ... torch-native from 2.0: same name, different strategy
-    Alias("tpu_spawn_debug", _s("xla", "spawn", debug=True), v("1.4"), v("2.0")),
+    Alias("fsdp", _s("fsdp", "popen"), v("2.0")),  # ... torch-native from 2.0: same name, different strategy
+    # TPU spawn strategies launch with xmp.spawn(start_method="fork") from 1.7
+    Alias("tpu_spawn_debug", _s("xla", "spawn", debug=True), v("1.4"), v("1.7")),
+    Alias("tpu_spawn_debug", _s("xla", "fork", debug=True), v("1.7"), v("2.0")),
     # the StrategyRegistry of 1.6 took in the DistributedType names
     Alias("ddp", _s("ddp", "popen"), v("1.6")),
     Alias("ddp_spawn", _s("ddp", "spawn"), v("1.6")),
@@ -74,7 +76,8 @@ ALIASES: tuple[Alias, ...] = (
     Alias("ddp_fully_sharded", _s("fairscale_fsdp", "popen"), v("1.6"), v("2.0")),
     Alias("horovod", _s("horovod"), v("1.6"), v("2.0")),
     Alias("bagua", _s("bagua"), v("1.6"), v("2.0")),
-    Alias("tpu_spawn", _s("xla", "spawn"), v("1.6"), v("2.0")),
+    Alias("tpu_spawn", _s("xla", "spawn"), v("1.6"), v("1.7")),
+    Alias("tpu_spawn", _s("xla", "fork"), v("1.7"), v("2.0")),
     Alias("single_device", _s("single_device"), v("1.6")),
     Alias("single_tpu", _s("single_xla"), v("1.6")),
     Alias("ipu_strategy", _s("ipu"), v("1.6"), v("2.1")),
@@ -95,9 +98,9 @@ ALIASES: tuple[Alias, ...] = (
         Alias(f"{name}_find_unused_parameters_true", _s("ddp", start, True), v("2.0"))
         for name, start in _DDP_START_METHODS.items()
     ),
-    Alias("fsdp_cpu_offload", _s("fsdp", cpu_offload=True), v("2.0")),
-    Alias("xla", _s("xla", "spawn"), v("2.0")),
-    Alias("xla_debug", _s("xla", "spawn", debug=True), v("2.0")),
+    Alias("fsdp_cpu_offload", _s("fsdp", "popen", cpu_offload=True), v("2.0")),
+    Alias("xla", _s("xla", "fork"), v("2.0")),
+    Alias("xla_debug", _s("xla", "fork", debug=True), v("2.0")),
     Alias("single_xla", _s("single_xla"), v("2.1")),
 )
 

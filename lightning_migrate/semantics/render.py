@@ -49,7 +49,8 @@ def render(setup: Setup, version: Version | str) -> Flags | Inexpressible:
         return Inexpressible(f"Lightning {version} has no {setup.accelerator} accelerator")
     hardware = enough_hardware(setup)
     for flags in candidates(setup, version, accelerator):
-        if interpret(flags, version, hardware).outcome == setup:
+        result = interpret(flags, version, hardware)
+        if result.outcome == setup and not result.deprecations:
             return flags
     return Inexpressible(why_not(setup, version))
 
