@@ -12,13 +12,90 @@ import click
 from . import __version__
 from .callparse import Call, parse_arguments, trainer_calls
 from .inspection import Report, inspect_call
-from .semantics.model import RELEASES, Hardware, Version
+from .reporting import report
+from .runner import auto_target, migrate_file, python_files
+from .semantics.model import RELEASES, Hardware, Version, release
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _DefaultToMigrate(click.Group):
+    """``lightning-migrate PATH...`` runs ``migrate``; subcommands (``inspect``) are named explicitly."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if args and args[0] not in self.commands and args[0] not in ("-h", "--help", "--version"):
+            args = ["migrate", *args]
+        return super().parse_args(ctx, args)
+
+
+@click.group(cls=_DefaultToMigrate, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="lightning-migrate")
 def main() -> None:
-    """Move PyTorch Lightning code off the old hardware/distribution flags, safely."""
+    """Move PyTorch Lightning code off the old hardware/distribution flags, safely.
+
+    \b
+    lightning-migrate PATH...           rewrite in place
+    lightning-migrate --diff PATH...    print a unified diff instead
+    lightning-migrate --check PATH...   only report
+    lightning-migrate inspect CALL      what each release builds from a Trainer call
+    """
+
+
+def _release(_: click.Context, __: click.Parameter, value: str | None) -> Version | None:
+    if value is None or value == "auto":
+        return None
+    try:
+        version = release(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from exc
+    if not RELEASES[0] <= version <= RELEASES[-1]:
+        raise click.BadParameter(f"{value}: lightning-migrate knows releases {RELEASES[0]} to {RELEASES[-1]}")
+    return version
+
+
+@main.command(hidden=True)
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
+@click.option(
+    "--diff", "mode", flag_value="diff", help="Print a unified diff (for `git apply`); change nothing."
+)
+@click.option("--check", "mode", flag_value="check", help="Only report; change nothing.")
+@click.option(
+    "--target-version",
+    callback=_release,
+    default="auto",
+    show_default=True,
+    metavar="X.Y|auto",
+    help="Lightning release to migrate to (auto: the project's pin, else the installed one, else newest).",
+)
+@click.option(
+    "--source-version",
+    callback=_release,
+    default=None,
+    metavar="X.Y",
+    help="Release the code was written for, when its behaviour differs between releases.",
+)
+@click.option("--output-format", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def migrate(
+    paths: tuple[Path, ...],
+    mode: str | None,
+    target_version: Version | None,
+    source_version: Version | None,
+    output_format: str,
+) -> None:
+    """Rewrite the deprecated Trainer flags in PATHS (files or directories)."""
+    if target_version is None:
+        target_version, why = auto_target(paths[0])
+        click.echo(f"lightning-migrate: target Lightning {target_version} ({why})", err=True)
+    else:
+        click.echo(f"lightning-migrate: target Lightning {target_version}", err=True)
+    results = [migrate_file(path, target_version, source_version) for path in python_files(paths)]
+    for result in results:
+        if result.changed and mode is None:
+            result.path.write_text(result.new, encoding="utf-8")
+        elif result.changed and mode == "diff":
+            click.echo(result.diff(), nl=False)
+    report(results, output_format, to_stderr=mode == "diff")
+    errors = any(r.error for r in results)
+    work = any(r.findings or r.changed for r in results)
+    sys.exit(2 if errors else 1 if work else 0)
 
 
 def _version(_: click.Context, __: click.Parameter, value: str | None) -> Version | None:

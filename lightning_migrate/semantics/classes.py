@@ -137,7 +137,8 @@ def deprecation(obj: Obj, version: Version) -> str | None:
     base = obj.cls.removesuffix("Plugin")
     module = _MODULES[base]
     return (
-        f"The `pl.plugins.training_type.{module}.{obj.cls}` is deprecated in v1.6 and will be removed in v1.8."
+        f"The `pl.plugins.training_type.{module}.{obj.cls}` is deprecated in v1.6 and will be removed in"
+        " v1.8."
         f" Use `pl.strategies.{module}.{row.renamed_to}` instead."
     )
 

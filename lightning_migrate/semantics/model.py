@@ -193,3 +193,12 @@ RELEASES: tuple[Version, ...] = tuple(
         "2.6.6",
     )
 )
+
+
+def release(text: str | Version) -> Version:
+    """A version as the model should read it: a bare minor line ('2.6') means its last patch release."""
+    version = Version.parse(text) if isinstance(text, str) else text
+    explicit_patch = isinstance(text, Version) or text.count(".") >= 2
+    if explicit_patch:
+        return version
+    return next((r for r in RELEASES if (r.major, r.minor) == (version.major, version.minor)), version)

@@ -1,0 +1,172 @@
+"""The smallest edit of a call's arguments that turns its old flags into the planned ones.
+
+Each old argument that changes is a *slot* for the new flags that replace it: a training type written in
+``accelerator=``/``distributed_backend=``/``plugins=`` makes room for ``strategy=``, a device-count flag for
+``accelerator=`` + ``devices=``. In its slot, the new flag with the old value takes over the old node (only
+the keyword changes: value, quotes, comments and layout survive), a strategy object whose class was renamed
+keeps its arguments, and the other new flags are inserted beside it with the call's own comma style, so
+multi-line calls stay multi-line. Arguments whose flag does not change are not touched.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from ..semantics.model import Obj, Value
+
+# Which new flags take the place of an old one that changes.
+SLOTS: dict[str, tuple[str, ...]] = {
+    "distributed_backend": ("strategy",),
+    "accelerator": ("strategy", "accelerator"),
+    "plugins": ("plugins", "strategy"),
+    "strategy": ("strategy",),
+    "gpus": ("accelerator", "devices"),
+    "num_processes": ("accelerator", "devices"),
+    "tpu_cores": ("accelerator", "devices"),
+    "ipus": ("accelerator", "devices"),
+    "devices": ("devices",),
+}
+
+
+@dataclass
+class Edited:
+    args: list[cst.Arg]
+    renamed: dict[str, str] = field(default_factory=dict)  # old class -> new class, reusing the old call
+    built: set[str] = field(default_factory=set)  # classes of strategy objects written from scratch
+
+
+def edit_arguments(
+    args: Sequence[cst.Arg], old: Mapping[str, Value], new: Mapping[str, Value], quote: str
+) -> Edited:
+    """``args`` with the flags in ``old`` rewritten to ``new`` (both: the modelled flags only)."""
+    edited = Edited([])
+    changed = {k for k in old if k not in new or new[k] != old[k]}
+    unplaced = [k for k in new if k not in old or k in changed]
+    for arg in args:
+        key = arg.keyword.value if arg.keyword is not None else None
+        if key is None or key not in changed:
+            edited.args.append(arg)
+            continue
+        slot = [k for k in SLOTS.get(key, (key,)) if k in unplaced]
+        unplaced = [k for k in unplaced if k not in slot]
+        edited.args.extend(_fill(arg, old[key], slot, new, quote, edited))
+    position = next((i for i, a in enumerate(edited.args) if a.star), len(edited.args))
+    edited.args[position:position] = [_fresh(k, new[k], quote, edited, None) for k in unplaced]
+    edited.args = _commas(
+        edited.args, _separator(args), args[-1].comma if args else cst.MaybeSentinel.DEFAULT
+    )
+    return edited
+
+
+def _fill(
+    arg: cst.Arg, old: Value, keys: list[str], new: Mapping[str, Value], quote: str, edited: Edited
+) -> list[cst.Arg]:
+    """The arguments for ``keys`` in the slot of ``arg``; the one closest to the old value reuses its node."""
+    if not keys:
+        return []
+    heir = min(keys, key=lambda k: _distance(old, new[k]))
+    out = []
+    for key in keys:
+        if key == heir:
+            value = _reuse(arg.value, old, new[key], quote, edited)
+            out.append(arg.with_changes(keyword=cst.Name(key), value=value))
+        else:
+            out.append(_fresh(key, new[key], quote, edited, arg))
+    return out
+
+
+def _distance(old: Value, new: Value) -> int:
+    if new == old:
+        return 0
+    if isinstance(new, Obj) and any(isinstance(o, Obj) and o.kwargs == new.kwargs for o in _items(old)):
+        return 1  # the same object under a new class name
+    if isinstance(new, list) and isinstance(old, list) and all(v in old for v in new):
+        return 2  # what is left of a list
+    return 3
+
+
+def _items(value: Value) -> list[Value]:
+    return list(value) if isinstance(value, list) else [value]
+
+
+def _reuse(
+    node: cst.BaseExpression, old: Value, new: Value, quote: str, edited: Edited
+) -> cst.BaseExpression:
+    if new == old:
+        return node
+    if isinstance(new, Obj):
+        candidates = node.elements if isinstance(node, (cst.List, cst.Tuple)) else [cst.Element(node)]
+        for element, value in zip(candidates, _items(old)):
+            call = element.value
+            if isinstance(value, Obj) and value.kwargs == new.kwargs and isinstance(call, cst.Call):
+                edited.renamed[value.cls] = new.cls
+                return call.with_changes(func=_renamed(call.func, value.cls, new.cls))
+    if isinstance(new, list) and isinstance(old, list) and isinstance(node, (cst.List, cst.Tuple)):
+        kept = [e for e, v in zip(node.elements, old) if v in new]
+        if kept:
+            kept[-1] = kept[-1].with_changes(comma=node.elements[-1].comma)
+        return node.with_changes(elements=kept)
+    return _literal(new, quote, edited)
+
+
+def _renamed(func: cst.BaseExpression, old: str, new: str) -> cst.BaseExpression:
+    if isinstance(func, cst.Name):
+        return func.with_changes(value=new)
+    if isinstance(func, cst.Attribute):  # pl.plugins.DDPPlugin -> pl.strategies.DDPStrategy
+        value = func.value
+        if isinstance(value, cst.Attribute) and value.attr.value == "plugins":
+            value = value.with_changes(attr=cst.Name("strategies"))
+        return func.with_changes(value=value, attr=func.attr.with_changes(value=new))
+    return func
+
+
+def _fresh(key: str, value: Value, quote: str, edited: Edited, template: cst.Arg | None) -> cst.Arg:
+    equal: cst.AssignEqual | cst.MaybeSentinel = cst.AssignEqual(
+        cst.SimpleWhitespace(""), cst.SimpleWhitespace("")
+    )
+    if template is not None and template.keyword is not None:
+        equal = template.equal  # keep the file's `key=value` / `key = value` style
+    return cst.Arg(value=_literal(value, quote, edited), keyword=cst.Name(key), equal=equal)
+
+
+def _literal(value: Value, quote: str, edited: Edited) -> cst.BaseExpression:
+    if isinstance(value, str):
+        escaped = value.replace("\\", "\\\\").replace(quote, "\\" + quote)
+        return cst.SimpleString(f"{quote}{escaped}{quote}")
+    if isinstance(value, Obj):
+        edited.built.add(value.cls)
+        equal = cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace(""))
+        args = [
+            cst.Arg(_literal(v, quote, edited), keyword=cst.Name(k), equal=equal) for k, v in value.kwargs
+        ]
+        return cst.Call(func=cst.Name(value.cls), args=args)
+    if isinstance(value, (list, tuple)):
+        return cst.List([cst.Element(_literal(v, quote, edited)) for v in value])
+    return cst.parse_expression(repr(value))
+
+
+def _separator(args: Sequence[cst.Arg]) -> cst.Comma | cst.MaybeSentinel:
+    """The comma style between arguments (with its newline and indent in a multi-line call)."""
+    commas = [a.comma for a in args[:-1] if isinstance(a.comma, cst.Comma)]
+    return commas[-1] if commas else cst.MaybeSentinel.DEFAULT
+
+
+def _commas(
+    args: list[cst.Arg], separator: cst.Comma | cst.MaybeSentinel, trailing: cst.Comma | cst.MaybeSentinel
+) -> list[cst.Arg]:
+    """Every argument but the last is followed by a separator; the last keeps the call's trailing comma."""
+    for i, arg in enumerate(args):
+        if i == len(args) - 1:
+            args[i] = arg.with_changes(comma=trailing)
+        elif not isinstance(arg.comma, cst.Comma) or _is_trailing(arg.comma):
+            args[i] = arg.with_changes(comma=separator)
+    return args
+
+
+def _is_trailing(comma: cst.Comma) -> bool:
+    """A comma before the closing parenthesis of a multi-line call (dedented), not between arguments."""
+    after = comma.whitespace_after
+    return isinstance(after, cst.ParenthesizedWhitespace) and not after.indent

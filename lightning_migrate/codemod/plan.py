@@ -1,0 +1,301 @@
+"""Decide how to rewrite one Trainer call, with the model as the judge.
+
+1. Behaviour to keep: the old call is interpreted in every release it could have been written for (the
+   releases before the target that accept it, or the one ``--source-version`` names) on a set of machines.
+   Where those releases disagree, the codemod refuses and asks for ``--source-version``.
+2. Candidates: small spelling tables propose edits (the training type moves to ``strategy=``, device-count
+   flags become ``accelerator=`` + ``devices=``, the strategy is re-spelled for the target), combined and
+   tried cheapest edit first.
+3. Judge: the first candidate that the target builds into the very same setup on every machine, without a
+   deprecation warning, wins. Nothing is rewritten on the strength of a table alone.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Union
+
+from ..semantics import Deprecation, Hardware, Rejected, Setup, Strategy, Value, Version, interpret
+from ..semantics.model import RELEASES, Obj
+from ..semantics.registry import DISTRIBUTED_TYPES, registered, resolve
+from ..semantics.render import accelerator_name, strategy_objects, strategy_spellings, why_not
+from ..semantics.signature import MODELLED, accepts
+
+# Machines a rewrite must behave identically on: several defaults depend on the hardware.
+MACHINES: tuple[Hardware, ...] = (
+    Hardware(),
+    Hardware(cuda=1),
+    Hardware(cuda=2),
+    Hardware(cuda=4),
+    Hardware(cuda=8),
+    Hardware(tpu_cores=8),
+    Hardware(mps=True),
+)
+# Where the old call failed on one of these, the rewrite must fail too: `gpus=2` on a CPU-only machine must
+# never become two CPU processes. (TPU and MPS machines are left out: 1.x raised there for reasons of its
+# own.)
+MUST_STILL_FAIL = frozenset(m for m in MACHINES if not m.tpu_cores and not m.mps)
+
+DEVICE_FLAGS = {"gpus": "cuda", "num_processes": "cpu", "tpu_cores": "tpu", "ipus": "ipu"}
+TRAINING_TYPE_FLAGS = ("distributed_backend", "accelerator", "plugins")
+DEVICE_NAMES = frozenset({"cpu", "gpu", "cuda", "tpu", "ipu", "hpu", "mps", "auto"})
+
+
+@dataclass(frozen=True)
+class Rewrite:
+    flags: dict[str, Value]  # the modelled flags after the rewrite, in call order
+    source: tuple[Version, ...]  # the releases whose behaviour it keeps
+
+
+@dataclass(frozen=True)
+class Unchanged:
+    """Nothing to do for this target."""
+
+
+@dataclass(frozen=True)
+class Refusal:
+    code: str
+    message: str
+
+
+Decision = Union[Rewrite, Unchanged, Refusal]
+Behaviour = dict[Hardware, Union[Setup, None]]  # None: the call raises on that machine
+
+
+def plan(flags: Mapping[str, Value], target: Version, source: Version | None = None) -> Decision:
+    """How to write ``Trainer(**flags)`` (the modelled flags only) for ``target``."""
+    flags = dict(flags)
+    rejected = [interpret(flags, target, m).outcome for m in MUST_STILL_FAIL]
+    if source is None and not _legacy_in(flags, target):
+        if all(isinstance(outcome, Rejected) for outcome in rejected):
+            return Refusal("LM100", f"Lightning {target} rejects this call: {rejected[-1]}")
+        return Unchanged()
+    sources = (source,) if source else tuple(r for r in RELEASES if r < target)
+    behaviour = _behaviour(flags, sources)
+    if isinstance(behaviour, Refusal):
+        return behaviour
+    keep, kept_from = behaviour
+    for candidate in _candidates(flags, keep, target):
+        if _keeps(candidate, keep, target):
+            return Unchanged() if candidate == flags else Rewrite(candidate, kept_from)
+    return _why_not(flags, keep, target)
+
+
+def _legacy_in(flags: Mapping[str, Value], target: Version) -> bool:
+    """Does the call use a spelling ``target`` deprecates or removed: a deprecation warning, a keyword it
+    lacks, or a call it rejects everywhere though an older release built it somewhere?"""
+    if any(flag in MODELLED and not accepts(flag, target) for flag in flags):
+        return True
+    results = [interpret(flags, target, machine) for machine in MACHINES]
+    if any(codemod_deprecations(result.deprecations) for result in results):
+        return True
+    if all(isinstance(result.outcome, Rejected) for result in results):
+        older = [r for r in RELEASES if r < target]
+        return any(isinstance(interpret(flags, r, m).outcome, Setup) for r in older for m in MACHINES)
+    return False
+
+
+# Deprecations of flags this codemod does not rewrite (precision=16, amp_level, ...) are not its business.
+PLANNED_FLAGS = frozenset({*TRAINING_TYPE_FLAGS, *DEVICE_FLAGS, "strategy", "devices", "num_nodes"})
+
+
+def codemod_deprecations(deprecations: Sequence[Deprecation]) -> list[Deprecation]:
+    return [d for d in deprecations if d.flag in PLANNED_FLAGS or d.flag not in MODELLED]
+
+
+def comparable(setup: Setup) -> Setup:
+    # Lightning switched the XLA launcher from spawn to fork in 1.7 with no way for users to choose: a
+    # rewrite cannot keep it and TPU training does not depend on it.
+    if setup.strategy.name == "xla":
+        return replace(setup, strategy=replace(setup.strategy, start_method=None))
+    return setup
+
+
+def _behaviour(
+    flags: Mapping[str, Value], sources: tuple[Version, ...]
+) -> tuple[Behaviour, tuple[Version, ...]] | Refusal:
+    """The setup the call builds on each machine, agreed by every source release that accepts it."""
+    keep: Behaviour = {}
+    accepted: set[Version] = set()
+    for machine in MACHINES:
+        built = {}
+        for release in sources:
+            outcome = interpret(flags, release, machine).outcome
+            if isinstance(outcome, Setup):
+                built[release] = comparable(outcome)
+        if len(set(built.values())) > 1:
+            return _ambiguous(built, machine)
+        keep[machine] = next(iter(built.values()), None)
+        accepted.update(built)
+    if not accepted:
+        newest = sources[-1]
+        error = interpret(flags, newest, MACHINES[2]).outcome
+        return Refusal("LM100", f"Lightning {newest} rejects this call: {error}")
+    return keep, tuple(sorted(accepted))
+
+
+def _ambiguous(built: Mapping[Version, Setup], machine: Hardware) -> Refusal:
+    (a, first), *rest = sorted(built.items())
+    b, other = next((r, s) for r, s in rest if s != first)
+    return Refusal(
+        "LM102",
+        f"this call does different things in Lightning {a} ({describe(first)}) and {b} ({describe(other)})"
+        f" on {machine.describe()}; pass --source-version to say which behaviour to keep",
+    )
+
+
+def describe(setup: Setup) -> str:
+    return f"{setup.accelerator} x{setup.num_devices}, {setup.strategy}"
+
+
+def _keeps(candidate: Mapping[str, Value], keep: Behaviour, target: Version) -> bool:
+    for machine, setup in keep.items():
+        result = interpret(candidate, target, machine)
+        if codemod_deprecations(result.deprecations):
+            return False
+        if setup is None:
+            if machine in MUST_STILL_FAIL and not isinstance(result.outcome, Rejected):
+                return False
+        elif not isinstance(result.outcome, Setup) or comparable(result.outcome) != setup:
+            return False
+    return True
+
+
+def _why_not(flags: Mapping[str, Value], keep: Behaviour, target: Version) -> Refusal:
+    machine, setup = next((m, s) for m, s in keep.items() if s is not None)
+    missing = why_not(setup, target)
+    if missing.startswith(f"Lightning {target} has no"):
+        return Refusal("LM103", f"{missing}; this call builds {describe(setup)} on {machine.describe()}")
+    outcome = interpret(flags, target, machine).outcome
+    now = str(outcome) if isinstance(outcome, Rejected) else describe(outcome)
+    return Refusal(
+        "LM103",
+        f"no spelling in Lightning {target} builds what this call built ({describe(setup)} on"
+        f" {machine.describe()}); as written, {target} gives {now}",
+    )
+
+
+# --- candidate rewrites -----------------------------------------------------------------------------------
+
+_REMOVED = object()  # an edit's value that deletes the flag
+Edit = dict[str, object]
+
+
+def _candidates(flags: dict[str, Value], keep: Behaviour, target: Version) -> list[dict[str, Value]]:
+    """Every combination of a training-type edit and a device edit, cheapest first."""
+    candidates: list[dict[str, Value]] = []
+    for training, devices in itertools.product(
+        _training_edits(flags, keep, target), _device_edits(flags, target)
+    ):
+        merged = _apply(flags, training, devices)
+        if merged not in candidates:
+            candidates.append(merged)
+    return sorted(candidates, key=lambda candidate: _cost(flags, candidate))
+
+
+def _apply(flags: Mapping[str, Value], *edits: Edit) -> dict[str, Value]:
+    merged: dict[str, Value] = dict(flags)
+    for edit in edits:
+        for key, value in edit.items():
+            if value is _REMOVED:
+                if key in merged and not any(key in e and e[key] is not _REMOVED for e in edits):
+                    del merged[key]
+            else:
+                merged[key] = value  # type: ignore[assignment]
+    return merged
+
+
+def _cost(old: Mapping[str, Value], new: Mapping[str, Value]) -> int:
+    cost = sum(old.get(key) != new.get(key) for key in {*old, *new})
+    if _training_type(old)[1] is not None and "strategy" not in new:
+        cost += 2  # the user chose a training type: say it explicitly rather than rely on a default
+    return cost
+
+
+def _training_type(flags: Mapping[str, Value]) -> tuple[list[str], Value]:
+    """The flags that carry a training type, and the value the last of them gives."""
+    carriers: list[str] = []
+    value: Value = None
+    for flag in TRAINING_TYPE_FLAGS:
+        given = flags.get(flag)
+        if flag == "accelerator" and (not isinstance(given, str) or given.lower() in DEVICE_NAMES):
+            continue
+        if flag == "plugins":
+            given = _strategy_in(given)
+        if given is not None:
+            carriers.append(flag)
+            value = given
+    return carriers, value
+
+
+STRATEGY_NAMES = frozenset(DISTRIBUTED_TYPES) | {name for r in RELEASES for name in registered(r)}
+
+
+def _strategy_in(plugins: Value) -> Value:
+    for item in plugins if isinstance(plugins, list) else [plugins]:
+        if (
+            isinstance(item, Obj)
+            and item.cls.endswith(("Plugin", "Strategy"))
+            and "Precision" not in item.cls
+        ):
+            return item
+        if isinstance(item, str) and item in STRATEGY_NAMES:
+            return item
+    return None
+
+
+def _without_strategy(plugins: Value) -> object:
+    strategy = _strategy_in(plugins)
+    rest = [p for p in plugins if p != strategy] if isinstance(plugins, list) else []
+    return rest or _REMOVED
+
+
+def _training_edits(flags: Mapping[str, Value], keep: Behaviour, target: Version) -> Iterator[Edit]:
+    yield {}
+    carriers, value = _training_type(flags)
+    moved: Edit = {f: _without_strategy(flags[f]) if f == "plugins" else _REMOVED for f in carriers}
+    names: list[Value] = []
+    for given in (value, flags.get("strategy")):
+        if isinstance(given, str):
+            names.append(given.lower())
+        elif isinstance(given, Obj):
+            names.append(given)
+    strategies: list[Strategy] = [s.strategy for s in keep.values() if s is not None]
+    for strategy in sorted(set(strategies), key=str):
+        if isinstance(value, Obj):  # an object stays an object: the closest edit is renaming its class
+            names.extend(strategy_objects(resolve(strategy, target), target))
+        names.extend(strategy_spellings(strategy, target))
+    for name in {repr(n): n for n in names}.values():
+        yield {**moved, "strategy": name}
+    if moved:
+        yield {**moved, "strategy": _REMOVED}
+
+
+def _device_edits(flags: Mapping[str, Value], target: Version) -> Iterator[Edit]:
+    yield {}
+    given = [flag for flag in DEVICE_FLAGS if flags.get(flag) is not None]
+    written = flags.get("accelerator")
+    device = written if isinstance(written, str) and written.lower() in DEVICE_NAMES else None
+    for flag in given:
+        removed: Edit = dict.fromkeys(given, _REMOVED)
+        count = flags[flag]
+        if flag == "gpus" and count in (0, "0", [], "[]"):
+            yield {**removed, "accelerator": "cpu"}  # gpus=0 is the CPU; `devices=0` raises
+            continue
+        name = accelerator_name(DEVICE_FLAGS[flag], target) or DEVICE_FLAGS[flag]
+        for value in _device_values(flag, count):
+            for accelerator in dict.fromkeys((device, name) if device else (name,)):
+                yield {**removed, "accelerator": accelerator, "devices": value}
+    if device is None:
+        # the training type left `accelerator=`; the target's default accelerator may differ from 1.x's CPU
+        yield {"accelerator": "cpu"}
+
+
+def _device_values(flag: str, count: Value) -> Iterator[Value]:
+    yield count
+    if isinstance(count, str) and count.strip().lstrip("-").isdigit():
+        yield int(count)  # gpus="2" is two GPUs from 1.5 (the ambiguity with 1.4 is settled before)
+    if flag == "tpu_cores" and isinstance(count, list) and len(count) == 1 and isinstance(count[0], int):
+        yield [count[0] - 1]  # 2.1+ numbers TPU cores from 0

@@ -1,0 +1,85 @@
+"""The rule registry: one row per finding code. Drives findings, docs and tests."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Rule:
+    code: str
+    name: str
+    title: str
+    deprecated_in: str = ""
+    removed_in: str = ""
+    link: str = ""
+    fixable: bool = True
+
+
+_CHANGELOG = "https://github.com/Lightning-AI/pytorch-lightning/pull/"
+
+RULES: tuple[Rule, ...] = (
+    Rule(
+        "LM001",
+        "accelerator-training-type",
+        "training type passed as `accelerator=`; it belongs in `strategy=`",
+        "1.5",
+        "1.7",
+        _CHANGELOG + "12696",
+    ),
+    Rule(
+        "LM002",
+        "distributed-backend",
+        "`distributed_backend=` was replaced by `accelerator=` (1.4) and `strategy=` (1.5)",
+        "1.4",
+        "1.5",
+        _CHANGELOG + "10017",
+    ),
+    Rule(
+        "LM003",
+        "strategy-in-plugins",
+        "strategy passed in `plugins=`; it belongs in `strategy=`",
+        "1.5",
+        "1.7",
+        _CHANGELOG + "12700",
+    ),
+    Rule(
+        "LM004",
+        "device-count-flags",
+        "`gpus=`/`tpu_cores=`/`ipus=`/`num_processes=` were replaced by `accelerator=` + `devices=`",
+        "1.7",
+        "2.0",
+        _CHANGELOG + "16171",
+    ),
+    Rule(
+        "LM005",
+        "plugin-classes",
+        "training-type `*Plugin` classes were renamed `*Strategy`",
+        "1.6",
+        "1.8",
+        _CHANGELOG + "14011",
+    ),
+    Rule(
+        "LM006",
+        "strategy-spelling",
+        "the strategy is spelled differently in the target release (renamed, or a default that changed)",
+    ),
+    Rule("LM100", "rejected-call", "the target release rejects this call as written", fixable=False),
+    Rule("LM101", "runtime-value", "a flag's value is only known at run time", fixable=False),
+    Rule("LM102", "ambiguous-source", "the call did different things in different releases", fixable=False),
+    Rule("LM103", "no-equivalent", "the target release cannot express what the call did", fixable=False),
+)
+
+BY_CODE = {rule.code: rule for rule in RULES}
+
+# Which old flag's rewrite each fixable rule reports.
+FLAG_RULES = {
+    "accelerator": "LM001",
+    "distributed_backend": "LM002",
+    "plugins": "LM003",
+    "gpus": "LM004",
+    "tpu_cores": "LM004",
+    "ipus": "LM004",
+    "num_processes": "LM004",
+    "strategy": "LM006",
+}
