@@ -67,4 +67,8 @@ def test_migrating_a_setup_between_releases_preserves_it_or_says_why(
 
 
 def max_hardware(setup: Setup) -> Hardware:
-    return Hardware(cuda=4) if setup.accelerator == "cuda" else Hardware()
+    if setup.accelerator == "cuda":
+        return Hardware(cuda=4)
+    if setup.accelerator == "tpu" or setup.strategy.name in ("xla", "single_xla"):
+        return Hardware(tpu_cores=8)
+    return Hardware()

@@ -590,7 +590,7 @@ def _choose_strategy(accelerator: str, devices: list[int], num_nodes: int, versi
         if len(devices) > 1:
             return "xla"
         cls = "SingleTPUStrategy" if version < V2_1 else "SingleDeviceXLAStrategy"
-        return _Built(Strategy("single_xla"), cls, _tpu_core(devices[0], version))
+        return _Built(Strategy("single_xla"), cls, devices[0])  # an XLA ordinal (see interpret)
     if num_nodes > 1:
         return "ddp"
     if len(devices) <= 1:  # the root GPU for cuda/mps, else the CPU
@@ -631,8 +631,6 @@ def _build(strategy: Value | _Built, version: Version, hardware: Hardware, warn:
         # the `device` it holds is Setup.devices, not an option
         options = tuple((key, value) for key, value in built.options if key != "device")
         device = _device_index(strategy.kw().get("device", "cpu"))
-        if built.name == "single_xla":
-            device = _tpu_core(device, version)
         return _Built(Strategy(built.name, options=options), strategy.cls, device)
     name = str(strategy)
     built = registry.resolve(_registered(version, hardware)[name], version)
@@ -644,12 +642,6 @@ def _build(strategy: Value | _Built, version: Version, hardware: Hardware, warn:
 def _fixed_start(strategy: Strategy) -> Strategy:
     start = _FIXED_START_METHODS.get(strategy.name, strategy.start_method)
     return Strategy(strategy.name, start, strategy.find_unused_parameters, strategy.options)
-
-
-def _tpu_core(ordinal: int, version: Version) -> int:
-    """The 0-based TPU core of ``xm.xla_device(ordinal)``: up to 2.0 the XRT ordinals 1..8 name cores 0..7
-    (ordinal 0, what ``devices=1`` builds on, is read as core 0); from 2.1 (PJRT, #17227) it is the core."""
-    return max(ordinal - 1, 0) if version < V2_1 else ordinal
 
 
 def _device_index(device: Value) -> int:

@@ -78,7 +78,17 @@ def _interpret(flags: Flags, version: Version, hardware: Hardware) -> Interpreta
         setup = connect(relevant, version, hardware, lambda f, m: deprecations.append(Deprecation(f, m)))
     except Reject as exc:
         return Interpretation(exc.rejected, deprecations)
-    return Interpretation(replace(setup, plugins=_kept_plugins(flags.get("plugins"))), deprecations)
+    plugins = _kept_plugins(flags.get("plugins"))
+    setup = replace(setup, devices=_tpu_cores_from_zero(setup, version), plugins=plugins)
+    return Interpretation(setup, deprecations)
+
+
+def _tpu_cores_from_zero(setup: Setup, version: Version) -> tuple[int, ...]:
+    """Setups number TPU cores from 0, as 2.1+ does (#17227). Up to 2.0 a single core was picked by its XLA
+    ordinal 1..8 (`tpu_cores=[5]` is the fifth core, 4 from 0); `tpu_cores=1` builds on ordinal 0, core 0."""
+    if setup.strategy.name == "single_xla" and version < v("2.1"):
+        return tuple(max(core - 1, 0) for core in setup.devices)
+    return setup.devices
 
 
 def _kept_plugins(plugins: Value) -> tuple[Obj, ...]:

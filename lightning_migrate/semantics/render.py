@@ -63,7 +63,7 @@ def enough_hardware(setup: Setup) -> Hardware:
     top = max(setup.devices, default=0) + 1
     return Hardware(
         cuda=top if setup.accelerator == "cuda" else 0,
-        tpu_cores=8 if setup.accelerator == "tpu" else 0,
+        tpu_cores=8 if setup.accelerator == "tpu" or setup.strategy.name in ("xla", "single_xla") else 0,
         mps=setup.accelerator == "mps",
     )
 
@@ -106,8 +106,12 @@ def _flags_1_4(setup: Setup, devices: Value, strategy: Value, extra: Flags) -> I
 def device_spellings(setup: Setup, version: Version) -> Iterator[Value]:
     count = setup.num_devices
     if setup.accelerator == "tpu" and count == 1:
-        # 1.x and 2.0 number TPU cores from 1, 2.1+ from 0 (#17227)
-        yield [setup.devices[0] + (1 if version < v("2.1") else 0)]
+        if setup.devices == (0,):
+            yield 1
+        # 1.x and 2.0 pick a single core by its XLA ordinal 1..8, 2.1+ from 0 (#17227)
+        if version < v("2.1"):
+            yield [setup.devices[0] + 1]
+        yield [setup.devices[0]]
         return
     if setup.devices == tuple(range(count)) or setup.accelerator == "cpu":
         yield count

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 from lightning_migrate.semantics.model import Hardware, Obj, Value
 
-HARDWARE = (Hardware(), Hardware(cuda=2), Hardware(cuda=4))
+HARDWARE = (Hardware(), Hardware(cuda=2), Hardware(cuda=4), Hardware(tpu_cores=8))
 
 DEVICE_ACCELERATORS: tuple[str | None, ...] = (None, "cpu", "gpu", "auto")
 
@@ -86,6 +86,9 @@ DEVICE_COUNTS: tuple[dict[str, Value], ...] = (
     {"devices": 2, "num_nodes": 2},
     {"gpus": 2, "num_nodes": 2},
     {"tpu_cores": 8},
+    {"tpu_cores": 1},
+    {"tpu_cores": [5]},
+    {"devices": [5]},
 )
 
 

@@ -10,22 +10,36 @@ Run as a script to dump what a release does for the whole grid (useful when work
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import copy
+import functools
 import importlib
+import importlib.abc
+import importlib.machinery
+import inspect
 import json
 import logging
 import os
 import re
 import sys
 import tempfile
+import types
 import warnings
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
-import torch
-
-from lightning_migrate.semantics.model import Hardware, Obj, Outcome, Rejected, Setup, Strategy, Value
+from lightning_migrate.semantics.model import (
+    Hardware,
+    Obj,
+    Outcome,
+    Rejected,
+    Setup,
+    Strategy,
+    Value,
+    Version,
+)
 
 ROOT = os.environ.get("LM_LIGHTNING_ROOT", "pytorch_lightning")
 
@@ -101,13 +115,32 @@ def release() -> str:
     return str(lightning().__version__)
 
 
+# Top-level package names of every release (and of the Fabric/Lite package it ships with).
+LIGHTNING_PACKAGES = ("pytorch_lightning", "lightning", "lightning_fabric", "lightning_lite")
+
+_ABSENT = object()
+
+
+def lightning_modules() -> list[Any]:
+    """The loaded modules of the installed release (not ``lightning_migrate`` or ``lightning_utilities``)."""
+    return [
+        module
+        for name, module in list(sys.modules.items())
+        if module is not None and name.split(".")[0] in LIGHTNING_PACKAGES
+    ]
+
+
 @contextlib.contextmanager
 def simulated(hardware: Hardware) -> Iterator[None]:
     """Make the release see ``hardware``, the way Lightning's own tests mock device counts.
 
     Patches torch's CUDA queries and every Lightning-level helper that caches or wraps them
-    (``num_cuda_devices``/``is_cuda_available`` moved between modules across releases).
+    (``num_cuda_devices``/``is_cuda_available`` moved between modules across releases), and with
+    ``hardware.tpu_cores`` a TPU machine (see ``simulated_tpu``). Everything is restored on exit:
+    the same process then builds trainers for other hardware.
     """
+    import torch  # here, so that replay.py can use this module without torch
+
     n = hardware.cuda
     replacements: dict[str, Any] = {
         "num_cuda_devices": lambda: n,
@@ -117,28 +150,241 @@ def simulated(hardware: Hardware) -> Iterator[None]:
     saved: list[tuple[Any, str, Any]] = []
 
     def patch(owner: Any, name: str, value: Any) -> None:
-        saved.append((owner, name, getattr(owner, name)))
+        # On a class, save the raw attribute (a staticmethod object, not the function getattr gives).
+        old = owner.__dict__.get(name, _ABSENT) if isinstance(owner, type) else getattr(owner, name, _ABSENT)
+        saved.append((owner, name, old))
         setattr(owner, name, value)
 
-    patch(torch.cuda, "device_count", lambda: n)
-    patch(torch.cuda, "is_available", lambda: n > 0)
-    if hasattr(torch.backends, "mps"):
-        patch(torch.backends.mps, "is_available", lambda: hardware.mps)
-    roots = ("pytorch_lightning", "lightning", "lightning_fabric", "lightning_lite")
-    for mod_name, module in list(sys.modules.items()):
-        if module is None or not mod_name.startswith(roots):
-            continue
-        for attr, replacement in replacements.items():
-            if callable(module.__dict__.get(attr)):
-                patch(module, attr, replacement)
     env = dict(os.environ)
     try:
-        yield
+        patch(torch.cuda, "device_count", lambda: n)
+        patch(torch.cuda, "is_available", lambda: n > 0)
+        if hasattr(torch.backends, "mps"):
+            patch(torch.backends.mps, "is_available", lambda: hardware.mps)
+        for module in lightning_modules():
+            for attr, replacement in replacements.items():
+                if callable(module.__dict__.get(attr)):
+                    patch(module, attr, replacement)
+        for rank_zero_only in _rank_zero_only_functions():  # strategies set it; Lightning's tests restore it
+            patch(rank_zero_only, "rank", rank_zero_only.rank)
+        with contextlib.ExitStack() as stack:
+            if hardware.tpu_cores:
+                stack.enter_context(simulated_tpu(hardware.tpu_cores, patch))
+            yield
     finally:
         for owner, name, value in reversed(saved):
-            setattr(owner, name, value)
+            if value is _ABSENT:
+                delattr(owner, name)
+            else:
+                setattr(owner, name, value)
         os.environ.clear()
         os.environ.update(env)
+
+
+def _rank_zero_only_functions() -> list[Any]:
+    """The ``rank_zero_only`` decorators of the release and lightning_utilities, whose ``rank`` is global."""
+    functions = {}
+    for name, module in list(sys.modules.items()):
+        if module is not None and name.split(".")[0] in (*LIGHTNING_PACKAGES, "lightning_utilities"):
+            function = module.__dict__.get("rank_zero_only")
+            if function is not None and hasattr(function, "rank"):
+                functions[id(function)] = function
+    return list(functions.values())
+
+
+# --- TPU ---------------------------------------------------------------------------------------------------
+#
+# How each release decides that it runs on a TPU, and what ``simulated_tpu`` patches for it (the same names
+# Lightning's own tests patch: ``_TPU_AVAILABLE`` in 1.x, ``mock_tpu_available`` in 1.8+/2.x):
+#   1.4-1.7  ``utilities.imports._TPU_AVAILABLE = XLADeviceUtils.tpu_device_exists()`` (a subprocess probing
+#            torch_xla), computed once at import and copied by ``from ... import`` into ~15 modules
+#            (device_parser, the accelerator connector, the trainer, ...); ``_XLA_AVAILABLE`` likewise.
+#            1.6/1.7 ``TPUAccelerator.is_available()`` returns that flag, ``auto_device_count()`` is 8.
+#            Modules import torch_xla at import time under ``if _TPU_AVAILABLE:`` / ``if _XLA_AVAILABLE:``
+#            (``xm``, ``xmp``, ``xenv``, ...), so on a CPU box those names are missing or None.
+#   1.8-2.0  ``lightning_lite``/``lightning_fabric`` ``TPUAccelerator.is_available()`` (lru-cached subprocess
+#            probe), which the pytorch_lightning ``TPUAccelerator`` delegates to; ``_XLA_AVAILABLE`` is a
+#            ``RequirementCache``/``ModuleAvailableCache`` checked by every XLA class's ``__init__``;
+#            torch_xla is imported inside functions.
+#   2.1+     ``XLAAccelerator.is_available()`` / ``auto_device_count()`` (lru-cached, ask torch_xla);
+#            ``_XLA_AVAILABLE`` as above; ``_XLA_GREATER_EQUAL_2_1``/``_2_5`` are left alone (False: the
+#            stub has no version), as in Lightning's tests, so ``_using_pjrt`` asks the stub and gets a Mock.
+# The stub torch_xla (``_XlaStubFinder``, like the ``sys.modules["torch_xla"] = Mock()`` of Lightning's tests)
+# answers every ``torch_xla.*`` import with a module whose attributes are Mocks, except the few functions of
+# ``XLA_FUNCTIONS``: ``xla_model.xla_device(n)`` returns the ``torch.device("xla", n)`` torch_xla returns, so
+# that strategies hold real devices, and the rank/world-size/runtime queries answer as on a TPU host.
+
+AVAILABILITY_FLAGS = ("_TPU_AVAILABLE", "_XLA_AVAILABLE")
+TPU_ACCELERATORS = ("TPUAccelerator", "XLAAccelerator")
+
+
+class _XlaStubModule(types.ModuleType):
+    """A ``torch_xla`` (sub)module: every public attribute is a ``Mock`` named after it."""
+
+    def __getattr__(self, attr: str) -> Any:
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        name = f"{self.__name__}.{attr}"
+        if any(module == name or module.startswith(f"{name}.") for module in XLA_FUNCTIONS):
+            return importlib.import_module(name)  # `from torch_xla.experimental import pjrt`
+        from unittest.mock import Mock
+
+        value = Mock(name=name)
+        setattr(self, attr, value)
+        return value
+
+
+def _xla_device(n: int | None = None, devkind: str | None = None) -> Any:
+    import torch
+
+    return torch.device("xla", n) if n is not None else torch.device("xla")
+
+
+# The torch_xla functions whose answer steers ``Trainer(...)`` in some release, answering as torch_xla does in
+# the main process of a single-host TPU (before ``xmp.spawn``: rank 0 of a world of 1). Left as Mocks, these
+# would put a Mock into ``rank_zero_only.rank`` (1.9/2.0 ``TPUSpawnStrategy.set_world_ranks``) or pass for
+# truthy by accident (2.1+ ``XLAAccelerator()`` checks ``_using_pjrt()``).
+XLA_FUNCTIONS: dict[str, dict[str, Any]] = {
+    "torch_xla.core.xla_model": {
+        "xla_device": _xla_device,  # SingleTPU* / SingleDeviceXLAStrategy(device)
+        "get_ordinal": lambda: 0,
+        "get_local_ordinal": lambda: 0,
+        "xrt_world_size": lambda: 1,
+    },
+    "torch_xla.experimental.pjrt": {"using_pjrt": lambda: True},  # PJRT is torch_xla's only runtime from 2.1
+}
+
+
+class _XlaStubFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Imports ``torch_xla`` and any ``torch_xla.*`` as a ``_XlaStubModule`` package."""
+
+    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Any:
+        if not _is_xla(fullname):
+            return None
+        return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
+
+    def create_module(self, spec: Any) -> Any:
+        module = _XlaStubModule(spec.name)
+        for name, function in XLA_FUNCTIONS.get(spec.name, {}).items():
+            setattr(module, name, function)
+        return module
+
+    def exec_module(self, module: Any) -> None:
+        pass
+
+
+_XLA_NAMES: dict[str, list[tuple[str, str, str | None]]] = {}
+
+
+def _import_time_xla_names(module: Any) -> list[tuple[str, str, str | None]]:
+    """The names a 1.x module binds to torch_xla at import time on a TPU machine.
+
+    Those are the ``import``s inside a top-level ``if _TPU_AVAILABLE:``/``if _XLA_AVAILABLE:`` (the ``else``
+    branch, if any, binds them to None). Returns (name, torch_xla module, attribute or None).
+    """
+    if module.__name__ not in _XLA_NAMES:
+        _XLA_NAMES[module.__name__] = _find_import_time_xla_names(module)
+    return _XLA_NAMES[module.__name__]
+
+
+def _find_import_time_xla_names(module: Any) -> list[tuple[str, str, str | None]]:
+    try:
+        source = inspect.getsource(module)
+    except (OSError, TypeError):
+        return []
+    if "torch_xla" not in source:
+        return []
+    bindings: list[tuple[str, str, str | None]] = []
+    for node in ast.parse(source).body:
+        if not isinstance(node, ast.If) or not any(
+            isinstance(name, ast.Name) and name.id in AVAILABILITY_FLAGS for name in ast.walk(node.test)
+        ):
+            continue
+        for statement in node.body:
+            for sub in ast.walk(statement):
+                if isinstance(sub, ast.Import):
+                    for alias in sub.names:
+                        if _is_xla(alias.name) and alias.asname:  # import torch_xla.core.xla_model as xm
+                            bindings.append((alias.asname, alias.name, None))
+                        elif _is_xla(alias.name):  # import torch_xla.core.xla_model
+                            bindings.append(("torch_xla", "torch_xla", None))
+                elif isinstance(sub, ast.ImportFrom) and sub.level == 0 and _is_xla(sub.module or ""):
+                    for alias in sub.names:
+                        bindings.append((alias.asname or alias.name, str(sub.module), alias.name))
+    return bindings
+
+
+def _is_xla(module_name: str) -> bool:
+    return module_name.split(".", maxsplit=1)[0] == "torch_xla"
+
+
+def _lru_caches(modules: list[Any]) -> list[Any]:
+    """Every ``functools.lru_cache`` function of these modules, module-level or a method of their classes."""
+    caches: dict[int, Any] = {}
+    for module in modules:
+        for value in list(module.__dict__.values()):
+            candidates = [value]
+            if isinstance(value, type) and value.__module__ == module.__name__:
+                candidates = list(value.__dict__.values())
+            for candidate in candidates:
+                function = getattr(candidate, "__func__", candidate)  # staticmethod / classmethod
+                if isinstance(function, functools._lru_cache_wrapper):
+                    caches[id(function)] = function
+    return list(caches.values())
+
+
+def _cached_modules() -> list[Any]:
+    """Where a cached answer may depend on the simulated TPU: the release, and the availability checks
+    (``package_available``/``module_available``) of lightning_utilities that it calls."""
+    return lightning_modules() + [
+        module
+        for name, module in list(sys.modules.items())
+        if module is not None and name.split(".")[0] == "lightning_utilities"
+    ]
+
+
+@contextlib.contextmanager
+def simulated_tpu(cores: int, patch: Any) -> Iterator[None]:
+    """A TPU host with ``cores`` cores, for the installed release (see the table above).
+
+    ``patch(owner, name, value)`` records what it changes; the caller restores it. This restores the rest:
+    the stub importer, the ``torch_xla`` entries of ``sys.modules`` and any lru_cache filled meanwhile.
+    """
+    modules = lightning_modules()
+    caches = {id(cache): cache.cache_info().misses for cache in _lru_caches(_cached_modules())}
+    stubbed = {name for name in sys.modules if _is_xla(name)}
+    finder = _XlaStubFinder()
+    sys.meta_path.insert(0, finder)
+    try:
+        seen: set[int] = set()
+        for module in modules:
+            for flag in AVAILABILITY_FLAGS:
+                if flag in module.__dict__:
+                    patch(module, flag, True)
+            for name, xla_module, attr in _import_time_xla_names(module):
+                value = importlib.import_module(xla_module)
+                patch(module, name, getattr(value, attr) if attr else value)
+            for value in list(module.__dict__.values()):
+                if not isinstance(value, type) or id(value) in seen:
+                    continue
+                seen.add(id(value))
+                if value.__name__ in TPU_ACCELERATORS:
+                    if "is_available" in value.__dict__:
+                        patch(value, "is_available", staticmethod(lambda: True))
+                    if "auto_device_count" in value.__dict__:
+                        patch(value, "auto_device_count", staticmethod(lambda: cores))
+                elif value.__name__ == "XLADeviceUtils":  # 1.4-1.9
+                    patch(value, "_TPU_AVAILABLE", True)
+                    patch(value, "tpu_device_exists", staticmethod(lambda: True))
+        yield
+    finally:
+        sys.meta_path.remove(finder)
+        for name in [name for name in sys.modules if _is_xla(name)]:
+            if name not in stubbed:
+                del sys.modules[name]
+        for cache in _lru_caches(_cached_modules()):
+            if cache.cache_info().misses != caches.get(id(cache)):  # computed while simulating
+                cache.cache_clear()
 
 
 def find_class(name: str) -> Any:
@@ -170,7 +416,22 @@ def observe(flags: dict[str, Value], hardware: Hardware) -> Outcome:
             trainer = pl.Trainer(default_root_dir=tmp, **kwargs)
         except Exception as exc:
             return rejected(exc)
-        return read_setup(trainer)
+        passed = zip(_items(kwargs.get("plugins")), _items(flags.get("plugins")))
+        plugins = [(real, obj) for real, obj in passed if isinstance(obj, Obj)]
+        return replace(read_setup(trainer), plugins=kept_plugins(trainer, plugins))
+
+
+def _items(value: Any) -> list[Any]:
+    return list(value) if isinstance(value, (list, tuple)) else [] if value is None else [value]
+
+
+def kept_plugins(trainer: Any, passed: list[tuple[Any, Obj]]) -> tuple[Obj, ...]:
+    """The passed plugin objects (not strategies) that the trainer holds and will use: found by identity
+    among the attributes of its strategy and accelerator connector (where each release keeps them)."""
+    strategy = strategy_of(trainer)
+    connector = getattr(trainer, "_accelerator_connector", None) or trainer.accelerator_connector
+    held = {id(value) for owner in (strategy, connector) for value in vars(owner).values()}
+    return tuple(obj for real, obj in passed if id(real) in held and real is not strategy)
 
 
 def rejected(exc: BaseException) -> Rejected:
@@ -222,7 +483,23 @@ def device_indices(strategy: Any) -> tuple[int, ...]:
             indices.append(position)
         else:
             indices.append(device.index)
+    if STRATEGY_FAMILIES[type(strategy).__name__][0] == "single_xla" and xla_ordinals_one_based():
+        indices = [max(index - 1, 0) for index in indices]
     return tuple(indices)
+
+
+# TPU cores are reported 0-based, as 2.1+ numbers them. What the strategies hold:
+# - XLA spawn strategies (TPUSpawnPlugin/TPUSpawnStrategy, XLAStrategy) hold the cores they will spawn
+#   processes for, already 0-based: `list(range(n))` (ints) up to 2.0, `torch.device("xla", i)` from 2.1.
+# - Single-core strategies (SingleTPUPlugin/SingleTPUStrategy, SingleDeviceXLAStrategy) hold
+#   `xm.xla_device(k)` = `torch.device("xla", k)` with the k the user gave. Up to 2.0 the releases accept
+#   `tpu_cores=[k]`/`devices=[k]` with 1 <= k <= 8, the XRT ordinals of the 8 cores (xla:1..xla:8), so
+#   core k-1: `tpu_cores=[5]` -> (4,). From 2.1 (#17227, PJRT ordinals) `devices=[i]`, 0 <= i <= 7, is core i.
+#   The one exception: 1.6-2.0 also choose a single-core strategy for `tpu_cores=1`/`devices=1` (1.4/1.5:
+#   TPUSpawnPlugin on [0]) and build it on `xm.xla_device(0)`, an ordinal outside 1..8 that no user can
+#   pick; it is read as core 0 ("one core", like 2.1+'s `devices=1` -> xla:0).
+def xla_ordinals_one_based() -> bool:
+    return Version.parse(release()) < Version(2, 1)
 
 
 def read_setup(trainer: Any) -> Setup:
@@ -262,5 +539,5 @@ if __name__ == "__main__":
         for i, flags in enumerate(cases())
     ]
     with open(sys.argv[1], "w") as out:
-        json.dump({"release": release(), "records": records}, out, indent=0)
+        json.dump({"release": release(), "namespace": ROOT, "records": records}, out, indent=0)
     print(f"{len(records)} records for {release()}")
