@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Union
 
 from . import classes, registry
+from .device_parser import check_data_type, parse_cpu_cores, parse_gpu_ids, to_int
 from .model import MISCONF, Hardware, Obj, Reject, Setup, Strategy, Value, Version, v
 
 Warn = Callable[[str, str], None]
@@ -468,7 +469,7 @@ class _Connector:
 
     def check_device_config(self, flags: dict[str, Value]) -> None:
         num_nodes = flags.get("num_nodes", 1)
-        self.num_nodes = 1 if num_nodes is None else _int(num_nodes)
+        self.num_nodes = 1 if num_nodes is None else to_int(num_nodes)
         devices = self.devices = flags.get("devices")
         if _is_zero(devices):
             raise Reject(
@@ -582,10 +583,10 @@ class _Connector:
 
     def _parse_devices(self, name: str, devices: Value) -> Value:
         if name == "cpu":
-            return _parse_cpu_cores(devices, self.version)
+            return parse_cpu_cores(devices, self.version)
         if name in ("gpu", "cuda", "mps"):
             available = list(range(self.hardware.cuda)) if name != "mps" else [0] if self.hardware.mps else []
-            return _values(_parse_gpu_ids(devices, available, self.version))
+            return _values(parse_gpu_ids(devices, available, self.version))
         if name == "tpu":
             return _parse_tpu_cores(devices, self.version)
         return devices
@@ -593,7 +594,7 @@ class _Connector:
     @staticmethod
     def _parallel_devices(name: str, devices: Value) -> list[Device]:
         if name == "cpu":
-            return [("cpu", 0)] * _int(devices)
+            return [("cpu", 0)] * to_int(devices)
         if not isinstance(devices, (list, int)):  # `for i in None` in get_parallel_devices
             raise Reject("TypeError", "'NoneType' object is not iterable")
         if name == "tpu":
@@ -868,13 +869,6 @@ def _is_zero(value: Value) -> bool:
     return value in ([], 0, "0")
 
 
-def _int(value: Value) -> int:
-    try:
-        return int(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError) as exc:
-        raise Reject(type(exc).__name__, str(exc)) from None
-
-
 def _values(ids: list[int] | None) -> Value:
     if ids is None:
         return None
@@ -883,66 +877,15 @@ def _values(ids: list[int] | None) -> Value:
 
 
 def _ints(values: Value) -> list[int]:
-    return [_int(x) for x in values] if isinstance(values, (list, tuple)) else [_int(values)]
-
-
-def _parse_cpu_cores(devices: Value, version: Version) -> int:
-    if isinstance(devices, str) and devices.strip().isdigit():
-        devices = int(devices)
-    if not isinstance(devices, int) or devices <= 0:
-        error = "TypeError" if version >= V18 else MISCONF  # lightning_lite's parser (1.8) raises TypeError
-        raise Reject(error, "`devices` selected with `CPUAccelerator` should be an int > 0.")
-    return devices
-
-
-def _check_data_type(devices: Value, version: Version) -> None:
-    if devices is None:
-        return
-    if version < V17:
-        if not isinstance(devices, (int, str, list, tuple)) or isinstance(devices, bool):
-            raise Reject(MISCONF, "Device ID's (GPU/TPU) must be int, string or sequence of ints or None.")
-        return
-    msg = "Device IDs (GPU/TPU) must be an int, a string, a sequence of ints or None, but you passed"
-    if isinstance(devices, (list, tuple)):
-        for item in devices:
-            if type(item) is not int:
-                raise Reject(MISCONF, f"{msg} a sequence of {type(item).__name__}.")
-    elif type(devices) not in (int, str):
-        raise Reject(MISCONF, f"{msg} {type(devices).__name__}.")
-
-
-def _parse_gpu_ids(devices: Value, available: list[int], version: Version) -> list[int] | None:
-    """``parse_gpu_ids``: None for no GPUs, else the indices, each checked against the machine."""
-    _check_data_type(devices, version)
-    if devices is None or (isinstance(devices, int) and devices == 0) or str(devices).strip() in ("0", "[]"):
-        return None
-    if isinstance(devices, str):
-        text = devices
-        devices = (
-            -1 if text == "-1" else [_int(x.strip()) for x in text.split(",") if x] if "," in text else None
-        )
-        if devices is None:
-            devices = _int(text.strip())
-    if isinstance(devices, (list, tuple)):
-        ids: list[int] | None = _ints(list(devices))
-    else:
-        count = _int(devices)
-        ids = available if count == -1 else list(range(count)) if count else None
-    if not ids:
-        raise Reject(MISCONF, "GPUs requested but none are available.")
-    if len(ids) != len(set(ids)):
-        raise Reject(MISCONF, "Device ID's (GPU) must be unique.")
-    if any(i not in available for i in ids):
-        raise Reject(MISCONF, f"You requested gpu: {ids}\n But your machine only has: {available}")
-    return ids
+    return [to_int(x) for x in values] if isinstance(values, (list, tuple)) else [to_int(values)]
 
 
 def _parse_tpu_cores(devices: Value, version: Version) -> Value:
-    _check_data_type(devices, version)
+    check_data_type(devices, version)
     if isinstance(devices, str):
         text = devices.strip()
-        devices = int(text) if text in ("1", "8") else [_int(x.strip()) for x in text.split(",") if x]
-    one_core = isinstance(devices, list) and len(devices) == 1 and 1 <= _int(devices[0]) <= 8
+        devices = int(text) if text in ("1", "8") else [to_int(x.strip()) for x in text.split(",") if x]
+    one_core = isinstance(devices, list) and len(devices) == 1 and 1 <= to_int(devices[0]) <= 8
     if devices not in (1, 8, None) and not one_core:
         if version >= V19:
             raise Reject("TypeError", "`devices` can only be 1, 8 or [<1-8>] for TPUs.")

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from . import classes, registry
+from .device_parser import check_data_type, parse_cpu_cores, parse_gpu_ids, to_int
 from .model import MISCONF, Hardware, Obj, Reject, Setup, Strategy, Value, Version, v
 
 Warn = Callable[[str, str], None]
@@ -424,22 +425,7 @@ def _num_nodes(value: Value, version: Version) -> int:
         return int(value)
     if value is None:
         return 1
-    return _python_int(value)
-
-
-def _python_int(value: Value) -> int:
-    """``int(value)`` with Python's own errors."""
-    if isinstance(value, (bool, int, float)):
-        return int(value)
-    if isinstance(value, str):
-        try:
-            return int(value)
-        except ValueError as exc:
-            raise Reject("ValueError", str(exc)) from None
-    kind = "NoneType" if value is None else type(value).__name__
-    raise Reject(
-        "TypeError", f"int() argument must be a string, a bytes-like object or a real number, not '{kind}'"
-    )
+    return to_int(value)
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -458,81 +444,19 @@ def _parallel_devices(accelerator: str, devices: Value, version: Version, hardwa
     if devices == "auto":
         devices = _auto_device_count(accelerator, version, hardware)
     if accelerator == "cpu":
-        return list(range(_parse_cpu_cores(devices)))
+        return list(range(parse_cpu_cores(devices, version)))
     if accelerator == "tpu":
         return _parse_tpu_devices(devices, version, hardware)
     available = list(range(hardware.cuda)) if accelerator == "cuda" else [0]
-    gpus = _parse_gpu_ids(devices, available, version)
+    gpus = parse_gpu_ids(devices, available, version)
     if gpus is None:  # "[]" or " 0 " as a string slip through the connector's check
         raise Reject("TypeError", "'NoneType' object is not iterable")
     return gpus
 
 
-def _parse_cpu_cores(devices: Value) -> int:
-    if isinstance(devices, str) and devices.strip().isdigit():
-        devices = int(devices)
-    if not isinstance(devices, int) or devices <= 0:
-        raise Reject("TypeError", "`devices` selected with `CPUAccelerator` should be an int > 0.")
-    return int(devices)
-
-
-def _check_data_type(devices: Value, version: Version) -> None:
-    """``device_parser._check_data_type``: MisconfigurationException in 2.0, TypeError from 2.1."""
-    error = MISCONF if version < V2_1 else "TypeError"
-    msg = "Device IDs (GPU/TPU) must be an int, a string, a sequence of ints"
-    msg += " or None, but you passed" if version < V2_1 else ", but you passed"
-    if devices is None:
-        if version >= V2_1:
-            raise Reject(error, f"{msg} None")
-        return
-    if isinstance(devices, (list, tuple)):
-        for item in devices:
-            if type(item) is not int:
-                raise Reject(error, f"{msg} a sequence of {_type_name(item)}.")
-    elif type(devices) not in (int, str):
-        raise Reject(error, f"{msg} {_type_name(devices) if version < V2_1 else _repr(devices)}.")
-
-
-def _type_name(value: Value) -> str:
-    return value.cls if isinstance(value, Obj) else type(value).__name__
-
-
-def _parse_gpu_ids(devices: Value, available: list[int], version: Version) -> list[int] | None:
-    _check_data_type(devices, version)
-    if devices is None or (isinstance(devices, int) and devices == 0) or str(devices).strip() in ("0", "[]"):
-        return None
-    gpus: int | list[int]
-    if isinstance(devices, str):
-        gpus = _parse_gpu_string(devices)
-    elif isinstance(devices, (list, tuple)):
-        gpus = [item for item in devices if isinstance(item, int)]  # all ints: checked above
-    else:
-        gpus = int(devices) if isinstance(devices, int) else 0
-    if isinstance(gpus, int):  # -1: every GPU, n: the first n
-        gpus = available if gpus == -1 else list(range(gpus))
-    if not gpus:
-        raise Reject(MISCONF, "GPUs requested but none are available.")
-    if len(gpus) != len(set(gpus)):
-        raise Reject(MISCONF, "Device ID's (GPU) must be unique.")
-    if any(gpu not in available for gpu in gpus):
-        raise Reject(MISCONF, f"You requested gpu: {gpus}\n But your machine only has: {available}")
-    return gpus
-
-
-def _parse_gpu_string(text: str) -> int | list[int]:
-    try:
-        if text == "-1":
-            return -1
-        if "," in text:
-            return [int(part.strip()) for part in text.split(",") if len(part) > 0]
-        return int(text.strip())
-    except ValueError as exc:
-        raise Reject("ValueError", str(exc)) from None
-
-
 def _parse_tpu_devices(devices: Value, version: Version, hardware: Hardware) -> list[int]:
     """1-based core choice 1..8 in 2.0 (``_parse_tpu_devices``); 0-based index of the TPU's cores from 2.1."""
-    _check_data_type(devices, version)
+    check_data_type(devices, version)
     parsed: Value = devices
     if isinstance(devices, str):
         parsed = _parse_tpu_string(devices.strip(), version)
@@ -649,7 +573,7 @@ def _device_index(device: Value) -> int:
     if isinstance(device, int):
         return device
     if isinstance(device, str) and ":" in device:
-        return _python_int(device.split(":", 1)[1])
+        return to_int(device.split(":", 1)[1])
     return 0
 
 
