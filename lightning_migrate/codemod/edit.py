@@ -35,6 +35,7 @@ SLOTS: dict[str, tuple[str, ...]] = {
 class Edited:
     args: list[cst.Arg]
     renamed: dict[str, str] = field(default_factory=dict)  # old class -> new class, reusing the old call
+    qualified: set[str] = field(default_factory=set)  # new classes written `pl.strategies.X`: no import
     built: set[str] = field(default_factory=set)  # classes of strategy objects written from scratch
 
 
@@ -45,18 +46,27 @@ def edit_arguments(
     edited = Edited([])
     changed = {k for k in old if k not in new or new[k] != old[k]}
     unplaced = [k for k in new if k not in old or k in changed]
+    # A strategy added only to keep the launcher (`gpus=2` -> ... `strategy="ddp_spawn"`) goes beside the
+    # devices rather than after unrelated arguments.
+    homeless = not any("strategy" in SLOTS.get(k, (k,)) for k in changed)
     for arg in args:
         key = arg.keyword.value if arg.keyword is not None else None
         if key is None or key not in changed:
             edited.args.append(arg)
             continue
-        slot = [k for k in SLOTS.get(key, (key,)) if k in unplaced]
+        slots = SLOTS.get(key, (key,))
+        if homeless and slots == ("accelerator", "devices"):
+            slots = (*slots, "strategy")
+        slot = [k for k in slots if k in unplaced]
         unplaced = [k for k in unplaced if k not in slot]
         edited.args.extend(_fill(arg, old[key], slot, new, quote, edited))
     position = next((i for i, a in enumerate(edited.args) if a.star), len(edited.args))
     edited.args[position:position] = [_fresh(k, new[k], quote, edited, None) for k in unplaced]
     edited.args = _commas(
-        edited.args, _separator(args), args[-1].comma if args else cst.MaybeSentinel.DEFAULT
+        edited.args,
+        _separator(args),
+        args[-1].comma if args else cst.MaybeSentinel.DEFAULT,
+        args[-1].whitespace_after_arg if args else cst.SimpleWhitespace(""),
     )
     return edited
 
@@ -64,7 +74,9 @@ def edit_arguments(
 def _fill(
     arg: cst.Arg, old: Value, keys: list[str], new: Mapping[str, Value], quote: str, edited: Edited
 ) -> list[cst.Arg]:
-    """The arguments for ``keys`` in the slot of ``arg``; the one closest to the old value reuses its node."""
+    """The arguments for ``keys`` in the slot of ``arg``; the one closest to the old value takes over the
+    argument, and every one made of parts of the old value (``plugins=[DDPPlugin(), env]`` split into
+    ``plugins=[env]`` and ``strategy=DDPStrategy()``) reuses those parts."""
     if not keys:
         return []
     heir = min(keys, key=lambda k: _distance(old, new[k]))
@@ -73,6 +85,8 @@ def _fill(
         if key == heir:
             value = _reuse(arg.value, old, new[key], quote, edited)
             out.append(arg.with_changes(keyword=cst.Name(key), value=value))
+        elif _distance(old, new[key]) < 3:
+            out.append(_fresh(key, _reuse(arg.value, old, new[key], quote, edited), quote, edited, arg))
         else:
             out.append(_fresh(key, new[key], quote, edited, arg))
     return out
@@ -102,8 +116,13 @@ def _reuse(
         for element, value in zip(candidates, _items(old)):
             call = element.value
             if isinstance(value, Obj) and value.kwargs == new.kwargs and isinstance(call, cst.Call):
+                if value.cls == new.cls:  # moved, not renamed (`plugins=DDPPlugin()` -> `strategy=` in 1.5)
+                    return call
                 edited.renamed[value.cls] = new.cls
-                return call.with_changes(func=_renamed(call.func, value.cls, new.cls))
+                func = _renamed(call.func, new.cls)
+                if isinstance(func, cst.Attribute):
+                    edited.qualified.add(new.cls)
+                return call.with_changes(func=func)
     if isinstance(new, list) and isinstance(old, list) and isinstance(node, (cst.List, cst.Tuple)):
         kept = [e for e, v in zip(node.elements, old) if v in new]
         if kept:
@@ -112,24 +131,27 @@ def _reuse(
     return _literal(new, quote, edited)
 
 
-def _renamed(func: cst.BaseExpression, old: str, new: str) -> cst.BaseExpression:
-    if isinstance(func, cst.Name):
-        return func.with_changes(value=new)
-    if isinstance(func, cst.Attribute):  # pl.plugins.DDPPlugin -> pl.strategies.DDPStrategy
+def _renamed(func: cst.BaseExpression, new: str) -> cst.BaseExpression:
+    """``pl.plugins.DDPPlugin`` becomes ``pl.strategies.DDPStrategy``; any other spelling (``DDPPlugin``,
+    ``plugins.DDPPlugin``, ``pl.plugins.training_type.DDPPlugin``) the bare new name, which gets imported."""
+    if isinstance(func, cst.Attribute):
         value = func.value
         if isinstance(value, cst.Attribute) and value.attr.value == "plugins":
             value = value.with_changes(attr=cst.Name("strategies"))
-        return func.with_changes(value=value, attr=func.attr.with_changes(value=new))
-    return func
+            return func.with_changes(value=value, attr=func.attr.with_changes(value=new))
+    return cst.Name(new)
 
 
-def _fresh(key: str, value: Value, quote: str, edited: Edited, template: cst.Arg | None) -> cst.Arg:
+def _fresh(
+    key: str, value: Value | cst.BaseExpression, quote: str, edited: Edited, template: cst.Arg | None
+) -> cst.Arg:
     equal: cst.AssignEqual | cst.MaybeSentinel = cst.AssignEqual(
         cst.SimpleWhitespace(""), cst.SimpleWhitespace("")
     )
     if template is not None and template.keyword is not None:
         equal = template.equal  # keep the file's `key=value` / `key = value` style
-    return cst.Arg(value=_literal(value, quote, edited), keyword=cst.Name(key), equal=equal)
+    written = value if isinstance(value, cst.BaseExpression) else _literal(value, quote, edited)
+    return cst.Arg(value=written, keyword=cst.Name(key), equal=equal)
 
 
 def _literal(value: Value, quote: str, edited: Edited) -> cst.BaseExpression:
@@ -151,17 +173,42 @@ def _literal(value: Value, quote: str, edited: Edited) -> cst.BaseExpression:
 def _separator(args: Sequence[cst.Arg]) -> cst.Comma | cst.MaybeSentinel:
     """The comma style between arguments (with its newline and indent in a multi-line call)."""
     commas = [a.comma for a in args[:-1] if isinstance(a.comma, cst.Comma)]
-    return commas[-1] if commas else cst.MaybeSentinel.DEFAULT
+    if not commas:
+        return cst.MaybeSentinel.DEFAULT
+    after = commas[-1].whitespace_after
+    if isinstance(after, cst.ParenthesizedWhitespace):  # not the comment of the argument it came from
+        after = after.with_changes(first_line=cst.TrailingWhitespace(), empty_lines=[])
+    return commas[-1].with_changes(whitespace_after=after)
 
 
 def _commas(
-    args: list[cst.Arg], separator: cst.Comma | cst.MaybeSentinel, trailing: cst.Comma | cst.MaybeSentinel
+    args: list[cst.Arg],
+    separator: cst.Comma | cst.MaybeSentinel,
+    trailing: cst.Comma | cst.MaybeSentinel,
+    closing: cst.BaseParenthesizableWhitespace,
 ) -> list[cst.Arg]:
-    """Every argument but the last is followed by a separator; the last keeps the call's trailing comma."""
+    """Every argument but the last is followed by a separator; the last keeps the call's trailing comma
+    and, without one, the line break (``closing``) before the closing parenthesis."""
     for i, arg in enumerate(args):
         if i == len(args) - 1:
-            args[i] = arg.with_changes(comma=trailing)
-        elif not isinstance(arg.comma, cst.Comma) or _is_trailing(arg.comma):
+            last = arg
+            if arg.whitespace_after_arg is not closing and isinstance(closing, cst.ParenthesizedWhitespace):
+                last = arg.with_changes(
+                    whitespace_after_arg=closing.with_changes(first_line=cst.TrailingWhitespace())
+                )
+            args[i] = last.with_changes(comma=trailing)
+        elif isinstance(arg.whitespace_after_arg, cst.ParenthesizedWhitespace):
+            # the old last argument, without a trailing comma, now has one: its comment goes after it
+            comma = separator
+            if isinstance(comma, cst.Comma) and isinstance(
+                comma.whitespace_after, cst.ParenthesizedWhitespace
+            ):
+                line = arg.whitespace_after_arg.first_line
+                comma = comma.with_changes(
+                    whitespace_after=comma.whitespace_after.with_changes(first_line=line)
+                )
+            args[i] = arg.with_changes(comma=comma, whitespace_after_arg=cst.SimpleWhitespace(""))
+        elif not isinstance(arg.comma, cst.Comma) or arg.comma is trailing or _is_trailing(arg.comma):
             args[i] = arg.with_changes(comma=separator)
     return args
 

@@ -67,7 +67,7 @@ Behaviour = dict[Hardware, Union[Setup, None]]  # None: the call raises on that 
 def plan(flags: Mapping[str, Value], target: Version, source: Version | None = None) -> Decision:
     """How to write ``Trainer(**flags)`` (the modelled flags only) for ``target``."""
     flags = dict(flags)
-    rejected = [interpret(flags, target, m).outcome for m in MUST_STILL_FAIL]
+    rejected = [interpret(flags, target, m).outcome for m in MACHINES]
     if source is None and not _legacy_in(flags, target):
         if all(isinstance(outcome, Rejected) for outcome in rejected):
             return Refusal("LM100", f"Lightning {target} rejects this call: {rejected[-1]}")
@@ -130,9 +130,10 @@ def _behaviour(
         keep[machine] = next(iter(built.values()), None)
         accepted.update(built)
     if not accepted:
-        newest = sources[-1]
-        error = interpret(flags, newest, MACHINES[2]).outcome
-        return Refusal("LM100", f"Lightning {newest} rejects this call: {error}")
+        first, last = sources[0], sources[-1]
+        error = interpret(flags, last, MACHINES[2]).outcome
+        span = f"Lightning {first}" if first == last else f"no Lightning release from {first} to {last}"
+        return Refusal("LM100", f"{span} builds this call on any machine; {last} on 2 CUDA GPUs: {error}")
     return keep, tuple(sorted(accepted))
 
 
@@ -283,7 +284,8 @@ def _device_edits(flags: Mapping[str, Value], target: Version) -> Iterator[Edit]
         count = flags[flag]
         if flag == "gpus" and count in (0, "0", [], "[]"):
             yield {**removed, "accelerator": "cpu"}  # gpus=0 is the CPU; `devices=0` raises
-            continue
+            if count != "0":  # ... but gpus="0" was cuda:0 in 1.4
+                continue
         name = accelerator_name(DEVICE_FLAGS[flag], target) or DEVICE_FLAGS[flag]
         for value in _device_values(flag, count):
             for accelerator in dict.fromkeys((device, name) if device else (name,)):
@@ -294,8 +296,9 @@ def _device_edits(flags: Mapping[str, Value], target: Version) -> Iterator[Edit]
 
 
 def _device_values(flag: str, count: Value) -> Iterator[Value]:
-    yield count
     if isinstance(count, str) and count.strip().lstrip("-").isdigit():
         yield int(count)  # gpus="2" is two GPUs from 1.5 (the ambiguity with 1.4 is settled before)
+        yield [int(count)]  # ... and the GPU with index 2 in 1.4
+    yield count
     if flag == "tpu_cores" and isinstance(count, list) and len(count) == 1 and isinstance(count[0], int):
         yield [count[0] - 1]  # 2.1+ numbers TPU cores from 0

@@ -53,7 +53,7 @@ def migrate(source: str, target: Version, source_version: Version | None = None)
     wrapper = MetadataWrapper(module)
     migrator = _Migrator(target, source_version)
     new_module = wrapper.visit(migrator)
-    if migrator.renamed:
+    if migrator.renamed or migrator.dropped:
         new_module = _fix_imports(new_module, migrator)
     new_code = new_module.code
     if new_code != source:
@@ -70,6 +70,7 @@ class _Migrator(cst.CSTTransformer):
         self.source = source
         self.findings: list[Finding] = []
         self.renamed: dict[str, tuple[str, str, str]] = {}  # new class -> (namespace, old class, old module)
+        self.dropped: set[tuple[str, str]] = set()  # (module, class) whose import may now be unused
         self._bindings: dict[int, cst.BaseExpression] = {}
 
     # --- name resolution ----------------------------------------------------------------------------------
@@ -142,6 +143,15 @@ class _Migrator(cst.CSTTransformer):
             flags[key] = value
         if not flags:
             return updated
+        starred = next((arg for arg in original.args[skip:] if arg.star), None)
+        if starred is not None:  # `**cfg` may set (or clash with) any flag a rewrite would touch
+            self._report(
+                starred,
+                "LM101",
+                f"`{starred.star}{code(starred.value)}`: the flags it passes are only known at run time;"
+                " use the runtime shim or pass literal values",
+            )
+            return updated
         decision = plan(flags, self.target, self.source)
         if isinstance(decision, Refusal):
             self.findings.append(
@@ -152,12 +162,38 @@ class _Migrator(cst.CSTTransformer):
             return updated
         head, tail = list(updated.args[:skip]), list(updated.args[skip:])
         edited = edit_arguments(tail, flags, decision.flags, _quote(original))
-        self._record_renames(original, edited.renamed, edited.built)
+        self._record_renames(original, edited.renamed, edited.built, edited.qualified)
+        self._record_dropped(original, flags, decision.flags)
         new_args = edited.args
         self._report_rewrite(original, flags, decision.flags, position.line, position.column + 1)
         return updated.with_changes(args=[*head, *new_args])
 
-    def _record_renames(self, call: cst.Call, renamed: dict[str, str], built: set[str]) -> None:
+    def _record_dropped(self, call: cst.Call, old: dict[str, Value], new: dict[str, Value]) -> None:
+        """Lightning classes the call no longer uses (a ``DDPPlugin()`` rebuilt as ``DDPStrategy(...)``)."""
+        kept = {v.cls for v in _flat(new.values()) if isinstance(v, Obj)}
+        gone = {v.cls for v in _flat(old.values()) if isinstance(v, Obj)} - kept
+        for name in self._all_qualified(call):
+            module, _, cls = name.rpartition(".")
+            if cls in gone:
+                self.dropped.add((module, cls))
+        for arg in call.args:  # `plugins.DDPPlugin(...)` became `DDPStrategy(...)`: maybe `plugins` is unused
+            nodes = arg.value.elements if isinstance(arg.value, (cst.List, cst.Tuple)) else [arg.value]
+            for item in nodes:
+                node = item.value if isinstance(item, cst.BaseElement) else item
+                if (
+                    isinstance(node, cst.Call)
+                    and isinstance(node.func, cst.Attribute)
+                    and isinstance(node.func.value, cst.Name)
+                    and node.func.attr.value in gone
+                ):
+                    for name in self._qualified(node.func.value):
+                        module, _, alias = name.rpartition(".")
+                        if module:
+                            self.dropped.add((module, alias))
+
+    def _record_renames(
+        self, call: cst.Call, renamed: dict[str, str], built: set[str], attribute: set[str]
+    ) -> None:
         qualified = self._all_qualified(call)
         namespace = next(
             (p for p in PACKAGES for n in qualified if n.startswith(f"{p}.") and p != "lightning"), None
@@ -166,7 +202,10 @@ class _Migrator(cst.CSTTransformer):
             "lightning.pytorch" if any(n.startswith("lightning.") for n in qualified) else "pytorch_lightning"
         )
         for old, new in renamed.items():
-            self.renamed[new] = (namespace, old, "plugins")
+            if new in attribute:  # written `pl.strategies.DDPStrategy`: nothing to import
+                self.dropped.add((f"{namespace}.plugins", old))
+            else:
+                self.renamed[new] = (namespace, old, "plugins")
         for cls in built:
             row = lookup(cls)
             self.renamed.setdefault(cls, (namespace, "", row.module if row else "strategies"))
@@ -196,9 +235,14 @@ class _Migrator(cst.CSTTransformer):
             rules.setdefault(rule, key)
         if any(isinstance(v, Obj) and v.cls.endswith("Plugin") for v in _flat(old.values())):
             rules.setdefault("LM005", "")
-        summary = ", ".join(f"{k}={_show(v)}" for k, v in new.items())
-        for rule in sorted(rules):
-            self.findings.append(Finding(line, column, rule, f"{BY_CODE[rule].title}: now {summary}", True))
+        fix = ", ".join(f"{k}={_show(v)}" for k, v in new.items())
+        for index, rule in enumerate(sorted(rules)):
+            info = BY_CODE[rule]
+            dates = f" (deprecated in {info.deprecated_in}, removed in {info.removed_in})"
+            when = dates if info.removed_in else ""
+            # the fix is the same for every rule the call breaks: say it once
+            message = f"{info.title}{when}" + (f"; fix: {fix}" if index == 0 else "")
+            self.findings.append(Finding(line, column, rule, message, True))
 
 
 def _flat(values: Iterable[Value]) -> list[Value]:
@@ -234,5 +278,7 @@ def _fix_imports(module: cst.Module, migrator: _Migrator) -> cst.Module:
         )
         if old:
             RemoveImportsVisitor.remove_unused_import(context, f"{namespace}.{old_module}", old)
+    for module_name, cls in migrator.dropped:
+        RemoveImportsVisitor.remove_unused_import(context, module_name, cls)
     module = AddImportsVisitor(context).transform_module(module)
     return RemoveImportsVisitor(context).transform_module(module)
