@@ -19,8 +19,8 @@ from typing import Union
 
 from ..semantics import Deprecation, Hardware, Rejected, Setup, Strategy, Value, Version, interpret
 from ..semantics.model import RELEASES, Obj
-from ..semantics.registry import DISTRIBUTED_TYPES, registered, resolve
-from ..semantics.render import accelerator_name, strategy_objects, strategy_spellings, why_not
+from ..semantics.registry import DISTRIBUTED_TYPES, registered
+from ..semantics.render import accelerator_name, strategy_spellings, why_not
 from ..semantics.signature import MODELLED, accepts
 
 # Machines a rewrite must behave identically on: several defaults depend on the hardware.
@@ -264,10 +264,21 @@ def _training_edits(flags: Mapping[str, Value], keep: Behaviour, target: Version
         elif isinstance(given, Obj):
             names.append(given)
     strategies: list[Strategy] = [s.strategy for s in keep.values() if s is not None]
-    for strategy in sorted(set(strategies), key=str):
-        if isinstance(value, Obj):  # an object stays an object: the closest edit is renaming its class
-            names.extend(strategy_objects(resolve(strategy, target), target))
-        names.extend(strategy_spellings(strategy, target))
+    # the XLA launcher is not the user's to choose (see `comparable`): look for names under either
+    strategies += [
+        replace(s, start_method=m) for s in strategies if s.name == "xla" for m in ("spawn", "fork")
+    ]
+    spellings = [
+        spelling for s in sorted(set(strategies), key=str) for spelling in strategy_spellings(s, target)
+    ]
+    if isinstance(value, Obj):  # an object stays an object: the closest edit is renaming its class
+        names += [s for s in spellings if isinstance(s, Obj)] + [
+            s for s in spellings if not isinstance(s, Obj)
+        ]
+    else:  # a registered name reads better than an object
+        names += [s for s in spellings if not isinstance(s, Obj)] + [
+            s for s in spellings if isinstance(s, Obj)
+        ]
     for name in {repr(n): n for n in names}.values():
         yield {**moved, "strategy": name}
     if moved:
