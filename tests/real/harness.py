@@ -208,7 +208,11 @@ def _rank_zero_only_functions() -> list[Any]:
 #            torch_xla is imported inside functions.
 #   2.1+     ``XLAAccelerator.is_available()`` / ``auto_device_count()`` (lru-cached, ask torch_xla);
 #            ``_XLA_AVAILABLE`` as above; ``_XLA_GREATER_EQUAL_2_1``/``_2_5`` are left alone (False: the
-#            stub has no version), as in Lightning's tests, so ``_using_pjrt`` asks the stub and gets a Mock.
+#            stub has no version), as in Lightning's tests, so ``XLAAccelerator()``'s ``_using_pjrt()`` asks
+#            ``torch_xla.experimental.pjrt.using_pjrt()`` (True, see ``XLA_FUNCTIONS``).
+# Each patched name is restored by ``simulated``; ``simulated_tpu`` removes the stub modules and clears the
+# lru_caches that were filled while simulating. (Checked: a process that builds the TPU grid first, then the
+# CPU/CUDA grid, records the same CPU/CUDA outcomes as a fresh one, and the reverse order too.)
 # The stub torch_xla (``_XlaStubFinder``, like the ``sys.modules["torch_xla"] = Mock()`` of Lightning's tests)
 # answers every ``torch_xla.*`` import with a module whose attributes are Mocks, except the few functions of
 # ``XLA_FUNCTIONS``: ``xla_model.xla_device(n)`` returns the ``torch.device("xla", n)`` torch_xla returns, so
