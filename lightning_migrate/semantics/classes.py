@@ -47,8 +47,13 @@ _TRAINING_TYPES: tuple[tuple[str, str, str, str | None, Version | None], ...] = 
     ("SingleDevice", "SingleDevice", "single_device", None, None),
     ("SingleTPU", "SingleTPU", "single_xla", None, None),
     ("TPUSpawn", "TPUSpawn", "xla", "spawn", V20),
-    ("IPU", "IPU", "ipu", None, V21),
+    ("IPU", "IPU", "ipu", None, v("2.3")),
 )
+
+# Classes that moved to an external package: importable stubs whose constructor raises, until removed.
+GRAVEYARD = {
+    "IPUStrategy": (V21, "lightning-graphcore", "lightning_graphcore", "Lightning-AI/lightning-Graphcore")
+}
 
 
 def _training_type_classes() -> list[LightningClass]:
@@ -59,8 +64,9 @@ def _training_type_classes() -> list[LightningClass]:
                 f"{old}Plugin", STRATEGY, "plugins", V14, V20, V18, family, start, renamed_to=f"{new}Strategy"
             )
         )
+        stub = GRAVEYARD.get(f"{new}Strategy", (None,))[0]
         rows.append(
-            LightningClass(f"{new}Strategy", STRATEGY, "strategies", V16, removed, None, family, start)
+            LightningClass(f"{new}Strategy", STRATEGY, "strategies", V16, removed, stub, family, start)
         )
     return rows
 
@@ -101,6 +107,14 @@ def construct(obj: Obj, version: Version) -> LightningClass:
     row = lookup(obj.cls)
     if row is None or not row.exists_in(version):
         raise Reject("ImportError", f"cannot import name {obj.cls!r}")
+    if obj.cls in GRAVEYARD and row.stub_since is not None and version >= row.stub_since:
+        _, pip_name, module, repo = GRAVEYARD[obj.cls]
+        raise Reject(
+            "NotImplementedError",
+            f"The `{obj.cls}` class has been moved to an external package. Install the extension package as"
+            f" `pip install {pip_name}` and import with `from {module} import {obj.cls}`."
+            f" Please see: https://github.com/{repo} for more details.",
+        )
     if row.stub_since is not None and version >= row.stub_since:
         base = obj.cls.removesuffix("Plugin")
         raise Reject(
