@@ -50,9 +50,22 @@ _TRAINING_TYPES: tuple[tuple[str, str, str, str | None, Version | None], ...] = 
     ("IPU", "IPU", "ipu", None, v("2.3")),
 )
 
-# Classes that moved to an external package: importable stubs whose constructor raises, until removed.
-GRAVEYARD = {
-    "IPUStrategy": (V21, "lightning-graphcore", "lightning_graphcore", "Lightning-AI/lightning-Graphcore")
+_DDP2_GONE = (
+    "The `DDP2Strategy`/`DDP2Plugin` is no longer supported in v1.7 and will be removed completely in v1.8."
+    " For single-node execution, we recommend the `DDPStrategy` or the `DPStrategy`. If you rely on DDP2, you"
+    " will need `torch < 1.9` and `pytorch-lightning < 1.5`."
+)
+# Importable classes whose constructor raises from a release on: (release, error class, message).
+BROKEN: dict[str, tuple[Version, str, str]] = {
+    "DDP2Strategy": (V17, "TypeError", _DDP2_GONE),
+    "DDP2Plugin": (V17, "TypeError", _DDP2_GONE),
+    "IPUStrategy": (  # moved to an external package in 2.1; the stub is gone in 2.3
+        V21,
+        "NotImplementedError",
+        "The `IPUStrategy` class has been moved to an external package. Install the extension package as"
+        " `pip install lightning-graphcore` and import with `from lightning_graphcore import IPUStrategy`."
+        " Please see: https://github.com/Lightning-AI/lightning-Graphcore for more details.",
+    ),
 }
 
 
@@ -64,9 +77,8 @@ def _training_type_classes() -> list[LightningClass]:
                 f"{old}Plugin", STRATEGY, "plugins", V14, V20, V18, family, start, renamed_to=f"{new}Strategy"
             )
         )
-        stub = GRAVEYARD.get(f"{new}Strategy", (None,))[0]
         rows.append(
-            LightningClass(f"{new}Strategy", STRATEGY, "strategies", V16, removed, stub, family, start)
+            LightningClass(f"{new}Strategy", STRATEGY, "strategies", V16, removed, None, family, start)
         )
     return rows
 
@@ -107,14 +119,6 @@ def construct(obj: Obj, version: Version) -> LightningClass:
     row = lookup(obj.cls)
     if row is None or not row.exists_in(version):
         raise Reject("ImportError", f"cannot import name {obj.cls!r}")
-    if obj.cls in GRAVEYARD and row.stub_since is not None and version >= row.stub_since:
-        _, pip_name, module, repo = GRAVEYARD[obj.cls]
-        raise Reject(
-            "NotImplementedError",
-            f"The `{obj.cls}` class has been moved to an external package. Install the extension package as"
-            f" `pip install {pip_name}` and import with `from {module} import {obj.cls}`."
-            f" Please see: https://github.com/{repo} for more details.",
-        )
     if row.stub_since is not None and version >= row.stub_since:
         base = obj.cls.removesuffix("Plugin")
         raise Reject(
@@ -122,6 +126,9 @@ def construct(obj: Obj, version: Version) -> LightningClass:
             f"The `pl.plugins.{base}Plugin` class was deprecated in v1.6 and is no longer supported as of"
             f" v1.8. Use `pl.strategies.{base}Strategy` instead.",
         )
+    broken = BROKEN.get(obj.cls)
+    if broken is not None and version >= broken[0]:
+        raise Reject(broken[1], broken[2])
     return row
 
 
