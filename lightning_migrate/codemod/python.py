@@ -235,7 +235,7 @@ class _Migrator(cst.CSTTransformer):
             rules.setdefault(rule, key)
         if any(isinstance(v, Obj) and v.cls.endswith("Plugin") for v in _flat(old.values())):
             rules.setdefault("LM005", "")
-        fix = ", ".join(f"{k}={_show(v)}" for k, v in new.items())
+        fix = ", ".join(f"{k}={v!r}" for k, v in new.items())
         for index, rule in enumerate(sorted(rules)):
             info = BY_CODE[rule]
             dates = f" (deprecated in {info.deprecated_in}, removed in {info.removed_in})"
@@ -253,12 +253,6 @@ def _flat(values: Iterable[Value]) -> list[Value]:
         else:
             out.append(value)
     return out
-
-
-def _show(value: Value) -> str:
-    if isinstance(value, str):
-        return repr(value)
-    return repr(value)
 
 
 def _quote(call: cst.Call) -> str:

@@ -24,7 +24,6 @@ class LightningClass:
     stub_since: Version | None = None  # from this release on, constructing it raises NotImplementedError
     family: str = ""
     start_method: str | None = None
-    start_method_param: Version | None = None  # release from which `start_method=` is a real parameter
     renamed_to: str = ""
 
     def exists_in(self, version: Version) -> bool:
