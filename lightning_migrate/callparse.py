@@ -42,26 +42,77 @@ def parse_arguments(text: str) -> dict[str, Value]:
     return keywords(call)
 
 
-def keywords(call: ast.Call) -> dict[str, Value]:
-    if call.args:
+Names = dict[str, ast.expr]  # names bound exactly once in a file, to their expression
+
+
+def keywords(call: ast.Call, names: Names | None = None, skip: int = 0) -> dict[str, Value]:
+    """The modelled flags of ``call`` (after ``skip`` leading positional arguments), resolving names bound
+    once in the file and ``**`` dicts (displays or ``dict(...)``) through ``names``."""
+    names = names or {}
+    if len(call.args) > skip:
         raise NotLiteral("positional arguments to Trainer are not supported; name them")
     flags: dict[str, Value] = {}
     for keyword in call.keywords:
         if keyword.arg is None:
-            raise NotLiteral(f"`**{ast.unparse(keyword.value)}`: values only known at run time")
-        if keyword.arg in MODELLED:  # max_epochs, logger, callbacks ... do not matter here
-            flags[keyword.arg] = literal(keyword.value)
+            for key, value in _dict_items(keyword.value, names):
+                if key in MODELLED:
+                    flags[key] = literal(value, names)
+        elif keyword.arg in MODELLED:  # max_epochs, logger, callbacks ... do not matter here
+            flags[keyword.arg] = literal(keyword.value, names)
     return flags
 
 
-def literal(node: ast.expr) -> Value:
+def _dict_items(node: ast.expr, names: Names) -> list[tuple[str, ast.expr]]:
+    node = names.get(node.id, node) if isinstance(node, ast.Name) else node
+    items: list[tuple[str | None, ast.expr]] = []
+    if isinstance(node, ast.Dict):
+        items = [(_string(k), v) for k, v in zip(node.keys, node.values)]
+    elif isinstance(node, ast.Call) and getattr(node.func, "id", None) == "dict" and not node.args:
+        items = [(k.arg, k.value) for k in node.keywords]
+    else:
+        items = [(None, node)]
+    if any(not isinstance(key, str) for key, _ in items):
+        raise NotLiteral(f"`**{ast.unparse(node)}`: values only known at run time")
+    return [(key, value) for key, value in items if isinstance(key, str)]
+
+
+def _string(node: ast.expr | None) -> str | None:
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+
+def bound_once(tree: ast.AST) -> Names:
+    """Every name assigned exactly once in the file (a constant), whatever the scope."""
+    seen: dict[str, list[ast.expr]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                for name in ast.walk(target):
+                    if isinstance(name, ast.Name):
+                        value = node.value if target is name else ast.Constant(None)
+                        seen.setdefault(name.id, []).append(value)
+        elif isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.For, ast.NamedExpr)) and isinstance(
+            node.target, ast.Name
+        ):
+            value = node.value if isinstance(node, ast.AnnAssign) and node.value else ast.Constant(None)
+            seen.setdefault(node.target.id, []).append(value)
+            if not isinstance(node, ast.AnnAssign):
+                seen[node.target.id].append(value)  # rebound: never a constant
+        elif isinstance(node, ast.arg):
+            seen.setdefault(node.arg, []).extend([ast.Constant(None)] * 2)
+    return {name: values[0] for name, values in seen.items() if len(values) == 1}
+
+
+def literal(node: ast.expr, names: Names | None = None) -> Value:
+    names = names or {}
+    if isinstance(node, ast.Name) and node.id in names:
+        return literal(names[node.id], names)
     if isinstance(node, ast.Call) and not node.args:
         name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", None)
         if name is None:
             raise NotLiteral(ast.unparse(node))
-        return Obj.of(name, **{k.arg: literal(k.value) for k in node.keywords if k.arg is not None})
+        return Obj.of(name, **{k.arg: literal(k.value, names) for k in node.keywords if k.arg is not None})
     if isinstance(node, (ast.List, ast.Tuple)):
-        return [literal(element) for element in node.elts]
+        return [literal(element, names) for element in node.elts]
     try:
         value = ast.literal_eval(node)
     except ValueError as exc:
@@ -72,16 +123,39 @@ def literal(node: ast.expr) -> Value:
 
 
 def trainer_calls(source: str) -> Iterator[Call | tuple[int, str, str]]:
-    """Every call of something named ``Trainer`` in a file: a parsed ``Call`` or (line, text, why not)."""
-    for node in ast.walk(ast.parse(source)):
+    """Every call of something named ``Trainer`` in a file (also ``Trainer.from_argparse_args(args, ...)`` and
+    ``partial(Trainer, ...)``): a parsed ``Call`` or (line, text, why not)."""
+    tree = ast.parse(source)
+    names = bound_once(tree)
+    aliases = {"Trainer"} | {
+        alias.asname
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+        if alias.name == "Trainer" and alias.asname
+    }
+    for node in ast.walk(tree):
         if not isinstance(node, ast.Call):
             continue
-        func = node.func
-        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
-        if name != "Trainer":
+        skip = _trainer_skip(node, aliases)
+        if skip is None:
             continue
         text = ast.get_source_segment(source, node) or ast.unparse(node)
         try:
-            yield Call(node.lineno, text, keywords(node))
+            yield Call(node.lineno, text, keywords(node, names, skip))
         except NotLiteral as exc:
             yield (node.lineno, text, str(exc))
+
+
+def _name(node: ast.expr) -> str | None:
+    return node.attr if isinstance(node, ast.Attribute) else getattr(node, "id", None)
+
+
+def _trainer_skip(call: ast.Call, aliases: set[str]) -> int | None:
+    if _name(call.func) in aliases:
+        return 0
+    if isinstance(call.func, ast.Attribute) and call.func.attr == "from_argparse_args":
+        return 1 if _name(call.func.value) in aliases else None
+    if _name(call.func) == "partial" and call.args and _name(call.args[0]) in aliases:
+        return 1
+    return None

@@ -1,6 +1,7 @@
 """Golden fixtures: ``fixtures/<rule>/<case>.py`` with ``<case>.<target>.expected.py`` for each target it is
 migrated to (no expected file: the case must come out unchanged for ``2.6``). A fixture may pin the release
-it was written for with a first line ``# source: X.Y``. Every case is also checked to be a fixed point, and
+it was written for with a first line ``# source: X.Y``, and name findings it must report at ``2.6`` in lines
+``# expect: CODE``. Every case is also checked to be a fixed point, and
 every rewritten Trainer call to build the same setup in the target as the original did in its source."""
 
 from __future__ import annotations
@@ -54,22 +55,31 @@ def test_there_are_fixtures() -> None:
 def test_fixture(case: Path, expected: Path | None, target: str) -> None:
     text = case.read_text()
     source = source_of(text)
-    out = migrate(text, release(target), source).code
+    result = migrate(text, release(target), source)
+    out = result.code
     want = expected.read_text() if expected else text
     assert out == want
+    if target == DEFAULT_TARGET:  # `# expect: LM101` lines name findings the case must report
+        assert set(re.findall(r"# expect: (LM\d+)", text)) <= {f.code for f in result.findings}
     assert migrate(out, release(target), source).code == out, "not a fixed point"
     if expected:
-        assert_behaviour_kept(text, out, release(target), source)
+        assert assert_behaviour_kept(text, out, release(target), source) > 0, "no rewritten call checked"
 
 
-def assert_behaviour_kept(old: str, new: str, target: Version, source: Version | None) -> None:
-    before = [c for c in trainer_calls(old) if isinstance(c, Call)]
-    after = [c for c in trainer_calls(new) if isinstance(c, Call)]
+def assert_behaviour_kept(old: str, new: str, target: Version, source: Version | None) -> int:
+    """Check every Trainer call the rewrite changed (read independently of the codemod, with ``ast``);
+    return how many were checked. A changed call that cannot be read on both sides fails the test."""
+    before, after = list(trainer_calls(old)), list(trainer_calls(new))
     assert len(before) == len(after)
     sources = [source] if source else [r for r in RELEASES if r < target]
+    checked = 0
     for old_call, new_call in zip(before, after):
+        if not isinstance(old_call, Call) or not isinstance(new_call, Call):
+            assert old_call == new_call, f"a rewritten call the test cannot read: {old_call} -> {new_call}"
+            continue
         if old_call.flags == new_call.flags:
             continue
+        checked += 1
         for machine in MACHINES:
             built = {interpret(old_call.flags, r, machine).outcome for r in sources} - {None}
             setups = {s for s in built if isinstance(s, Setup)}
@@ -81,3 +91,4 @@ def assert_behaviour_kept(old: str, new: str, target: Version, source: Version |
                     new_call.text,
                     machine,
                 )
+    return checked

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import libcst as cst
+import libcst.matchers as m
 from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 from libcst.metadata import (
@@ -22,7 +23,7 @@ from ..semantics.classes import lookup
 from ..semantics.model import Obj, Value, Version
 from ..semantics.signature import MODELLED
 from .edit import edit_arguments
-from .plan import DEVICE_NAMES, Refusal, Rewrite, plan
+from .plan import DEVICE_NAMES, Decision, Refusal, Rewrite, Unchanged, plan
 from .values import Unknown, code, read
 
 PACKAGES = ("pytorch_lightning", "lightning.pytorch", "lightning")
@@ -30,6 +31,7 @@ TRAINER_NAMES = frozenset(
     f"{package}.{path}Trainer" for package in PACKAGES for path in ("", "trainer.", "trainer.trainer.")
 )
 PARTIAL_NAMES = frozenset({"functools.partial"})
+_REPORTED, _NO_FLAGS = object(), object()  # how a call with `**` was decided
 
 
 @dataclass(frozen=True)
@@ -71,28 +73,29 @@ class _Migrator(cst.CSTTransformer):
         self.findings: list[Finding] = []
         self.renamed: dict[str, tuple[str, str, str]] = {}  # new class -> (namespace, old class, old module)
         self.dropped: set[tuple[str, str]] = set()  # (module, class) whose import may now be unused
-        self._bindings: dict[int, cst.BaseExpression] = {}
+        self._splats: dict[int, object] = {}  # id(call with `**`) -> how `_plan_splat` decided it
+        self._dict_edits: dict[int, tuple[cst.Call, dict[str, Value], dict[str, Value]]] = {}
 
     # --- name resolution ----------------------------------------------------------------------------------
 
-    def visit_Assign(self, node: cst.Assign) -> None:
-        for target in node.targets:
-            if isinstance(target.target, cst.Name):
-                self._bindings[id(target.target)] = node.value
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        if isinstance(node.target, cst.Name) and node.value is not None:
-            self._bindings[id(node.target)] = node.value
-
     def _resolve(self, name: cst.Name) -> cst.BaseExpression | None:
         """The expression ``name`` is bound to, when it is bound exactly once (a constant)."""
+        return self._binding(name, sole_use=False)
+
+    def _binding(self, name: cst.Name, sole_use: bool) -> cst.BaseExpression | None:
         scope = self.get_metadata(ScopeProvider, name, None)
-        if scope is None:
+        assignments = list(scope[name.value]) if scope is not None else []
+        if len(assignments) != 1 or (sole_use and len(assignments[0].references) != 1):
             return None
-        assignments = list(scope[name.value])
-        if len(assignments) != 1:
-            return None
-        return self._bindings.get(id(getattr(assignments[0], "node", None)))
+        target = getattr(assignments[0], "node", None)
+        parent = self.get_metadata(ParentNodeProvider, target, None) if target is not None else None
+        if isinstance(parent, cst.AssignTarget):
+            assign = self.get_metadata(ParentNodeProvider, parent)
+            if isinstance(assign, cst.Assign) and (not sole_use or len(assign.targets) == 1):
+                return assign.value
+        elif isinstance(parent, cst.AnnAssign) and parent.value is not None:
+            return parent.value
+        return None
 
     def _qualified(self, node: cst.CSTNode) -> set[str]:
         names = self.get_metadata(QualifiedNameProvider, node, set())
@@ -108,27 +111,46 @@ class _Migrator(cst.CSTTransformer):
 
     # --- the calls ------------------------------------------------------------------------------------------
 
-    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
-        names = self._qualified(original.func)
+    def _trainer_call(self, call: cst.Call) -> int | None:
+        """How many leading arguments precede the Trainer flags, if ``call`` builds a Lightning Trainer."""
+        names = self._qualified(call.func)
         if names & TRAINER_NAMES:
-            return self._migrate(original, updated, skip=0)
-        if (
-            names & PARTIAL_NAMES
-            and original.args
-            and self._qualified(original.args[0].value) & TRAINER_NAMES
-        ):
-            return self._migrate(original, updated, skip=1)  # functools.partial(Trainer, ...)
+            return 0
+        if names & PARTIAL_NAMES and call.args and self._qualified(call.args[0].value) & TRAINER_NAMES:
+            return 1  # functools.partial(Trainer, ...)
         if any(
             n.endswith(".Trainer.from_argparse_args") and n[: -len(".from_argparse_args")] in TRAINER_NAMES
             for n in names
         ):
-            return self._migrate(original, updated, skip=1)  # Trainer.from_argparse_args(args, ...)
-        return updated
+            return 1  # Trainer.from_argparse_args(args, ...)
+        return None
 
-    def _migrate(self, original: cst.Call, updated: cst.Call, skip: int) -> cst.Call:
-        position = self.get_metadata(PositionProvider, original).start
+    def visit_Module(self, node: cst.Module) -> None:
+        # A `**cfg` dict may be written before or after its call; decide every such call before any node is
+        # left, so the dict can be rewritten wherever it is.
+        for call in m.findall(node, m.Call(args=[m.ZeroOrMore(), m.Arg(star="**"), m.ZeroOrMore()])):
+            assert isinstance(call, cst.Call)
+            skip = self._trainer_call(call)
+            if skip is not None:
+                self._splats[id(call)] = self._plan_splat(call, skip)
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        if id(original) in self._dict_edits:
+            return updated.with_changes(args=self._edit_dict_args(original, list(updated.args)))
+        skip = self._trainer_call(original)
+        return updated if skip is None else self._migrate(original, updated, skip)
+
+    def leave_Dict(self, original: cst.Dict, updated: cst.Dict) -> cst.BaseExpression:
+        if id(original) not in self._dict_edits:
+            return updated
+        args = [_as_arg(element) for element in updated.elements]
+        edited = self._edit_dict_args(original, args)
+        return updated.with_changes(elements=[_as_element(arg, updated, args) for arg in edited])
+
+    def _read_flags(self, args: Sequence[cst.Arg]) -> dict[str, Value] | None:
+        """The modelled flags among keyword ``args``; None (reported) when one is only known at run time."""
         flags: dict[str, Value] = {}
-        for arg in original.args[skip:]:
+        for arg in args:
             key = arg.keyword.value if arg.keyword is not None else None
             if key not in MODELLED:
                 continue
@@ -139,34 +161,102 @@ class _Migrator(cst.CSTTransformer):
                     "LM101",
                     f"`{key}={code(arg.value)}`: {value.reason}; use the runtime shim or pass literal values",
                 )
-                return updated
+                return None
             flags[key] = value
+        return flags
+
+    def _migrate(self, original: cst.Call, updated: cst.Call, skip: int) -> cst.Call:
+        splat = self._splats.get(id(original))
+        if splat is not None and splat is not _NO_FLAGS:
+            return updated  # decided with its `**` dict (see `_plan_splat`)
+        flags = self._read_flags([a for a in original.args[skip:] if not a.star])
         if not flags:
             return updated
-        starred = next((arg for arg in original.args[skip:] if arg.star), None)
-        if starred is not None:  # `**cfg` may set (or clash with) any flag a rewrite would touch
-            self._report(
-                starred,
-                "LM101",
-                f"`{starred.star}{code(starred.value)}`: the flags it passes are only known at run time;"
-                " use the runtime shim or pass literal values",
-            )
-            return updated
-        decision = plan(flags, self.target, self.source)
-        if isinstance(decision, Refusal):
-            self.findings.append(
-                Finding(position.line, position.column + 1, decision.code, decision.message, False)
-            )
-            return updated
+        decision = self._decide(original, flags)
         if not isinstance(decision, Rewrite):
             return updated
         head, tail = list(updated.args[:skip]), list(updated.args[skip:])
         edited = edit_arguments(tail, flags, decision.flags, _quote(original))
         self._record_renames(original, edited.renamed, edited.built, edited.qualified)
         self._record_dropped(original, flags, decision.flags)
-        new_args = edited.args
-        self._report_rewrite(original, flags, decision.flags, position.line, position.column + 1)
-        return updated.with_changes(args=[*head, *new_args])
+        return updated.with_changes(args=[*head, *edited.args])
+
+    def _decide(self, call: cst.Call, flags: dict[str, Value]) -> Decision:
+        """Plan ``call`` and report the outcome (the rewrite, or why there is none)."""
+        position = self.get_metadata(PositionProvider, call).start
+        decision = plan(flags, self.target, self.source)
+        if isinstance(decision, Refusal):
+            self.findings.append(
+                Finding(position.line, position.column + 1, decision.code, decision.message, False)
+            )
+        elif isinstance(decision, Rewrite):
+            self._report_rewrite(call, flags, decision.flags, position.line, position.column + 1)
+        return decision
+
+    # --- `Trainer(**cfg)` -----------------------------------------------------------------------------------
+
+    def _plan_splat(self, call: cst.Call, skip: int) -> object:
+        """Decide a call that passes ``**something``: rewrite the dict it names when that dict is certain and
+        used nowhere else; otherwise report. Returns ``_NO_FLAGS`` when the dict holds no modelled flag (the
+        call is then migrated as if it had no ``**``)."""
+        starred = [a for a in call.args[skip:] if a.star]
+        explicit = self._read_flags([a for a in call.args[skip:] if not a.star])
+        if explicit is None:
+            return _REPORTED
+        source = self._dict_of(starred[0].value) if len(starred) == 1 and starred[0].star == "**" else None
+        entries = _dict_entries(source) if source is not None else None
+        if entries is None:
+            self._report(
+                starred[0],
+                "LM101",
+                f"`{starred[0].star}{code(starred[0].value)}`: the flags it passes are only known at run time"
+                " (or come from a dict that is also used elsewhere); use the runtime shim (`--shim`) or pass"
+                " the flags literally",
+            )
+            return _REPORTED
+        modelled = [a for a in entries if a.keyword is not None and a.keyword.value in MODELLED]
+        if not modelled:
+            return _NO_FLAGS
+        flags = self._read_flags(modelled)
+        if flags is None:
+            return _REPORTED
+        if explicit:
+            if isinstance(plan({**explicit, **flags}, self.target, self.source), Unchanged):
+                return _REPORTED
+            self._report(
+                starred[0],
+                "LM101",
+                f"`{code(starred[0].value)}` and the call both pass hardware/distribution flags; write them"
+                " in one place and run lightning-migrate again",
+            )
+            return _REPORTED
+        decision = self._decide(call, flags)
+        if isinstance(decision, Rewrite):
+            self._dict_edits[id(source)] = (call, flags, decision.flags)
+        return _REPORTED
+
+    def _dict_of(self, node: cst.BaseExpression) -> cst.Dict | cst.Call | None:
+        """The dict display or ``dict(...)`` call ``node`` is, or names when the name is bound once to one and
+        used only here (rewriting a dict shared with other code would change that code too)."""
+        if isinstance(node, cst.Name):
+            bound = self._binding(node, sole_use=True)
+            if bound is None:
+                return None
+            node = bound
+        if isinstance(node, cst.Dict):
+            return node
+        if isinstance(node, cst.Call) and "builtins.dict" in {
+            q.name for q in self.get_metadata(QualifiedNameProvider, node.func, set())
+        }:
+            return node
+        return None
+
+    def _edit_dict_args(self, original: cst.CSTNode, args: list[cst.Arg]) -> list[cst.Arg]:
+        call, old, new = self._dict_edits[id(original)]
+        edited = edit_arguments(args, old, new, _quote(call))
+        self._record_renames(call, edited.renamed, edited.built, edited.qualified)
+        self._record_dropped(call, old, new)
+        return edited.args
 
     def _record_dropped(self, call: cst.Call, old: dict[str, Value], new: dict[str, Value]) -> None:
         """Lightning classes the call no longer uses (a ``DDPPlugin()`` rebuilt as ``DDPStrategy(...)``)."""
@@ -253,6 +343,52 @@ def _flat(values: Iterable[Value]) -> list[Value]:
         else:
             out.append(value)
     return out
+
+
+def _dict_entries(node: cst.Dict | cst.Call) -> list[cst.Arg] | None:
+    """A dict display or ``dict(...)`` call as keyword arguments, or None when a key is not a plain string."""
+    if isinstance(node, cst.Call):
+        return list(node.args) if all(a.keyword is not None and not a.star for a in node.args) else None
+    args = [_as_arg(element) for element in node.elements]
+    return None if any(a.keyword is None for a in args) else args
+
+
+def _as_arg(element: cst.BaseDictElement) -> cst.Arg:
+    """``"key": value`` as ``key=value`` (keyword None when the key is not an identifier string)."""
+    key = None
+    if isinstance(element, cst.DictElement) and isinstance(element.key, cst.SimpleString):
+        text = element.key.evaluated_value
+        if isinstance(text, str) and text.isidentifier():
+            key = cst.Name(text)
+    value = element.value if isinstance(element, cst.DictElement) else cst.Name("_")
+    return cst.Arg(value, keyword=key, comma=element.comma)
+
+
+def _as_element(arg: cst.Arg, original: cst.Dict, args: list[cst.Arg]) -> cst.BaseDictElement:
+    """An edited argument back as a dict entry, reusing the entry it came from (its key's quotes, spacing)."""
+    for element, before in zip(original.elements, args):
+        if arg.value is before.value and isinstance(element, cst.DictElement):
+            assert arg.keyword is not None
+            if before.keyword is not None and arg.keyword.value == before.keyword.value:
+                return element.with_changes(comma=arg.comma)
+            key = element.key.with_changes(value=_requote(element.key, arg.keyword.value))
+            return element.with_changes(key=key, comma=arg.comma)
+    assert arg.keyword is not None
+    quote = next(
+        (
+            e.key.quote
+            for e in original.elements
+            if isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString)
+        ),
+        '"',
+    )
+    return cst.DictElement(cst.SimpleString(f"{quote}{arg.keyword.value}{quote}"), arg.value, comma=arg.comma)
+
+
+def _requote(key: cst.BaseExpression, text: str) -> str:
+    quote = key.quote if isinstance(key, cst.SimpleString) else '"'
+    prefix = key.prefix if isinstance(key, cst.SimpleString) else ""
+    return f"{prefix}{quote}{text}{quote}"
 
 
 def _quote(call: cst.Call) -> str:
