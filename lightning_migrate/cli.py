@@ -72,12 +72,19 @@ def _release(_: click.Context, __: click.Parameter, value: str | None) -> Versio
     metavar="X.Y",
     help="Release the code was written for, when its behaviour differs between releases.",
 )
+@click.option(
+    "--unsafe-fixes",
+    is_flag=True,
+    help="Write the idiomatic modern form even where it adopts a default Lightning changed"
+    " (find_unused_parameters, the DDP launcher); each such finding says what changes.",
+)
 @click.option("--output-format", type=click.Choice(["text", "json"]), default="text", show_default=True)
 def migrate(
     paths: tuple[Path, ...],
     mode: str | None,
     target_version: Version | None,
     source_version: Version | None,
+    unsafe_fixes: bool,
     output_format: str,
 ) -> None:
     """Rewrite the deprecated Trainer flags in PATHS (files or directories)."""
@@ -86,7 +93,9 @@ def migrate(
         click.echo(f"lightning-migrate: target Lightning {target_version} ({why})", err=True)
     else:
         click.echo(f"lightning-migrate: target Lightning {target_version}", err=True)
-    results = [migrate_file(path, target_version, source_version) for path in python_files(paths)]
+    results = [
+        migrate_file(path, target_version, source_version, unsafe_fixes) for path in python_files(paths)
+    ]
     for result in results:
         if result.changed and mode is None:
             result.path.write_text(result.new, encoding="utf-8")

@@ -78,7 +78,7 @@ def python_files(paths: Iterable[Path]) -> Iterator[Path]:
             yield path
 
 
-def migrate_file(path: Path, target: Version, source: Version | None) -> FileResult:
+def migrate_file(path: Path, target: Version, source: Version | None, unsafe: bool = False) -> FileResult:
     result = FileResult(path)
     try:
         result.old = path.read_text(encoding="utf-8")
@@ -86,7 +86,7 @@ def migrate_file(path: Path, target: Version, source: Version | None) -> FileRes
         result.error = f"cannot read: {exc}"
         return result
     try:
-        migrated = migrate(result.old, target, source)
+        migrated = migrate(result.old, target, source, unsafe)
     except cst.ParserSyntaxError as exc:
         result.error = f"{exc.raw_line}:{exc.raw_column}: cannot parse: {exc.message}"
         return result

@@ -1,5 +1,6 @@
 """Golden fixtures: ``fixtures/<rule>/<case>.py`` with ``<case>.<target>.expected.py`` for each target it is
-migrated to (no expected file: the case must come out unchanged for ``2.6``). A fixture may pin the release
+migrated to (no expected file: the case must come out unchanged for ``2.6``; ``<target>.unsafe`` for the
+output of ``--unsafe-fixes``, checked with the defaults it may change left out). A fixture may pin the release
 it was written for with a first line ``# source: X.Y``, and name findings it must report at ``2.6`` in lines
 ``# expect: CODE``. Every case is also checked to be a fixed point, and
 every rewritten Trainer call to build the same setup in the target as the original did in its source."""
@@ -12,13 +13,14 @@ from pathlib import Path
 import pytest
 
 from lightning_migrate.callparse import Call, trainer_calls
-from lightning_migrate.codemod.plan import MACHINES, codemod_deprecations, comparable
+from lightning_migrate.codemod.plan import MACHINES, codemod_deprecations, modernizable, modernized
 from lightning_migrate.codemod.python import migrate
 from lightning_migrate.semantics import Setup, interpret
 from lightning_migrate.semantics.model import RELEASES, Version, release
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 DEFAULT_TARGET = "2.6"
+UNSAFE = ".unsafe"  # `<case>.2.6.unsafe.expected.py`: the output of `--unsafe-fixes`
 
 
 def cases() -> list[tuple[Path, Path | None, str]]:
@@ -55,18 +57,23 @@ def test_there_are_fixtures() -> None:
 def test_fixture(case: Path, expected: Path | None, target: str) -> None:
     text = case.read_text()
     source = source_of(text)
-    result = migrate(text, release(target), source)
+    unsafe = target.endswith(UNSAFE)
+    version = release(target.removesuffix(UNSAFE))
+    result = migrate(text, version, source, unsafe)
     out = result.code
     want = expected.read_text() if expected else text
     assert out == want
     if target == DEFAULT_TARGET:  # `# expect: LM101` lines name findings the case must report
         assert set(re.findall(r"# expect: (LM\d+)", text)) <= {f.code for f in result.findings}
-    assert migrate(out, release(target), source).code == out, "not a fixed point"
+    assert migrate(out, version, source, unsafe).code == out, "not a fixed point"
     if expected:
-        assert assert_behaviour_kept(text, out, release(target), source) > 0, "no rewritten call checked"
+        checked = assert_behaviour_kept(text, out, version, source, unsafe)
+        assert checked > 0, "no rewritten call checked"
 
 
-def assert_behaviour_kept(old: str, new: str, target: Version, source: Version | None) -> int:
+def assert_behaviour_kept(
+    old: str, new: str, target: Version, source: Version | None, unsafe: bool = False
+) -> int:
     """Check every Trainer call the rewrite changed (read independently of the codemod, with ``ast``);
     return how many were checked. A changed call that cannot be read on both sides fails the test."""
     before, after = list(trainer_calls(old)), list(trainer_calls(new))
@@ -80,6 +87,7 @@ def assert_behaviour_kept(old: str, new: str, target: Version, source: Version |
         if old_call.flags == new_call.flags:
             continue
         checked += 1
+        same = modernized(modernizable(old_call.flags, target) if unsafe else ())
         for machine in MACHINES:
             built = {interpret(old_call.flags, r, machine).outcome for r in sources} - {None}
             setups = {s for s in built if isinstance(s, Setup)}
@@ -87,7 +95,7 @@ def assert_behaviour_kept(old: str, new: str, target: Version, source: Version |
             assert not codemod_deprecations(result.deprecations), new_call.text
             if setups:
                 assert isinstance(result.outcome, Setup), (new_call.text, machine)
-                assert {comparable(s) for s in setups} == {comparable(result.outcome)}, (
+                assert {same(s) for s in setups} == {same(result.outcome)}, (
                     new_call.text,
                     machine,
                 )

@@ -113,3 +113,19 @@ def test_auto_target_reads_the_project_pin(project: Path) -> None:
     code, _out, err = run("--check", str(project))
     assert "target Lightning 1.6.5 (pinned in" in err
     assert code == 1
+
+
+def test_unsafe_fixes_write_the_modern_form_and_say_what_changes(project: Path) -> None:
+    code, _, err = run(str(project / "train.py"), "--target-version", "2.6", "--unsafe-fixes")
+    assert code == 1
+    assert 'pl.Trainer(strategy="ddp", accelerator="cuda", devices=2, max_epochs=3)' in (
+        project / "train.py"
+    ).read_text()
+    assert "unsafe fix, changes behaviour: find_unused_parameters True -> False (on 2 CUDA GPUs)" in err
+
+
+def test_without_unsafe_fixes_the_old_default_is_kept(project: Path) -> None:
+    code, _, err = run(str(project / "train.py"), "--target-version", "2.6")
+    assert code == 1
+    assert (project / "train.py").read_text() == NEW
+    assert "unsafe" not in err

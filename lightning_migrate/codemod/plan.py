@@ -8,18 +8,21 @@
    tried cheapest edit first.
 3. Judge: the first candidate that the target builds into the very same setup on every machine, without a
    deprecation warning, wins. Nothing is rewritten on the strength of a table alone.
+
+With ``unsafe`` (``--unsafe-fixes``) the judge lets through the defaults Lightning changed on purpose (see
+``MODERNIZED``), so the idiomatic modern spelling wins; the rewrite then lists what changes.
 """
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Union
 
 from ..semantics import Deprecation, Hardware, Rejected, Setup, Strategy, Value, Version, interpret
 from ..semantics.model import RELEASES, Obj
-from ..semantics.registry import DISTRIBUTED_TYPES, registered
+from ..semantics.registry import DISTRIBUTED_TYPES, default_find_unused_parameters, registered
 from ..semantics.render import accelerator_name, strategy_spellings, why_not
 from ..semantics.signature import MODELLED, accepts
 
@@ -47,6 +50,7 @@ DEVICE_NAMES = frozenset({"cpu", "gpu", "cuda", "tpu", "ipu", "hpu", "mps", "aut
 class Rewrite:
     flags: dict[str, Value]  # the modelled flags after the rewrite, in call order
     source: tuple[Version, ...]  # the releases whose behaviour it keeps
+    changes: tuple[str, ...] = ()  # with `unsafe`: how the behaviour differs from the old call's
 
 
 @dataclass(frozen=True)
@@ -64,7 +68,9 @@ Decision = Union[Rewrite, Unchanged, Refusal]
 Behaviour = dict[Hardware, Union[Setup, None]]  # None: the call raises on that machine
 
 
-def plan(flags: Mapping[str, Value], target: Version, source: Version | None = None) -> Decision:
+def plan(
+    flags: Mapping[str, Value], target: Version, source: Version | None = None, unsafe: bool = False
+) -> Decision:
     """How to write ``Trainer(**flags)`` (the modelled flags only) for ``target``."""
     flags = dict(flags)
     rejected = [interpret(flags, target, m).outcome for m in MACHINES]
@@ -77,9 +83,16 @@ def plan(flags: Mapping[str, Value], target: Version, source: Version | None = N
     if isinstance(behaviour, Refusal):
         return behaviour
     keep, kept_from = behaviour
-    for candidate in _candidates(flags, keep, target):
-        if _keeps(candidate, keep, target):
-            return Unchanged() if candidate == flags else Rewrite(candidate, kept_from)
+    fields = modernizable(flags, target) if unsafe else ()
+    same = modernized(fields)
+    candidates = _candidates(flags, keep, target, unsafe)
+    if unsafe:  # among equally small edits, the plainest spelling (`"ddp"`, not `"ddp_find_unused_..."`)
+        candidates.sort(key=lambda c: (_cost(flags, c), len(repr(c.get("strategy", "")))))
+    for candidate in candidates:
+        if _keeps(candidate, keep, target, same):
+            if candidate == flags:
+                return Unchanged()
+            return Rewrite(candidate, kept_from, _changes(candidate, keep, target, fields))
     return _why_not(flags, keep, target)
 
 
@@ -111,6 +124,56 @@ def comparable(setup: Setup) -> Setup:
     if setup.strategy.name == "xla":
         return replace(setup, strategy=replace(setup.strategy, start_method=None))
     return setup
+
+
+# The defaults Lightning changed on purpose, which `--unsafe-fixes` lets a rewrite adopt where the old call
+# relied on the old default: 2.0's find_unused_parameters=False for DDP, and the popen launcher (`ddp`) that
+# 2.0 picks for several devices where 1.x picked `ddp_spawn`. A value the user wrote is never dropped, and
+# everything else (accelerator, devices, family, options) must still be kept.
+Same = Callable[[Setup], Setup]
+
+
+def modernizable(flags: Mapping[str, Value], target: Version) -> tuple[str, ...]:
+    """The strategy fields an unsafe rewrite of ``flags`` may change in ``target``."""
+    written = repr(sorted(flags.items(), key=str))
+    fields = []
+    if not default_find_unused_parameters(target) and "find_unused_parameters" not in written:
+        fields.append("find_unused_parameters")
+    if _training_type(flags)[1] is None and flags.get("strategy") is None:
+        fields.append("start_method")
+    return tuple(fields)
+
+
+def modernized(fields: Sequence[str]) -> Same:
+    """``comparable`` that also leaves out ``fields`` of the strategy."""
+
+    def same(setup: Setup) -> Setup:
+        setup = comparable(setup)
+        strategy = setup.strategy
+        if "find_unused_parameters" in fields:
+            strategy = replace(strategy, find_unused_parameters=None)
+        if "start_method" in fields:
+            strategy = replace(strategy, start_method=None)
+        return replace(setup, strategy=strategy)
+
+    return same
+
+
+def _changes(
+    candidate: Mapping[str, Value], keep: Behaviour, target: Version, fields: Sequence[str]
+) -> tuple[str, ...]:
+    """How ``candidate`` in ``target`` differs from the old call, e.g. ``find_unused_parameters True -> False
+    (on 2 CUDA GPUs)``: each difference once, on the first machine that shows it."""
+    found: dict[str, str] = {}
+    for machine, old in keep.items():
+        new = interpret(candidate, target, machine).outcome
+        if old is None or not isinstance(new, Setup):
+            continue
+        for field in fields:
+            before, after = getattr(old.strategy, field), getattr(comparable(new).strategy, field)
+            if before != after:
+                found.setdefault(f"{field} {before} -> {after}", machine.describe())
+    return tuple(f"{change} (on {where})" for change, where in found.items())
 
 
 def _behaviour(
@@ -151,7 +214,7 @@ def describe(setup: Setup) -> str:
     return f"{setup.accelerator} x{setup.num_devices}, {setup.strategy}"
 
 
-def _keeps(candidate: Mapping[str, Value], keep: Behaviour, target: Version) -> bool:
+def _keeps(candidate: Mapping[str, Value], keep: Behaviour, target: Version, same: Same) -> bool:
     for machine, setup in keep.items():
         result = interpret(candidate, target, machine)
         if codemod_deprecations(result.deprecations):
@@ -159,7 +222,7 @@ def _keeps(candidate: Mapping[str, Value], keep: Behaviour, target: Version) -> 
         if setup is None:
             if machine in MUST_STILL_FAIL and not isinstance(result.outcome, Rejected):
                 return False
-        elif not isinstance(result.outcome, Setup) or comparable(result.outcome) != setup:
+        elif not isinstance(result.outcome, Setup) or same(result.outcome) != same(setup):
             return False
     return True
 
@@ -184,11 +247,13 @@ _REMOVED = object()  # an edit's value that deletes the flag
 Edit = dict[str, object]
 
 
-def _candidates(flags: dict[str, Value], keep: Behaviour, target: Version) -> list[dict[str, Value]]:
+def _candidates(
+    flags: dict[str, Value], keep: Behaviour, target: Version, unsafe: bool = False
+) -> list[dict[str, Value]]:
     """Every combination of a training-type edit and a device edit, cheapest first."""
     candidates: list[dict[str, Value]] = []
     for training, devices in itertools.product(
-        _training_edits(flags, keep, target), _device_edits(flags, target)
+        _training_edits(flags, keep, target, unsafe), _device_edits(flags, target)
     ):
         merged = _apply(flags, training, devices)
         if merged not in candidates:
@@ -253,7 +318,9 @@ def _without_strategy(plugins: Value) -> object:
     return rest or _REMOVED
 
 
-def _training_edits(flags: Mapping[str, Value], keep: Behaviour, target: Version) -> Iterator[Edit]:
+def _training_edits(
+    flags: Mapping[str, Value], keep: Behaviour, target: Version, unsafe: bool = False
+) -> Iterator[Edit]:
     yield {}
     carriers, value = _training_type(flags)
     moved: Edit = {f: _without_strategy(flags[f]) if f == "plugins" else _REMOVED for f in carriers}
@@ -264,6 +331,12 @@ def _training_edits(flags: Mapping[str, Value], keep: Behaviour, target: Version
         elif isinstance(given, Obj):
             names.append(given)
     strategies: list[Strategy] = [s.strategy for s in keep.values() if s is not None]
+    if unsafe:  # the same strategy, launcher kept, with the target's find_unused_parameters default
+        strategies += [
+            replace(s, find_unused_parameters=not s.find_unused_parameters)
+            for s in strategies
+            if s.find_unused_parameters is not None
+        ]
     # the XLA launcher is not the user's to choose (see `comparable`): look for names under either
     strategies += [
         replace(s, start_method=m) for s in strategies if s.name == "xla" for m in ("spawn", "fork")

@@ -49,11 +49,14 @@ class Result:
     findings: list[Finding]
 
 
-def migrate(source: str, target: Version, source_version: Version | None = None) -> Result:
-    """Rewrite ``source`` (a whole Python file) for Lightning ``target``."""
+def migrate(
+    source: str, target: Version, source_version: Version | None = None, unsafe: bool = False
+) -> Result:
+    """Rewrite ``source`` (a whole Python file) for Lightning ``target``; with ``unsafe``, in the idiomatic
+    modern spelling even where it adopts a changed default (each such finding says what changes)."""
     module = cst.parse_module(source)
     wrapper = MetadataWrapper(module)
-    migrator = _Migrator(target, source_version)
+    migrator = _Migrator(target, source_version, unsafe)
     new_module = wrapper.visit(migrator)
     if migrator.renamed or migrator.dropped:
         new_module = _fix_imports(new_module, migrator)
@@ -66,10 +69,11 @@ def migrate(source: str, target: Version, source_version: Version | None = None)
 class _Migrator(cst.CSTTransformer):
     METADATA_DEPENDENCIES = (QualifiedNameProvider, PositionProvider, ScopeProvider, ParentNodeProvider)
 
-    def __init__(self, target: Version, source: Version | None) -> None:
+    def __init__(self, target: Version, source: Version | None, unsafe: bool) -> None:
         super().__init__()
         self.target = target
         self.source = source
+        self.unsafe = unsafe
         self.findings: list[Finding] = []
         self.renamed: dict[str, tuple[str, str, str]] = {}  # new class -> (namespace, old class, old module)
         self.dropped: set[tuple[str, str]] = set()  # (module, class) whose import may now be unused
@@ -184,13 +188,13 @@ class _Migrator(cst.CSTTransformer):
     def _decide(self, call: cst.Call, flags: dict[str, Value]) -> Decision:
         """Plan ``call`` and report the outcome (the rewrite, or why there is none)."""
         position = self.get_metadata(PositionProvider, call).start
-        decision = plan(flags, self.target, self.source)
+        decision = plan(flags, self.target, self.source, self.unsafe)
         if isinstance(decision, Refusal):
             self.findings.append(
                 Finding(position.line, position.column + 1, decision.code, decision.message, False)
             )
         elif isinstance(decision, Rewrite):
-            self._report_rewrite(call, flags, decision.flags, position.line, position.column + 1)
+            self._report_rewrite(call, flags, decision, position.line, position.column + 1)
         return decision
 
     # --- `Trainer(**cfg)` -----------------------------------------------------------------------------------
@@ -221,7 +225,7 @@ class _Migrator(cst.CSTTransformer):
         if flags is None:
             return _REPORTED
         if explicit:
-            if isinstance(plan({**explicit, **flags}, self.target, self.source), Unchanged):
+            if isinstance(plan({**explicit, **flags}, self.target, self.source, self.unsafe), Unchanged):
                 return _REPORTED
             self._report(
                 starred[0],
@@ -313,8 +317,9 @@ class _Migrator(cst.CSTTransformer):
         self.findings.append(Finding(start.line, start.column + 1, rule, message, BY_CODE[rule].fixable))
 
     def _report_rewrite(
-        self, call: cst.Call, old: dict[str, Value], new: dict[str, Value], line: int, column: int
+        self, call: cst.Call, old: dict[str, Value], rewrite: Rewrite, line: int, column: int
     ) -> None:
+        new = rewrite.flags
         rules: dict[str, str] = {}
         for key, value in old.items():
             if new.get(key) == value and key in new:
@@ -332,6 +337,8 @@ class _Migrator(cst.CSTTransformer):
             when = dates if info.removed_in else ""
             # the fix is the same for every rule the call breaks: say it once
             message = f"{info.title}{when}" + (f"; fix: {fix}" if index == 0 else "")
+            if index == 0 and rewrite.changes:
+                message += f" (unsafe fix, changes behaviour: {'; '.join(rewrite.changes)})"
             self.findings.append(Finding(line, column, rule, message, True))
 
 
