@@ -116,16 +116,18 @@ def test_auto_target_reads_the_project_pin(project: Path) -> None:
 
 
 def test_unsafe_fixes_write_the_modern_form_and_say_what_changes(project: Path) -> None:
-    code, _, err = run(str(project / "train.py"), "--target-version", "2.6", "--unsafe-fixes")
+    code, out, _ = run(str(project / "train.py"), "--target-version", "2.6", "--unsafe-fixes")
     assert code == 1
-    assert 'pl.Trainer(strategy="ddp", accelerator="cuda", devices=2, max_epochs=3)' in (
-        project / "train.py"
-    ).read_text()
-    assert "unsafe fix, changes behaviour: find_unused_parameters True -> False (on 2 CUDA GPUs)" in err
+    assert (
+        'pl.Trainer(strategy="ddp", accelerator="cuda", devices=2, max_epochs=3)'
+        in (project / "train.py").read_text()
+    )
+    assert "unsafe fix, changes behaviour: find_unused_parameters True -> False (on 2 CUDA GPUs)" in out
 
 
 def test_without_unsafe_fixes_the_old_default_is_kept(project: Path) -> None:
-    code, _, err = run(str(project / "train.py"), "--target-version", "2.6")
+    code, out, _ = run(str(project / "train.py"), "--target-version", "2.6")
     assert code == 1
     assert (project / "train.py").read_text() == NEW
-    assert "unsafe" not in err
+    assert "LM001" in out
+    assert "unsafe" not in out
