@@ -130,4 +130,4 @@ def test_without_unsafe_fixes_the_old_default_is_kept(project: Path) -> None:
     assert code == 1
     assert (project / "train.py").read_text() == NEW
     assert "LM001" in out
-    assert "unsafe" not in out
+    assert "unsafe fix" not in out
