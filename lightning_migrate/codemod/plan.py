@@ -69,16 +69,21 @@ Behaviour = dict[Hardware, Union[Setup, None]]  # None: the call raises on that 
 
 
 def plan(
-    flags: Mapping[str, Value], target: Version, source: Version | None = None, unsafe: bool = False
+    flags: Mapping[str, Value],
+    target: Version,
+    source: Version | None = None,
+    unsafe: bool = False,
+    since: Version = RELEASES[0],
 ) -> Decision:
-    """How to write ``Trainer(**flags)`` (the modelled flags only) for ``target``."""
+    """How to write ``Trainer(**flags)`` (the modelled flags only) for ``target``; without ``source``, the
+    call may have been written for any release from ``since`` on."""
     flags = dict(flags)
     rejected = [interpret(flags, target, m).outcome for m in MACHINES]
     if source is None and not _legacy_in(flags, target):
         if all(isinstance(outcome, Rejected) for outcome in rejected):
             return Refusal("LM100", f"Lightning {target} rejects this call: {rejected[-1]}")
         return Unchanged()
-    sources = (source,) if source else tuple(r for r in RELEASES if r < target)
+    sources = (source,) if source else tuple(r for r in RELEASES if since <= r < target) or (since,)
     behaviour = _behaviour(flags, sources)
     if isinstance(behaviour, Refusal):
         return behaviour
@@ -349,9 +354,10 @@ def _training_edits(
             s for s in spellings if not isinstance(s, Obj)
         ]
     else:  # a registered name reads better than an object
-        names += [s for s in spellings if not isinstance(s, Obj)] + [
-            s for s in spellings if isinstance(s, Obj)
-        ]
+        names += [s for s in spellings if not isinstance(s, Obj)]
+        if any(s.name == "xla" for s in strategies):
+            names.append("ddp_spawn")  # 1.5 spells TPU spawning `strategy="ddp_spawn"` on a TPU
+        names += [s for s in spellings if isinstance(s, Obj)]
     for name in {repr(n): n for n in names}.values():
         yield {**moved, "strategy": name}
     if moved:

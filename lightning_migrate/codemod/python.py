@@ -20,7 +20,7 @@ from libcst.metadata import (
 
 from ..rules import BY_CODE, FLAG_RULES
 from ..semantics.classes import lookup
-from ..semantics.model import Obj, Value, Version
+from ..semantics.model import RELEASES, Obj, Value, Version, v
 from ..semantics.signature import MODELLED
 from .edit import edit_arguments
 from .plan import DEVICE_NAMES, Decision, Refusal, Rewrite, Unchanged, plan
@@ -31,6 +31,7 @@ TRAINER_NAMES = frozenset(
     f"{package}.{path}Trainer" for package in PACKAGES for path in ("", "trainer.", "trainer.trainer.")
 )
 PARTIAL_NAMES = frozenset({"functools.partial"})
+LIGHTNING_PACKAGE = v("1.8")
 _REPORTED, _NO_FLAGS = object(), object()  # how a call with `**` was decided
 
 
@@ -185,10 +186,22 @@ class _Migrator(cst.CSTTransformer):
         self._record_dropped(original, flags, decision.flags)
         return updated.with_changes(args=[*head, *edited.args])
 
+    def _since(self, call: cst.Call) -> Version:
+        """The oldest release the call can have been written for: the unified `lightning` package (its
+        `lightning.pytorch` namespace) first shipped with 1.8. Narrowing the sources avoids asking for
+        `--source-version` over differences between releases the code never ran on."""
+        if any(n.startswith("lightning.") for n in self._all_qualified(call)):
+            return LIGHTNING_PACKAGE
+        return RELEASES[0]
+
     def _decide(self, call: cst.Call, flags: dict[str, Value]) -> Decision:
         """Plan ``call`` and report the outcome (the rewrite, or why there is none)."""
         position = self.get_metadata(PositionProvider, call).start
-        decision = plan(flags, self.target, self.source, self.unsafe)
+        decision = plan(flags, self.target, self.source, self.unsafe, self._since(call))
+        if isinstance(decision, Refusal) and decision.code == "LM100":
+            # written with `lightning` imports but old flags no `lightning` release took: an import rename
+            # done before the flags; keep what the call did where it last ran
+            decision = plan(flags, self.target, self.source, self.unsafe)
         if isinstance(decision, Refusal):
             self.findings.append(
                 Finding(position.line, position.column + 1, decision.code, decision.message, False)
@@ -225,7 +238,8 @@ class _Migrator(cst.CSTTransformer):
         if flags is None:
             return _REPORTED
         if explicit:
-            if isinstance(plan({**explicit, **flags}, self.target, self.source, self.unsafe), Unchanged):
+            merged = {**explicit, **flags}
+            if isinstance(plan(merged, self.target, self.source, self.unsafe, self._since(call)), Unchanged):
                 return _REPORTED
             self._report(
                 starred[0],

@@ -244,7 +244,7 @@ def _xla_device(n: int | None = None, devkind: str | None = None) -> Any:
     return torch.device("xla", n) if n is not None else torch.device("xla")
 
 
-# The torch_xla functions whose answer steers ``Trainer(...)`` in some release, answering as torch_xla does in
+# The torch_xla names whose answer steers ``Trainer(...)`` in some release, answering as torch_xla does in
 # the main process of a single-host TPU (before ``xmp.spawn``: rank 0 of a world of 1). Left as Mocks, these
 # would put a Mock into ``rank_zero_only.rank`` (1.9/2.0 ``TPUSpawnStrategy.set_world_ranks``) or pass for
 # truthy by accident (2.1+ ``XLAAccelerator()`` checks ``_using_pjrt()``).
@@ -256,6 +256,14 @@ XLA_FUNCTIONS: dict[str, dict[str, Any]] = {
         "xrt_world_size": lambda: 1,
     },
     "torch_xla.experimental.pjrt": {"using_pjrt": lambda: True},  # PJRT is torch_xla's only runtime from 2.1
+    # environment variable names (XLAEnvironment reads them with `os.environ.get`; unset here, as on one host)
+    "torch_xla.core.xla_env_vars": {
+        "HOST_ORDINAL": "XRT_HOST_ORDINAL",
+        "HOST_WORLD_SIZE": "XRT_HOST_WORLD_SIZE",
+        "LOCAL_ORDINAL": "XRT_LOCAL_ORDINAL",
+        "ORDINAL": "XRT_SHARD_ORDINAL",
+        "WORLD_SIZE": "XRT_SHARD_WORLD_SIZE",
+    },
 }
 
 

@@ -1,0 +1,101 @@
+"""Migrated calls on the real release installed here (the target): the codemod rewrites old calls for this
+release, the real Trainer builds each rewritten call on simulated hardware, and what it builds must be what
+the old call built in the release it was written for.
+
+What the old call built there is ``interpret(old, source)``: every old call below is a member of the
+differential grid, whose tests run in that release's own environment in the same tox run and prove the model
+equal to the real release for it. The chain real(new, target) == model(old, source) == real(old, source)
+is therefore checked on real releases at both ends. Run per release, this covers the target families 1.5
+(pl1510), 1.6-1.9 (pl165 ... pl195) and 2.x (pl209 ... pl266, lightning266).
+"""
+
+from __future__ import annotations
+
+import harness
+import pytest
+from conftest import AGREEMENT
+from grid import HARDWARE, cases
+
+from lightning_migrate.callparse import Call, trainer_calls
+from lightning_migrate.codemod.plan import MUST_STILL_FAIL, comparable
+from lightning_migrate.codemod.python import migrate
+from lightning_migrate.semantics import Hardware, Setup, interpret
+from lightning_migrate.semantics.model import Version, release
+
+pytestmark = pytest.mark.real
+
+# (the old call's arguments, the release it was written for)
+OLD_CALLS = (
+    ('accelerator="ddp", gpus=2', "1.4"),
+    ('accelerator="ddp_spawn", gpus=2', "1.4"),
+    ('distributed_backend="ddp", gpus=2', "1.4"),
+    ('accelerator="ddp", gpus=2, num_nodes=2', "1.4"),
+    ('accelerator="ddp_cpu", num_processes=2', "1.4"),
+    ('accelerator="ddp_cpu", num_processes=2', "1.5"),
+    ('accelerator="dp", gpus=2', "1.5"),
+    ('accelerator="tpu_spawn", tpu_cores=8', "1.5"),
+    ('plugins="ddp_find_unused_parameters_false", gpus=2', "1.5"),
+    ("plugins=DDPPlugin(find_unused_parameters=False), gpus=2", "1.5"),
+    ("plugins=[DDPSpawnPlugin(), LightningEnvironment()], gpus=2", "1.5"),
+    ("strategy=DDPPlugin(find_unused_parameters=False), gpus=2", "1.6"),
+    ("gpus=2", "1.6"),
+    ('gpus="0,1"', "1.6"),
+    ("gpus=-1", "1.7"),
+    ("num_processes=2", "1.6"),
+    ("tpu_cores=8", "1.6"),
+    ('strategy="ddp", gpus=2', "1.9"),
+    ('strategy="ddp_spawn", num_processes=2', "1.9"),
+)
+GRID = list(cases())
+OBJECTS = ("DDPPlugin", "DDPSpawnPlugin", "LightningEnvironment")
+
+
+def source_file(arguments: str) -> str:
+    imports = f"import {harness.ROOT} as pl\n"
+    if any(name in arguments for name in OBJECTS):
+        imports += f"from {harness.ROOT}.plugins import DDPPlugin, DDPSpawnPlugin\n"
+        imports += f"from {harness.ROOT}.plugins.environments import LightningEnvironment\n"
+    return f"{imports}\ntrainer = pl.Trainer({arguments})\n"
+
+
+def flags_of(text: str) -> dict:  # type: ignore[type-arg]
+    (call,) = trainer_calls(text)
+    assert isinstance(call, Call), call
+    return call.flags
+
+
+@pytest.mark.parametrize(("arguments", "written_for"), OLD_CALLS)
+def test_migrated_call_builds_what_the_old_call_built(arguments: str, written_for: str) -> None:
+    target = Version.parse(harness.release())
+    source = release(written_for)
+    if source >= target:
+        pytest.skip(f"written for {source}: nothing to migrate to {target}")
+    if harness.ROOT != "pytorch_lightning" and any(name in arguments for name in OBJECTS):
+        pytest.skip("1.x plugin classes never existed in the lightning.pytorch namespace")
+    old_text = source_file(arguments)
+    old = flags_of(old_text)
+    assert old in GRID, "keep the old calls in the differential grid (see the module docstring)"
+    result = migrate(old_text, target, source)
+    new = flags_of(result.code)
+    if new == old:
+        assert all(not f.fixable for f in result.findings), result.findings
+        pytest.skip(f"not rewritten for {target}: {[f.code for f in result.findings]}")
+    compared = 0
+    for hardware in HARDWARE:
+        before = interpret(old, source, hardware, harness.ROOT).outcome
+        after = harness.observe(new, hardware)
+        if isinstance(before, Setup):
+            assert isinstance(after, Setup), f"{new} on {hardware.describe()}: {after}"
+            assert comparable(after) == comparable(before), f"{new} on {hardware.describe()}"
+            compared += 1
+        elif _must_still_fail(hardware):
+            assert not isinstance(after, Setup), f"{old} failed in {source}; {new} builds {after}"
+    assert compared, "the old call built nothing on any machine"
+    AGREEMENT.append(
+        f"Lightning {target}: Trainer({arguments}) from {source} -> {result.code.splitlines()[-1].strip()}"
+        f" builds the same setup on {compared} machines"
+    )
+
+
+def _must_still_fail(hardware: Hardware) -> bool:
+    return hardware in MUST_STILL_FAIL
