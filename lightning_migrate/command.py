@@ -20,6 +20,7 @@ from .runner import FileResult, Options, auto_target, process_all, process_file
 from .settings import Settings, start_of
 
 OK, WORK, ERROR = 0, 1, 2
+PROGRESS_DELAY_S = 0.5  # a bar only for runs long enough to be worth watching
 
 
 @dataclass(frozen=True)
@@ -82,9 +83,8 @@ def _say(how: Behaviour, message: str) -> None:
 def _process(files: list[Path], options: Options, how: Behaviour) -> list[FileResult]:
     jobs = how.jobs or default_jobs()
     shown = not how.quiet and sys.stderr.isatty() and len(files) > 1
-    # `delay`: only runs long enough to be worth watching get a bar
-    with tqdm(total=len(files), unit="file", disable=not shown, delay=0.5, leave=False) as bar:
-        return process_all(files, options, jobs, progress=lambda: bar.update())
+    with tqdm(total=len(files), unit="file", disable=not shown, delay=PROGRESS_DELAY_S, leave=False) as bar:
+        return process_all(files, options, jobs, progress=bar.update)
 
 
 def _stdin(name: Path | None, settings: Settings, options: Options, mode: str) -> FileResult:

@@ -32,13 +32,13 @@ def report(output_format: str, run: Report) -> None:
 
 def _where(result: FileResult, line: int, column: int) -> str:
     path = result.path.as_posix()
-    return f"{path}:{line}:{column}" if line else path
+    return f"{path}:{line}:{column}" if column else f"{path}:{line}" if line else path
 
 
 def _text(run: Report) -> None:
     for result in run.results:
         if result.error:
-            where = _where(result, result.error_line, result.error_column or 1)
+            where = _where(result, result.error_line, result.error_column)
             click.echo(f"{where}: error: {result.error}", err=True)
         if run.quiet:
             continue

@@ -3,6 +3,7 @@ filtered by ``# noqa`` and the selection, and which target release was chosen an
 
 from __future__ import annotations
 
+import ast
 import difflib
 import functools
 import importlib.metadata
@@ -104,16 +105,26 @@ def process_file(path: Path, options: Options, data: bytes | None = None) -> Fil
     try:
         _process(result, options, data)
     except sourcefile.SourceError as exc:
-        result.error, result.error_line = str(exc), exc.line
-    except cst.ParserSyntaxError as exc:
-        result.error = "cannot parse: " + _PARSER_PREFIX.sub("", exc.message)
-        result.error_line, result.error_column = exc.raw_line, exc.raw_column + 1
+        result.error, result.error_line, result.error_column = str(exc), exc.line, exc.column
     except Exception as exc:  # a bug of ours must not stop the run; the file is left as it was
         result.error = f"internal error, file left unchanged: {type(exc).__name__}: {exc}"
     return result
 
 
 _PARSER_PREFIX = re.compile(r"^parser error: error at \d+:\d+: ")  # the position is reported apart
+
+
+def _syntax_error(text: str, exc: cst.ParserSyntaxError) -> sourcefile.SourceError:
+    """Python's own account of a syntax error (exact position, familiar words) when it has one; LibCST's
+    parser may stop a token later, or reject code newer than its grammar."""
+    try:
+        ast.parse(text)
+    except SyntaxError as python:
+        return sourcefile.SourceError(f"cannot parse: {python.msg}", python.lineno or 0, python.offset or 0)
+    except ValueError:  # e.g. a null byte
+        pass
+    message = "cannot parse: " + _PARSER_PREFIX.sub("", exc.message)
+    return sourcefile.SourceError(message, exc.raw_line, exc.raw_column + 1)
 
 
 def _process(result: FileResult, options: Options, data: bytes | None) -> None:
@@ -123,7 +134,10 @@ def _process(result: FileResult, options: Options, data: bytes | None) -> None:
         source = sourcefile.decode(data)
     old = source.text
     if may_need_migration(old):
-        migrated = migrate(old, options.target, options.source)
+        try:
+            migrated = migrate(old, options.target, options.source)
+        except cst.ParserSyntaxError as exc:
+            raise _syntax_error(old, exc) from exc
         new, raw = migrated.code, migrated.findings
     else:
         new, raw, result.skipped = old, [], True

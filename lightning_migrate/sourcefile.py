@@ -13,11 +13,11 @@ from pathlib import Path
 
 
 class SourceError(Exception):
-    """A file that cannot be read or decoded; ``line`` is 1-based (0 when unknown)."""
+    """A file that cannot be read, decoded or parsed; ``line`` and ``column`` are 1-based (0: unknown)."""
 
-    def __init__(self, message: str, line: int = 0) -> None:
+    def __init__(self, message: str, line: int = 0, column: int = 0) -> None:
         super().__init__(message)
-        self.line = line
+        self.line, self.column = line, column
 
 
 @dataclass(frozen=True)
@@ -41,8 +41,9 @@ def decode(data: bytes) -> Source:
     try:
         return Source(data.decode(encoding), encoding)
     except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        raise SourceError(f"cannot decode as {encoding}: {exc.reason}", line) from exc
+        line_start = data.rfind(b"\n", 0, exc.start) + 1
+        line, column = data.count(b"\n", 0, exc.start) + 1, exc.start - line_start + 1
+        raise SourceError(f"cannot decode as {encoding}: {exc.reason}", line, column) from exc
 
 
 def _cookie_line(data: bytes) -> int:
