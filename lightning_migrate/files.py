@@ -70,11 +70,12 @@ def _relative(path: str, root: str) -> str:
 
 
 def discover(paths: Iterable[Path], selection: FileSelection) -> list[Path]:
-    """The files to process, each once, in a deterministic order (the arguments' order, folders sorted)."""
+    """The files to process, each once, in a deterministic order: the arguments' order, and the files
+    under a folder sorted by path."""
     seen: dict[Path, None] = {}
     for path in paths:
         if path.is_dir():
-            for found in _walk(path, selection):
+            for found in sorted(_walk(path, selection)):
                 seen.setdefault(found, None)
         elif not (selection.force_exclude and selection.excluded(path)):
             seen.setdefault(path, None)
