@@ -142,7 +142,7 @@ def rules() -> None:
 @main.command(name="explain")
 @click.argument("code")
 def explain_command(code: str) -> None:
-    """Explain one rule (by code, e.g. LM001, or name), with a before/after example."""
+    """Explain one rule (its code, such as LM001, or its name), with a before/after example."""
     rule = find_rule(code)
     if rule is None:
         raise click.BadParameter(f"no rule {code!r}; `lightning-migrate rules` lists them", param_hint="CODE")
