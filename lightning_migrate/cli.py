@@ -1,4 +1,5 @@
-"""The ``lightning-migrate`` command line."""
+"""The ``lightning-migrate`` command line: ``PATH...`` (the codemod, the default command), ``rules``,
+``explain CODE`` and ``inspect CALL``."""
 
 from __future__ import annotations
 
@@ -11,10 +12,14 @@ import click
 
 from . import __version__
 from .callparse import Call, parse_arguments, trainer_calls
+from .command import Behaviour, run
+from .config import ConfigError
+from .config import find as find_config
+from .explain import explain, find_rule, rules_table
 from .inspection import Report, inspect_call
-from .reporting import report
-from .runner import auto_target, migrate_file, python_files
-from .semantics.model import RELEASES, Hardware, Version, release
+from .reporting import FORMATS
+from .semantics.model import RELEASES, Hardware, Version
+from .settings import resolve, start_of
 
 
 class _DefaultToMigrate(click.Group):
@@ -35,76 +40,119 @@ def main() -> None:
     lightning-migrate PATH...           rewrite in place
     lightning-migrate --diff PATH...    print a unified diff instead
     lightning-migrate --check PATH...   only report
+    lightning-migrate rules             the rules and their codes
+    lightning-migrate explain CODE      one rule, with an example
     lightning-migrate inspect CALL      what each release builds from a Trainer call
+
+    Run `lightning-migrate migrate --help` for the options of the first three.
     """
 
 
-def _release(_: click.Context, __: click.Parameter, value: str | None) -> Version | None:
-    if value is None or value == "auto":
-        return None
-    try:
-        version = release(value)
-    except ValueError as exc:
-        raise click.BadParameter(str(exc)) from exc
-    if not RELEASES[0] <= version <= RELEASES[-1]:
-        raise click.BadParameter(f"{value}: lightning-migrate knows releases {RELEASES[0]} to {RELEASES[-1]}")
-    return version
-
-
-@main.command(hidden=True)
-@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
+@main.command()
+@click.argument(
+    "paths", nargs=-1, required=True, type=click.Path(exists=True, allow_dash=True, path_type=Path)
+)
 @click.option(
     "--diff", "mode", flag_value="diff", help="Print a unified diff (for `git apply`); change nothing."
 )
 @click.option("--check", "mode", flag_value="check", help="Only report; change nothing.")
 @click.option(
     "--target-version",
-    callback=_release,
-    default="auto",
-    show_default=True,
     metavar="X.Y|auto",
-    help="Lightning release to migrate to (auto: the project's pin, else the installed one, else newest).",
+    help="Lightning release to migrate to (default auto: the project's pin, else the installed release,"
+    " else the newest).",
 )
 @click.option(
     "--source-version",
-    callback=_release,
-    default=None,
     metavar="X.Y",
     help="Release the code was written for, when its behaviour differs between releases.",
 )
 @click.option(
-    "--unsafe-fixes",
-    is_flag=True,
+    "--unsafe-fixes/--no-unsafe-fixes",
+    default=None,
     help="Write the idiomatic modern form even where it adopts a default Lightning changed"
     " (find_unused_parameters, the DDP launcher); each such finding says what changes.",
 )
-@click.option("--output-format", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--select", multiple=True, metavar="CODES", help="Report only these codes or prefixes.")
+@click.option("--ignore", multiple=True, metavar="CODES", help="Do not report these codes or prefixes.")
+@click.option(
+    "--exclude",
+    multiple=True,
+    metavar="PATTERN",
+    help="gitignore-style patterns to skip, replacing the defaults (.git, virtualenvs, .tox, build, caches).",
+)
+@click.option("--extend-exclude", multiple=True, metavar="PATTERN", help="Patterns to skip as well.")
+@click.option(
+    "--force-exclude/--no-force-exclude",
+    default=None,
+    help="Apply the excludes to files named on the command line too (for pre-commit).",
+)
+@click.option(
+    "--respect-gitignore/--no-respect-gitignore",
+    default=None,
+    help="Skip what .gitignore files ignore (default: on).",
+)
+@click.option("--output-format", metavar="|".join(FORMATS), help="Default: text.")
+@click.option(
+    "--stdin-filename",
+    type=click.Path(path_type=Path),
+    help="Name of the file read from `-` (standard input): for messages, configuration and excludes.",
+)
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even when work is found (errors still exit 2).")
+@click.option(
+    "--exit-zero-even-if-changed",
+    is_flag=True,
+    help="Exit 0 when everything found is fixed (or would be); 1 only for findings left.",
+)
+@click.option("-j", "--jobs", type=click.IntRange(min=1), help="Processes to use (default: CPU count).")
+@click.option("-q", "--quiet", is_flag=True, help="Print only errors and the summary.")
+@click.option("-v", "--verbose", is_flag=True, help="Say what happened to each file, and why.")
 def migrate(
     paths: tuple[Path, ...],
     mode: str | None,
-    target_version: Version | None,
-    source_version: Version | None,
-    unsafe_fixes: bool,
-    output_format: str,
+    stdin_filename: Path | None,
+    jobs: int | None,
+    quiet: bool,
+    verbose: bool,
+    exit_zero: bool,
+    exit_zero_even_if_changed: bool,
+    **given: Any,
 ) -> None:
-    """Rewrite the deprecated Trainer flags in PATHS (files or directories)."""
-    if target_version is None:
-        target_version, why = auto_target(paths[0])
-        click.echo(f"lightning-migrate: target Lightning {target_version} ({why})", err=True)
-    else:
-        click.echo(f"lightning-migrate: target Lightning {target_version}", err=True)
-    results = [
-        migrate_file(path, target_version, source_version, unsafe_fixes) for path in python_files(paths)
-    ]
-    for result in results:
-        if result.changed and mode is None:
-            result.path.write_text(result.new, encoding="utf-8")
-        elif result.changed and mode == "diff":
-            click.echo(result.diff(), nl=False)
-    report(results, output_format, to_stderr=mode == "diff")
-    errors = any(r.error for r in results)
-    work = any(r.findings or r.changed for r in results)
-    sys.exit(2 if errors else 1 if work else 0)
+    """Rewrite the deprecated Trainer flags in PATHS (files or directories; `-` reads standard input).
+
+    \b
+    Exit status: 0 nothing to do; 1 deprecated usage found, files changed or findings left; 2 error.
+    Every option but -j/-q/-v may also be set in [tool.lightning-migrate] of pyproject.toml, under the
+    same name (and per-file-ignores); the command line wins.
+    """
+    if quiet and verbose:
+        raise click.UsageError("-q and -v cannot be used together")
+    if Path("-") in paths and len(paths) > 1:
+        raise click.UsageError("`-` (standard input) cannot be mixed with other paths")
+    try:
+        config = find_config(start_of(paths, stdin_filename))
+        settings = resolve(config, {key.replace("_", "-"): value for key, value in given.items()})
+    except ConfigError as exc:
+        click.echo(f"lightning-migrate: error: {exc}", err=True)
+        sys.exit(2)
+    how = Behaviour(jobs, quiet, verbose, exit_zero, exit_zero_even_if_changed)
+    sys.exit(run(paths, mode or "rewrite", settings, stdin_filename, how))
+
+
+@main.command()
+def rules() -> None:
+    """List the rules: code, name, whether it is fixed automatically, the releases involved."""
+    click.echo(rules_table())
+
+
+@main.command(name="explain")
+@click.argument("code")
+def explain_command(code: str) -> None:
+    """Explain one rule (its code, such as LM001, or its name), with a before/after example."""
+    rule = find_rule(code)
+    if rule is None:
+        raise click.BadParameter(f"no rule {code!r}; `lightning-migrate rules` lists them", param_hint="CODE")
+    click.echo(explain(rule))
 
 
 def _version(_: click.Context, __: click.Parameter, value: str | None) -> Version | None:

@@ -1,49 +1,137 @@
-"""Findings as text (``path:line:col: CODE message [*]`` and a summary) or JSON (one object per finding)."""
+"""Findings and errors in the four output formats, and the summary line. ``text`` is for people
+(``path:line:col: CODE message [*]``), ``json`` for scripts, ``github`` for workflow annotations, ``sarif``
+for code scanning. Each writer gets the results in path order and the stream the findings belong on."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import click
 
+from . import __version__
 from .runner import FileResult
+from .sarif import sarif_log
 
 
-def report(results: Sequence[FileResult], output_format: str, to_stderr: bool) -> None:
-    if output_format == "json":
-        rows = [
-            {
-                "path": r.path.as_posix(),
-                "line": f.line,
-                "column": f.column,
-                "code": f.code,
-                "message": f.message,
-                "fixable": f.fixable,
-            }
-            for r in results
-            for f in r.findings
-        ]
-        rows += [{"path": r.path.as_posix(), "error": r.error} for r in results if r.error]
-        click.echo(json.dumps(rows, indent=2), err=to_stderr)
-        return
-    for result in results:
+@dataclass(frozen=True)
+class Report:
+    results: Sequence[FileResult]
+    mode: str  # "rewrite", "diff" or "check"
+    to_stderr: bool  # findings go to stderr when stdout carries a diff or the rewritten source
+    quiet: bool = False
+
+
+def report(output_format: str, run: Report) -> None:
+    WRITERS[output_format](run)
+    summary = _summary(run)
+    if summary:
+        click.echo(summary, err=True)
+
+
+def _where(result: FileResult, line: int, column: int) -> str:
+    path = result.path.as_posix()
+    return f"{path}:{line}:{column}" if column else f"{path}:{line}" if line else path
+
+
+def _text(run: Report) -> None:
+    for result in run.results:
         if result.error:
-            click.echo(f"{result.path.as_posix()}:{result.error}", err=True)
+            where = _where(result, result.error_line, result.error_column)
+            click.echo(f"{where}: error: {result.error}", err=True)
+        if run.quiet:
+            continue
         for f in result.findings:
             mark = " [*]" if f.fixable else ""
+            click.echo(f"{_where(result, f.line, f.column)}: {f.code} {f.message}{mark}", err=run.to_stderr)
+
+
+def _json(run: Report) -> None:
+    rows: list[dict[str, object]] = [
+        {
+            "path": r.path.as_posix(),
+            "line": f.line,
+            "column": f.column,
+            "code": f.code,
+            "message": f.message,
+            "fixable": f.fixable,
+        }
+        for r in run.results
+        for f in r.findings
+    ]
+    rows += [
+        {
+            "path": r.path.as_posix(),
+            "line": r.error_line or None,
+            "column": r.error_column or None,
+            "error": r.error,
+        }
+        for r in run.results
+        if r.error
+    ]
+    click.echo(json.dumps(rows, indent=2), err=run.to_stderr)
+
+
+def _github(run: Report) -> None:
+    """Workflow commands: GitHub shows each as an annotation on the line in the pull request."""
+    for result in run.results:
+        if result.error:
+            click.echo(_annotation(result, result.error_line, result.error_column, "error", result.error))
+        for f in result.findings:
             click.echo(
-                f"{result.path.as_posix()}:{f.line}:{f.column}: {f.code} {f.message}{mark}", err=to_stderr
+                _annotation(result, f.line, f.column, f.code, f.message + (" [*]" if f.fixable else ""))
             )
+
+
+def _annotation(result: FileResult, line: int, column: int, title: str, message: str) -> str:
+    properties = {"file": result.path.as_posix(), "line": line, "col": column, "title": title}
+    fields = ",".join(f"{key}={_escape(str(value), True)}" for key, value in properties.items() if value)
+    return f"::error {fields}::{_escape(message, False)}"
+
+
+def _escape(value: str, is_property: bool) -> str:
+    """The escaping of GitHub's workflow-command parser (actions/toolkit ``command.ts``)."""
+    value = value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return value.replace(":", "%3A").replace(",", "%2C") if is_property else value
+
+
+def _sarif(run: Report) -> None:
+    click.echo(json.dumps(sarif_log(run.results, __version__), indent=2), err=run.to_stderr)
+
+
+WRITERS: dict[str, Callable[[Report], None]] = {
+    "text": _text,
+    "json": _json,
+    "github": _github,
+    "sarif": _sarif,
+}
+FORMATS = tuple(WRITERS)
+
+
+def _summary(run: Report) -> str:
+    results = run.results
     findings = [f for r in results for f in r.findings]
-    files = sum(1 for r in results if r.findings)
-    fixable = sum(f.fixable for f in findings)
+    parts = []
     if findings:
-        usages, where = _count(len(findings), "deprecated usage"), _count(files, "file")
-        summary = f"Found {usages} in {where} ({fixable} fixable)."
+        fixable = sum(f.fixable for f in findings)
+        usages = _count(len(findings), "deprecated usage")
+        where = _count(sum(1 for r in results if r.findings), "file")
+        counts = (
+            f"{fixable} fixed, {len(findings) - fixable} left"
+            if run.mode == "rewrite"
+            else f"{fixable} fixable"
+        )
+        parts.append(f"Found {usages} in {where} ({counts}).")
     else:
-        summary = f"No deprecated Trainer flags in {_count(len(results), 'file')}."
-    click.echo(summary, err=True)
+        parts.append(f"No deprecated Trainer flags in {_count(len(results), 'file')}.")
+    suppressed = sum(r.suppressed for r in results)
+    if suppressed:
+        parts.append(f"{_count(suppressed, 'finding')} suppressed by noqa comments.")
+    errors = sum(1 for r in results if r.error)
+    if errors:
+        parts.append(f"{_count(errors, 'file')} could not be processed.")
+    return " ".join(parts)
 
 
 def _count(n: int, noun: str) -> str:

@@ -68,6 +68,7 @@ RULES: tuple[Rule, ...] = (
     Rule("LM101", "runtime-value", "a flag's value is only known at run time", fixable=False),
     Rule("LM102", "ambiguous-source", "the call did different things in different releases", fixable=False),
     Rule("LM103", "no-equivalent", "the target release cannot express what the call did", fixable=False),
+    Rule("LM900", "unused-noqa", "a `# noqa: LM...` code that suppresses nothing", fixable=False),
 )
 
 BY_CODE = {rule.code: rule for rule in RULES}

@@ -1,54 +1,86 @@
-"""Run the codemod over files: find them, migrate each, and say which target release was chosen and why."""
+"""Run the codemod over files: one file per call of ``process_file`` (in a process pool for many), findings
+filtered by ``# noqa`` and the selection, and which target release was chosen and why."""
 
 from __future__ import annotations
 
+import ast
 import difflib
+import functools
 import importlib.metadata
 import os
 import re
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import libcst as cst
 
+from . import noqa, sourcefile
 from .codemod.python import Finding, migrate
+from .files import matches
+from .prefilter import may_need_migration
 from .semantics.model import RELEASES, Version, release
 
-SKIPPED_DIRS = frozenset(
-    {
-        ".git",
-        ".hg",
-        ".svn",
-        ".tox",
-        ".nox",
-        ".venv",
-        "venv",
-        "env",
-        "__pycache__",
-        "build",
-        "dist",
-        "node_modules",
-        ".mypy_cache",
-        ".pytest_cache",
-        ".ruff_cache",
-        ".eggs",
-        "site-packages",
-    }
+
+@dataclass(frozen=True)
+class Options:
+    """Everything a run decides once and every file's worker needs (picklable: it goes to the pool)."""
+
+    target: Version
+    source: Version | None = None
+    select: tuple[str, ...] = ("LM",)
+    ignore: tuple[str, ...] = ()
+    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (pattern, codes) pairs
+    root: Path = Path()  # per-file-ignores patterns are read from here
+    unsafe: bool = False  # --unsafe-fixes: the idiomatic form, even where it adopts a changed default
+
+    def selects(self, code: str, path: Path) -> bool:
+        """The most specific prefix wins; on a tie, ignore wins (``--select LM0 --ignore LM0`` is off)."""
+        ignored = [
+            *self.ignore,
+            *(
+                c
+                for pattern, codes in self.per_file_ignores
+                for c in codes
+                if matches([pattern], path, self.root)
+            ),
+        ]
+        return _longest(self.select, code) > _longest(ignored, code)
+
+
+def _longest(prefixes: Iterable[str], code: str) -> int:
+    return max((len(p) for p in prefixes if code.startswith(p)), default=-1)
+
+
+NOT_FIXED = (
+    " (not fixed here: a suppressed or deselected finding in this file shares the rewrite, and the"
+    " codemod rewrites a file's calls together)"
 )
 
 
 @dataclass
 class FileResult:
     path: Path
+    findings: list[Finding] = field(default_factory=list)
+    suppressed: int = 0  # findings hidden by a noqa comment
+    error: str = ""
+    error_line: int = 0
+    error_column: int = 0
+    # Only for a file that changes: its text before and after, and the bytes to write.
     old: str = ""
     new: str = ""
-    findings: list[Finding] = field(default_factory=list)
-    error: str = ""
+    data: bytes | None = None
+    skipped: bool = False  # the prefilter proved there is nothing to do
 
     @property
     def changed(self) -> bool:
-        return not self.error and self.new != self.old
+        return self.data is not None
+
+    @property
+    def work_left(self) -> bool:
+        """Findings the rewrite does not fix."""
+        return any(not f.fixable for f in self.findings)
 
     def diff(self) -> str:
         """A unified diff that ``git apply`` and ``patch -p1`` accept from the current directory."""
@@ -67,31 +99,80 @@ def _terminated(line: str) -> str:
     return line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
 
 
-def python_files(paths: Iterable[Path]) -> Iterator[Path]:
-    """The Python files under ``paths``, in a deterministic order; explicit files are always taken."""
-    for path in paths:
-        if path.is_dir():
-            for root, dirs, files in os.walk(path):
-                dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS and not d.endswith(".egg-info"))
-                yield from (Path(root) / f for f in sorted(files) if f.endswith(".py"))
-        else:
-            yield path
-
-
-def migrate_file(path: Path, target: Version, source: Version | None, unsafe: bool = False) -> FileResult:
+def process_file(path: Path, options: Options, data: bytes | None = None) -> FileResult:
+    """Migrate one file (``data``: its bytes when they come from standard input). Never raises: whatever
+    goes wrong is the result's error, so the other files of the run are still processed."""
     result = FileResult(path)
     try:
-        result.old = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        result.error = f"cannot read: {exc}"
-        return result
-    try:
-        migrated = migrate(result.old, target, source, unsafe)
-    except cst.ParserSyntaxError as exc:
-        result.error = f"{exc.raw_line}:{exc.raw_column}: cannot parse: {exc.message}"
-        return result
-    result.new, result.findings = migrated.code, migrated.findings
+        _process(result, options, data)
+    except sourcefile.SourceError as exc:
+        result.error, result.error_line, result.error_column = str(exc), exc.line, exc.column
+    except Exception as exc:  # a bug of ours must not stop the run; the file is left as it was
+        result.error = f"internal error, file left unchanged: {type(exc).__name__}: {exc}"
     return result
+
+
+_PARSER_PREFIX = re.compile(r"^parser error: error at \d+:\d+: ")  # the position is reported apart
+
+
+def _syntax_error(text: str, exc: cst.ParserSyntaxError) -> sourcefile.SourceError:
+    """Python's own account of a syntax error (exact position, familiar words) when it has one; LibCST's
+    parser may stop a token later, or reject code newer than its grammar."""
+    try:
+        ast.parse(text)
+    except SyntaxError as python:
+        return sourcefile.SourceError(f"cannot parse: {python.msg}", python.lineno or 0, python.offset or 0)
+    except ValueError:  # e.g. a null byte
+        pass
+    message = "cannot parse: " + _PARSER_PREFIX.sub("", exc.message)
+    return sourcefile.SourceError(message, exc.raw_line, exc.raw_column + 1)
+
+
+def _process(result: FileResult, options: Options, data: bytes | None) -> None:
+    if data is None:
+        data, source = sourcefile.read(result.path)
+    else:
+        source = sourcefile.decode(data)
+    old = source.text
+    if may_need_migration(old):
+        try:
+            migrated = migrate(old, options.target, options.source, options.unsafe)
+        except cst.ParserSyntaxError as exc:
+            raise _syntax_error(old, exc) from exc
+        new, raw = migrated.code, migrated.findings
+    else:
+        new, raw, result.skipped = old, [], True
+    outcome = noqa.apply(old, raw)
+    result.suppressed = len(outcome.suppressed)
+    shown = [f for f in (*outcome.kept, *outcome.unused) if options.selects(f.code, result.path)]
+    hidden = [f for f in raw if f not in shown]
+    if new != old and any(f.fixable for f in hidden):
+        new = old  # every rewrite of the file goes, rather than one the user asked us to leave alone
+        shown = [replace(f, fixable=False, message=f.message + NOT_FIXED) if f.fixable else f for f in shown]
+    result.findings = sorted(shown, key=lambda f: (f.line, f.column, f.code))
+    if new != old:
+        result.old, result.new, result.data = old, new, source.encode(new)
+
+
+def process_all(
+    paths: Sequence[Path], options: Options, jobs: int, progress: Callable[[], object] = lambda: None
+) -> list[FileResult]:
+    """``process_file`` over ``paths``, in a process pool when there are several files and jobs; the
+    results come back in the order of ``paths`` whatever finishes first."""
+    worker = functools.partial(process_file, options=options)
+    results: list[FileResult] = []
+    if jobs <= 1 or len(paths) <= 1:
+        for path in paths:
+            results.append(worker(path))
+            progress()
+        return results
+    workers = min(jobs, len(paths))
+    chunk = max(1, min(32, len(paths) // (workers * 4)))
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        for result in pool.map(worker, paths, chunksize=chunk):
+            results.append(result)
+            progress()
+    return results
 
 
 # --- the target release ------------------------------------------------------------------------------------

@@ -1,0 +1,138 @@
+"""The migrate command's run: choose the target, find the files, process them (in a pool, with a progress
+bar on a terminal), write or print the result, report, and return the exit status of the one contract:
+0 nothing to do, 1 deprecated usage found / files changed / findings left, 2 error."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import click
+from tqdm import tqdm
+
+from . import sourcefile
+from .files import discover
+from .reporting import Report, report
+from .runner import FileResult, Options, auto_target, process_all, process_file
+from .settings import Settings, start_of
+
+OK, WORK, ERROR = 0, 1, 2
+PROGRESS_DELAY_S = 0.5  # a bar only for runs long enough to be worth watching
+
+
+@dataclass(frozen=True)
+class Behaviour:
+    """How the run talks and ends, as opposed to what it does to the code (``Settings``)."""
+
+    jobs: int | None = None
+    quiet: bool = False
+    verbose: bool = False
+    exit_zero: bool = False
+    exit_zero_even_if_changed: bool = False
+
+
+def default_jobs() -> int:
+    """One process under pre-commit, which already runs hooks in parallel; else every CPU."""
+    return 1 if os.environ.get("PRE_COMMIT") else os.cpu_count() or 1
+
+
+def run(
+    paths: Sequence[Path], mode: str, settings: Settings, stdin_filename: Path | None, how: Behaviour
+) -> int:
+    """``mode``: "rewrite", "diff" or "check"."""
+    if how.verbose:
+        where = settings.config.path or "none found, defaults apply"
+        click.echo(f"lightning-migrate: configuration: {where}", err=True)
+    target = settings["target-version"]
+    if target is None:
+        target, why = auto_target(start_of(paths, stdin_filename))
+        _say(how, f"lightning-migrate: target Lightning {target} ({why})")
+    else:
+        _say(how, f"lightning-migrate: target Lightning {target}")
+    options = settings.options(target)
+    if list(paths) == [Path("-")]:
+        results = [_stdin(stdin_filename, settings, options, mode)]
+    else:
+        files = discover(paths, settings.selection())
+        if not files:
+            _say(how, "lightning-migrate: no Python files to process (none found, or all excluded).")
+            return OK
+        results = _process(files, options, how)
+        if mode == "rewrite":
+            _write(results)
+        elif mode == "diff":
+            for result in results:
+                if result.changed:
+                    click.echo(result.diff(), nl=False)
+    if how.verbose:
+        for result in results:
+            click.echo(f"lightning-migrate: {_fate(result, mode)}", err=True)
+    stdout_taken = mode == "diff" or (mode == "rewrite" and list(paths) == [Path("-")])
+    report(settings["output-format"], Report(results, mode, stdout_taken, how.quiet))
+    return exit_status(results, how)
+
+
+def _say(how: Behaviour, message: str) -> None:
+    if not how.quiet:
+        click.echo(message, err=True)
+
+
+def _process(files: list[Path], options: Options, how: Behaviour) -> list[FileResult]:
+    jobs = how.jobs or default_jobs()
+    shown = not how.quiet and sys.stderr.isatty() and len(files) > 1
+    with tqdm(total=len(files), unit="file", disable=not shown, delay=PROGRESS_DELAY_S, leave=False) as bar:
+        return process_all(files, options, jobs, progress=bar.update)
+
+
+def _stdin(name: Path | None, settings: Settings, options: Options, mode: str) -> FileResult:
+    """``-``: the source comes from standard input; rewrite mode prints the new source (or the input as it
+    was, when there is nothing to do or it cannot be processed), so a pipe never loses code."""
+    data = sys.stdin.buffer.read()
+    path = name or Path("-")
+    selection = settings.selection()
+    if name is not None and selection.force_exclude and selection.excluded(name):
+        result = FileResult(path)
+    else:
+        result = process_file(path, options, data)
+    if mode == "rewrite":
+        sys.stdout.buffer.write(result.data if result.data is not None else data)
+    elif mode == "diff" and result.changed:
+        click.echo(result.diff(), nl=False)
+    return result
+
+
+def _write(results: list[FileResult]) -> None:
+    for result in results:
+        if result.data is None:
+            continue
+        try:
+            sourcefile.write_atomic(result.path, result.data)
+        except OSError as exc:
+            result.error = f"cannot write, file left as it was: {exc.strerror or exc}"
+            result.data = None
+
+
+def _fate(result: FileResult, mode: str) -> str:
+    path = result.path.as_posix()
+    if result.error:
+        return f"{path}: error"
+    if result.skipped and not result.findings:
+        return f"{path}: skipped (the text never mentions lightning)"
+    done = {"rewrite": "rewritten", "diff": "would be rewritten", "check": "would be rewritten"}[mode]
+    fate = done if result.changed else "unchanged"
+    count = len(result.findings)
+    return f"{path}: {fate}, {count} finding{'s' * (count != 1)}"
+
+
+def exit_status(results: Sequence[FileResult], how: Behaviour) -> int:
+    if any(r.error for r in results):
+        return ERROR
+    if how.exit_zero:
+        return OK
+    if any(r.work_left for r in results):
+        return WORK
+    changes = any(r.changed or any(f.fixable for f in r.findings) for r in results)
+    return WORK if changes and not how.exit_zero_even_if_changed else OK

@@ -1,0 +1,91 @@
+"""``[tool.lightning-migrate]`` in ``pyproject.toml``: found by walking up from the first path, checked key by
+key, same names as the command-line flags (which override it)."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:
+    import tomli as tomllib
+
+SECTION = "lightning-migrate"
+
+
+class ConfigError(Exception):
+    """A configuration the user must fix; the message names the file and the key."""
+
+
+def _strings(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(item, str) for item in value)
+
+
+def _per_file(value: Any) -> bool:
+    return isinstance(value, dict) and all(_strings(codes) for codes in value.values())
+
+
+# key -> (check, what the check wants)
+KEYS: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "target-version": (lambda v: isinstance(v, str), 'a string such as "2.6" or "auto"'),
+    "source-version": (lambda v: isinstance(v, str), 'a string such as "1.5"'),
+    "select": (_strings, "a list of rule codes or prefixes"),
+    "ignore": (_strings, "a list of rule codes or prefixes"),
+    "exclude": (_strings, "a list of gitignore-style patterns"),
+    "extend-exclude": (_strings, "a list of gitignore-style patterns"),
+    "force-exclude": (lambda v: isinstance(v, bool), "true or false"),
+    "respect-gitignore": (lambda v: isinstance(v, bool), "true or false"),
+    "per-file-ignores": (_per_file, 'a table of pattern = ["LM001", ...]'),
+    "output-format": (lambda v: isinstance(v, str), 'a string such as "text"'),
+}
+
+
+@dataclass(frozen=True)
+class Config:
+    path: Path | None  # the pyproject.toml it came from, None when there is none
+    root: Path  # the folder relative patterns are matched from
+    values: Mapping[str, Any] = field(default_factory=dict)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.values.get(key, default)
+
+
+def find(start: Path) -> Config:
+    """The first ``pyproject.toml`` with a ``[tool.lightning-migrate]`` table at or above ``start``."""
+    folder = start.resolve()
+    if not folder.is_dir():
+        folder = folder.parent
+    for directory in (folder, *folder.parents):
+        candidate = directory / "pyproject.toml"
+        if candidate.is_file():
+            table = _section(candidate)
+            if table is not None:
+                return Config(candidate, directory, _checked(table, candidate))
+    return Config(None, Path.cwd().resolve())
+
+
+def _section(path: Path) -> dict[str, Any] | None:
+    try:
+        with path.open("rb") as handle:
+            document = tomllib.load(handle)
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read: {exc}") from exc
+    table = document.get("tool", {}).get(SECTION)
+    if table is not None and not isinstance(table, dict):
+        raise ConfigError(f"{path}: [tool.{SECTION}] must be a table")
+    return table
+
+
+def _checked(table: dict[str, Any], path: Path) -> dict[str, Any]:
+    for key, value in table.items():
+        if key not in KEYS:
+            known = ", ".join(KEYS)
+            raise ConfigError(f"{path}: unknown key {key!r} in [tool.{SECTION}] (known keys: {known})")
+        check, wanted = KEYS[key]
+        if not check(value):
+            raise ConfigError(f"{path}: [tool.{SECTION}] {key} must be {wanted}, not {value!r}")
+    return table

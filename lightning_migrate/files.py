@@ -1,0 +1,136 @@
+"""Which files a run looks at: directories walked in sorted order, ``.gitignore`` respected, default and user
+excludes (gitignore-style patterns, matched from the project root); files named explicitly are always taken
+unless ``force_exclude`` (what pre-commit needs, since it passes every staged file by name)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from functools import cached_property, lru_cache
+from pathlib import Path
+
+import pathspec
+
+DEFAULT_EXCLUDES = (
+    ".git",
+    ".hg",
+    ".svn",
+    ".tox",
+    ".nox",
+    ".venv",
+    "venv",
+    "env",
+    "__pycache__",
+    "build",
+    "dist",
+    "node_modules",
+    ".mypy_cache",
+    ".pytest_cache",
+    ".ruff_cache",
+    ".eggs",
+    "*.egg-info",
+    "site-packages",
+)
+PYTHON_SUFFIXES = (".py",)
+
+
+@dataclass(frozen=True)
+class FileSelection:
+    root: Path  # patterns are relative to it: the configuration's folder, else the working directory
+    exclude: Sequence[str] = DEFAULT_EXCLUDES
+    extend_exclude: Sequence[str] = ()
+    force_exclude: bool = False
+    respect_gitignore: bool = True
+
+    @cached_property
+    def _excluded(self) -> pathspec.GitIgnoreSpec:
+        return pathspec.GitIgnoreSpec.from_lines([*self.exclude, *self.extend_exclude])
+
+    def excluded(self, path: Path, is_dir: bool = False) -> bool:
+        relative = _relative(os.path.abspath(path), os.path.abspath(self.root))
+        return self._excluded.match_file(relative + ("/" if is_dir else ""))
+
+
+def matches(patterns: Iterable[str], path: Path, root: Path) -> bool:
+    """Whether ``path`` matches one of the gitignore-style ``patterns``, read from ``root``."""
+    return _spec(tuple(patterns)).match_file(_relative(os.path.abspath(path), os.path.abspath(root)))
+
+
+@lru_cache(maxsize=64)
+def _spec(patterns: tuple[str, ...]) -> pathspec.GitIgnoreSpec:
+    return pathspec.GitIgnoreSpec.from_lines(patterns)
+
+
+def _relative(path: str, root: str) -> str:
+    """``path`` from ``root``, with ``/``; a path outside the project keeps all its folders, so a pattern
+    can still match its name or a folder on the way."""
+    inside = path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+    return Path(os.path.relpath(path, root) if inside else path).as_posix().lstrip("/")
+
+
+def discover(paths: Iterable[Path], selection: FileSelection) -> list[Path]:
+    """The files to process, each once, in a deterministic order: the arguments' order, and the files
+    under a folder sorted by path."""
+    seen: dict[Path, None] = {}
+    for path in paths:
+        if path.is_dir():
+            for found in sorted(_walk(path, selection)):
+                seen.setdefault(found, None)
+        elif not (selection.force_exclude and selection.excluded(path)):
+            seen.setdefault(path, None)
+    return list(seen)
+
+
+def _walk(top: Path, selection: FileSelection) -> Iterator[Path]:
+    ignores = _GitIgnores(top) if selection.respect_gitignore else None
+    for folder, dirs, files in os.walk(top):
+        here = Path(folder)
+        dirs[:] = sorted(
+            d
+            for d in dirs
+            if not selection.excluded(here / d, is_dir=True)
+            and not (ignores and ignores.ignored(here / d, is_dir=True))
+        )
+        for name in sorted(files):
+            path = here / name
+            if (
+                name.endswith(PYTHON_SUFFIXES)
+                and not selection.excluded(path)
+                and not (ignores and ignores.ignored(path))
+            ):
+                yield path
+
+
+class _GitIgnores:
+    """The ``.gitignore`` files that apply under ``top``: those of its folders and, inside a git repository,
+    those of the folders above it up to the repository's root. The deepest file that decides, wins."""
+
+    def __init__(self, top: Path) -> None:
+        top = top.resolve()
+        repository = next((d for d in (top, *top.parents) if (d / ".git").exists()), None)
+        self._top = repository or top
+        self._specs: dict[Path, pathspec.GitIgnoreSpec | None] = {}
+
+    def ignored(self, path: Path, is_dir: bool = False) -> bool:
+        path = path.resolve()
+        folders = [p for p in path.parents if p == self._top or self._top in p.parents]
+        for folder in folders:  # deepest first
+            spec = self._spec(folder)
+            if spec is None:
+                continue
+            relative = path.relative_to(folder).as_posix() + ("/" if is_dir else "")
+            decision = spec.check_file(relative).include
+            if decision is not None:
+                return decision
+        return False
+
+    def _spec(self, folder: Path) -> pathspec.GitIgnoreSpec | None:
+        if folder not in self._specs:
+            ignore_file = folder / ".gitignore"
+            try:
+                lines = ignore_file.read_text(encoding="utf-8", errors="replace").splitlines()
+            except OSError:
+                lines = None
+            self._specs[folder] = pathspec.GitIgnoreSpec.from_lines(lines) if lines is not None else None
+        return self._specs[folder]

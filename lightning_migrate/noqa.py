@@ -1,0 +1,125 @@
+"""Inline suppression: ``# noqa`` (every code) or ``# noqa: LM001, LM004`` on any line of the call a
+finding belongs to. A code of ours (``LM...``) that suppresses nothing is itself reported (LM900); a bare
+``# noqa`` or another tool's codes are left alone, since they are usually meant for flake8 or ruff."""
+
+from __future__ import annotations
+
+import ast
+import io
+import re
+import tokenize
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .codemod.python import Finding
+from .rules import BY_CODE
+
+_NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
+_OURS = "LM"
+UNUSED = "LM900"
+
+
+@dataclass(frozen=True)
+class Suppression:
+    line: int
+    column: int  # 1-based, of the ``#``
+    codes: frozenset[str] | None  # None: a bare noqa comment, which covers every code
+
+    def covers(self, code: str) -> bool:
+        return self.codes is None or code in self.codes
+
+
+@dataclass(frozen=True)
+class Outcome:
+    kept: list[Finding]
+    suppressed: list[Finding]
+    unused: list[Finding]  # LM900, one per code of ours that suppressed nothing
+
+
+def suppressions(text: str) -> list[Suppression]:
+    """The ``# noqa`` comments of ``text`` (real comments: a ``# noqa`` inside a string does not count)."""
+    if "noqa" not in text.lower():
+        return []
+    found = []
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if token.type == tokenize.COMMENT:
+                match = _NOQA.search(token.string)
+                if match:
+                    found.append(_suppression(match, token.start[0], token.start[1] + match.start()))
+    except (tokenize.TokenError, SyntaxError):  # the caller reports the parse error; no comment is trusted
+        return []
+    return found
+
+
+def _suppression(match: re.Match[str], line: int, offset: int) -> Suppression:
+    codes = match.group("codes")
+    parsed = frozenset(re.split(r"[,\s]+", codes.strip().upper())) if codes else None
+    return Suppression(line, offset + 1, parsed)
+
+
+def apply(text: str, findings: Sequence[Finding]) -> Outcome:
+    """Split ``findings`` into kept and suppressed, and report the suppressions that matched nothing."""
+    comments = suppressions(text)
+    if not comments:
+        return Outcome(list(findings), [], [])
+    by_line: dict[int, list[Suppression]] = {}
+    for comment in comments:
+        by_line.setdefault(comment.line, []).append(comment)
+    spans = _CallSpans(text)
+    kept: list[Finding] = []
+    suppressed: list[Finding] = []
+    used: set[tuple[Suppression, str]] = set()
+    for finding in findings:
+        first, last = spans.lines_of(finding.line, finding.column)
+        matching = [
+            (comment, finding.code)
+            for line in range(first, last + 1)
+            for comment in by_line.get(line, ())
+            if comment.covers(finding.code)
+        ]
+        (suppressed if matching else kept).append(finding)
+        used.update(matching)
+    unused = [
+        Finding(
+            c.line, c.column, UNUSED, f"`# noqa: {code}` suppresses nothing here", BY_CODE[UNUSED].fixable
+        )
+        for c in comments
+        for code in sorted(c.codes or ())
+        if code.startswith(_OURS) and (c, code) not in used
+    ]
+    return Outcome(kept, suppressed, unused)
+
+
+class _CallSpans:
+    """The lines of the innermost call around a position, so that a ``# noqa`` anywhere in a multi-line
+    call counts (findings are reported at the call or at one of its arguments)."""
+
+    def __init__(self, text: str) -> None:
+        self._lines = text.splitlines()
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError):  # then a suppression must be on the finding's own line
+            tree = None
+        self._calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call)] if tree else []
+
+    def lines_of(self, line: int, column: int) -> tuple[int, int]:
+        position = (line, column - 1)
+        around = [
+            call
+            for call in self._calls
+            if call.end_lineno is not None
+            and call.end_col_offset is not None
+            and (call.lineno, self._chars(call.lineno, call.col_offset))
+            <= position
+            < (call.end_lineno, self._chars(call.end_lineno, call.end_col_offset))
+        ]
+        if not around:
+            return line, line
+        innermost = min(around, key=lambda c: (c.end_lineno or 0) - c.lineno)
+        return innermost.lineno, innermost.end_lineno or innermost.lineno
+
+    def _chars(self, line: int, byte_offset: int) -> int:
+        """ast counts columns in UTF-8 bytes, LibCST in characters."""
+        text = self._lines[line - 1] if 0 < line <= len(self._lines) else ""
+        return byte_offset if text.isascii() else len(text.encode()[:byte_offset].decode(errors="ignore"))

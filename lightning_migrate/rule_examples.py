@@ -1,0 +1,157 @@
+"""One before/after example per rule, copied from the golden fixtures (which are not in the wheel) so that
+``lightning-migrate explain`` can show them; ``tests/test_explain.py`` proves each equals its fixture pair and
+that the codemod really reports the rule on it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Example:
+    fixture: str  # fixtures/<folder>/<case>, without ".py"; "" for an example that is not a fixture
+    target: str  # the release it is migrated to
+    before: str
+    after: str | None  # None: the codemod leaves the code as it is and reports why
+
+
+EXAMPLES: dict[str, Example] = {
+    "LM001": Example(
+        "accelerator_training_type/alias_import",
+        "1.5",
+        """\
+from pytorch_lightning import Trainer as T
+
+T(accelerator="dp", gpus=2)
+""",
+        """\
+from pytorch_lightning import Trainer as T
+
+T(strategy="dp", gpus=2)
+""",
+    ),
+    "LM002": Example(
+        "distributed_backend/dp_gpus",
+        "1.5",
+        """\
+import pytorch_lightning as pl
+
+trainer = pl.Trainer(distributed_backend="dp", gpus=2)
+""",
+        """\
+import pytorch_lightning as pl
+
+trainer = pl.Trainer(strategy="dp", gpus=2)
+""",
+    ),
+    "LM003": Example(
+        "strategy_in_plugins/plugin_string",
+        "1.6",
+        """\
+import pytorch_lightning as pl
+
+trainer = pl.Trainer(gpus=2, plugins="ddp_sharded")
+""",
+        """\
+import pytorch_lightning as pl
+
+trainer = pl.Trainer(gpus=2, strategy="ddp_sharded")
+""",
+    ),
+    "LM004": Example(
+        "namespaces/lightning_L",
+        "1.9",
+        """\
+import lightning as L
+
+trainer = L.Trainer(gpus=2)
+""",
+        """\
+import lightning as L
+
+trainer = L.Trainer(accelerator="cuda", devices=2)
+""",
+    ),
+    "LM005": Example(
+        "strategy_in_plugins/plugin_object",
+        "1.6",
+        """\
+import pytorch_lightning as pl
+from pytorch_lightning.plugins import DDPPlugin
+
+trainer = pl.Trainer(gpus=4, plugins=DDPPlugin(find_unused_parameters=False))
+""",
+        """\
+import pytorch_lightning as pl
+from pytorch_lightning.strategies import DDPStrategy
+
+trainer = pl.Trainer(gpus=4, strategy=DDPStrategy(find_unused_parameters=False))
+""",
+    ),
+    "LM006": Example(
+        "accelerator_training_type/conflict_equal_names",
+        "2.6",
+        """\
+import pytorch_lightning as pl
+
+trainer = pl.Trainer(accelerator="ddp", strategy="ddp", gpus=2)
+""",
+        """\
+import pytorch_lightning as pl
+
+trainer = pl.Trainer(strategy="ddp_find_unused_parameters_true", accelerator="cuda", devices=2)
+""",
+    ),
+    "LM100": Example(
+        "distributed_backend/upper_case",
+        "2.6",
+        """\
+import pytorch_lightning as pl
+
+trainer = pl.Trainer(distributed_backend="DDP", gpus=2)
+""",
+        None,
+    ),
+    "LM101": Example(
+        "negatives/runtime_values",
+        "2.6",
+        """\
+import pytorch_lightning as pl
+
+
+def main(args):
+    return pl.Trainer(accelerator=args.accelerator, gpus=args.gpus)
+""",
+        None,
+    ),
+    "LM102": Example(
+        "refusals/gpus_string_ambiguous",
+        "2.6",
+        """\
+import pytorch_lightning as pl
+
+trainer = pl.Trainer(gpus="2")
+""",
+        None,
+    ),
+    "LM103": Example(
+        "refusals/gpus_all_for_2x",
+        "2.6",
+        """\
+import pytorch_lightning as pl
+
+trainer = pl.Trainer(gpus=-1)
+""",
+        None,
+    ),
+    "LM900": Example(
+        "",
+        "2.6",
+        """\
+import pytorch_lightning as pl
+
+trainer = pl.Trainer(max_epochs=3)  # noqa: LM004
+""",
+        None,
+    ),
+}

@@ -1,0 +1,118 @@
+"""One run's settings: each from the command line, else from ``[tool.lightning-migrate]``, else the default,
+converted and checked by one table. A bad value names where it came from."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import click
+
+from .config import SECTION, Config, ConfigError
+from .files import DEFAULT_EXCLUDES, FileSelection
+from .reporting import FORMATS
+from .rules import RULES
+from .runner import Options
+from .semantics.model import RELEASES, Version, release
+
+
+def parse_release(value: str | None) -> Version | None:
+    """``X.Y`` (or ``X.Y.Z``) as the release lightning-migrate knows for that line; None for ``auto``."""
+    if value is None or value == "auto":
+        return None
+    version = release(value)  # ValueError for anything else
+    if not RELEASES[0] <= version <= RELEASES[-1]:
+        raise ValueError(f"{value}: lightning-migrate knows releases {RELEASES[0]} to {RELEASES[-1]}")
+    return version
+
+
+def parse_codes(values: Iterable[str]) -> tuple[str, ...]:
+    """Rule codes or prefixes, comma- or space-separated, each checked against the registry."""
+    codes = tuple(c.upper() for value in values for c in value.replace(",", " ").split())
+    unknown = [c for c in codes if not any(rule.code.startswith(c) for rule in RULES)]
+    if unknown:
+        raise ValueError(f"unknown rule code or prefix {', '.join(unknown)} (see `lightning-migrate rules`)")
+    return codes
+
+
+def _output_format(value: str) -> str:
+    if value not in FORMATS:
+        raise ValueError(f"{value!r} is not one of {', '.join(FORMATS)}")
+    return value
+
+
+def _per_file_ignores(table: dict[str, list[str]]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    return tuple((pattern, parse_codes(codes)) for pattern, codes in table.items())
+
+
+# key (the flag and the configuration name) -> (conversion, default)
+CONVERSIONS: dict[str, tuple[Callable[[Any], Any], Any]] = {
+    "target-version": (parse_release, None),
+    "source-version": (parse_release, None),
+    "select": (parse_codes, ("LM",)),
+    "ignore": (parse_codes, ()),
+    "per-file-ignores": (_per_file_ignores, ()),
+    "exclude": (tuple, DEFAULT_EXCLUDES),
+    "extend-exclude": (tuple, ()),
+    "force-exclude": (bool, False),
+    "respect-gitignore": (bool, True),
+    "output-format": (_output_format, "text"),
+    "unsafe-fixes": (bool, False),
+}
+
+
+@dataclass(frozen=True)
+class Settings:
+    config: Config
+    values: dict[str, Any]
+
+    def __getitem__(self, key: str) -> Any:
+        return self.values[key]
+
+    def selection(self) -> FileSelection:
+        return FileSelection(
+            self.config.root,
+            self["exclude"],
+            self["extend-exclude"],
+            self["force-exclude"],
+            self["respect-gitignore"],
+        )
+
+    def options(self, target: Version) -> Options:
+        return Options(
+            target,
+            self["source-version"],
+            self["select"],
+            self["ignore"],
+            self["per-file-ignores"],
+            self.config.root,
+            self["unsafe-fixes"],
+        )
+
+
+def resolve(config: Config, given: dict[str, Any]) -> Settings:
+    """``given``: the command line's values by key, None (or empty) where a flag was not given."""
+    values = {}
+    for key, (convert, default) in CONVERSIONS.items():
+        cli = given.get(key)
+        if cli is not None and cli != ():
+            try:
+                values[key] = convert(cli)
+            except ValueError as exc:
+                raise click.BadParameter(str(exc), param_hint=f"'--{key}'") from exc
+        elif key in config.values:
+            try:
+                values[key] = convert(config.values[key])
+            except ValueError as exc:
+                raise ConfigError(f"{config.path}: [tool.{SECTION}] {key}: {exc}") from exc
+        else:
+            values[key] = default
+    return Settings(config, values)
+
+
+def start_of(paths: Iterable[Path], stdin_filename: Path | None) -> Path:
+    """Where the configuration and the project's pin are looked for."""
+    first = next(iter(paths), Path())
+    return stdin_filename or (Path.cwd() if first == Path("-") else first)

@@ -1,0 +1,175 @@
+"""One exit-code contract in every mode (0 nothing to do, 1 work found or done, 2 error), its two knobs,
+standard input, zero files, verbosity, --jobs and the progress bar."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+from cli_helpers import BROKEN, CLEAN, FIXABLE, FIXED, UNFIXABLE, run
+
+from lightning_migrate import command
+from lightning_migrate.command import Behaviour
+from lightning_migrate.runner import Options
+from lightning_migrate.semantics.model import release
+
+MODES = {"rewrite": (), "diff": ("--diff",), "check": ("--check",)}
+TARGET = ("--target-version", "2.6")
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize(
+    ("source", "flags", "expected"),
+    [
+        (CLEAN, (), 0),
+        (FIXABLE, (), 1),
+        (UNFIXABLE, (), 1),
+        (BROKEN, (), 2),
+        (FIXABLE, ("--exit-zero",), 0),
+        (UNFIXABLE, ("--exit-zero",), 0),
+        (BROKEN, ("--exit-zero",), 2),  # an error is never waved through
+        (FIXABLE, ("--exit-zero-even-if-changed",), 0),
+        (UNFIXABLE, ("--exit-zero-even-if-changed",), 1),  # still work left
+        (CLEAN, ("--exit-zero-even-if-changed",), 0),
+    ],
+    ids=lambda v: v if isinstance(v, int) else None,
+)
+def test_exit_code_contract(
+    tmp_path: Path, mode: str, source: str, flags: tuple[str, ...], expected: int
+) -> None:
+    path = tmp_path / "train.py"
+    path.write_text(source)
+    outcome = run(*MODES[mode], *flags, *TARGET, str(path))
+    assert outcome.code == expected, outcome.err
+    rewritten = mode == "rewrite" and source == FIXABLE
+    assert path.read_text() == (FIXED if rewritten else source)
+
+
+def test_one_bad_file_does_not_stop_the_others(tmp_path: Path) -> None:
+    (tmp_path / "a_broken.py").write_text(BROKEN)
+    (tmp_path / "b_undecodable.py").write_bytes(b"import pytorch_lightning\nx = '\xff'\n")
+    (tmp_path / "c_train.py").write_text(FIXABLE)
+    outcome = run(*TARGET, str(tmp_path))
+    assert outcome.code == 2
+    assert f"{(tmp_path / 'a_broken.py').as_posix()}:3:7: error: cannot parse: invalid syntax" in outcome.err
+    assert "cannot parse" in outcome.err
+    assert f"{(tmp_path / 'b_undecodable.py').as_posix()}:2:6: error: cannot decode as utf-8" in outcome.err
+    assert (tmp_path / "a_broken.py").read_text() == BROKEN
+    assert (tmp_path / "c_train.py").read_text() == FIXED
+    assert "2 files could not be processed." in outcome.err
+
+
+def test_stdin_rewrite_prints_the_new_source(tmp_path: Path) -> None:
+    outcome = run("-", "--stdin-filename", str(tmp_path / "train.py"), *TARGET, stdin=FIXABLE.encode())
+    assert outcome.code == 1
+    assert outcome.out == FIXED
+    assert f"{(tmp_path / 'train.py').as_posix()}:3:11: LM001" in outcome.err  # findings moved off stdout
+    assert not (tmp_path / "train.py").exists()
+
+
+def test_stdin_check_and_diff(tmp_path: Path) -> None:
+    check = run("--check", "-", "--stdin-filename", "pkg/train.py", *TARGET, stdin=FIXABLE.encode())
+    assert check.code == 1
+    assert check.out.startswith("pkg/train.py:3:11: LM001")
+    diff = run("--diff", "-", *TARGET, stdin=FIXABLE.encode())
+    assert diff.code == 1
+    assert diff.out.startswith("--- a/-\n+++ b/-\n")
+    assert '+trainer = pl.Trainer(strategy="ddp_find_unused_parameters_true"' in diff.out
+
+
+def test_stdin_that_cannot_be_processed_comes_back_unchanged() -> None:
+    for source, code in ((CLEAN, 0), (BROKEN, 2)):
+        outcome = run("-", *TARGET, stdin=source.encode())
+        assert (outcome.code, outcome.out) == (code, source)
+
+
+def test_stdin_force_excluded_passes_through(tmp_path: Path) -> None:
+    outcome = run(
+        "-", "--stdin-filename", "build/train.py", "--force-exclude", *TARGET, stdin=FIXABLE.encode()
+    )
+    assert (outcome.code, outcome.out) == (0, FIXABLE)
+
+
+def test_stdin_cannot_be_mixed_with_paths(tmp_path: Path) -> None:
+    outcome = run("-", str(tmp_path), *TARGET, stdin=b"")
+    assert outcome.code == 2
+    assert "cannot be mixed" in outcome.err
+
+
+def test_zero_files_is_a_clean_exit(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text('Trainer(accelerator="ddp")\n')
+    outcome = run("--check", *TARGET, str(tmp_path))
+    assert outcome.code == 0
+    assert "no Python files to process" in outcome.err
+
+
+def test_quiet_prints_only_errors_and_the_summary(tmp_path: Path) -> None:
+    (tmp_path / "train.py").write_text(FIXABLE)
+    (tmp_path / "broken.py").write_text(BROKEN)
+    outcome = run("--check", "-q", *TARGET, str(tmp_path))
+    assert outcome.code == 2
+    assert outcome.out == ""
+    lines = outcome.err.splitlines()
+    assert len(lines) == 2
+    assert lines[0].endswith("broken.py:3:7: error: cannot parse: invalid syntax")
+    assert lines[1] == ("Found 2 deprecated usages in 1 file (2 fixable). 1 file could not be processed.")
+
+
+def test_verbose_says_what_happened_to_each_file(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text(FIXABLE)
+    (tmp_path / "b.py").write_text("print('no framework here')\n")
+    (tmp_path / "c.py").write_text(CLEAN)
+    outcome = run("--check", "-v", str(tmp_path / "a.py"), str(tmp_path / "b.py"), str(tmp_path / "c.py"))
+    assert "lightning-migrate: configuration: none found, defaults apply" in outcome.err
+    assert "target Lightning 2.6.6 (the newest release lightning-migrate knows)" in outcome.err
+    assert "a.py: would be rewritten, 2 findings" in outcome.err
+    assert "b.py: skipped (the text never mentions lightning)" in outcome.err
+    assert "c.py: unchanged, 0 findings" in outcome.err
+
+
+def test_quiet_and_verbose_contradict(tmp_path: Path) -> None:
+    assert run("-q", "-v", str(tmp_path)).code == 2
+
+
+def test_jobs_give_the_same_output_in_the_same_order(tmp_path: Path) -> None:
+    for index in range(12):
+        source = (FIXABLE, UNFIXABLE, CLEAN, BROKEN)[index % 4]
+        (tmp_path / f"m{index:02}.py").write_text(source)
+    serial = run("--check", *TARGET, "-j", "1", str(tmp_path))
+    pooled = run("--check", *TARGET, "-j", "3", str(tmp_path))
+    assert (pooled.code, pooled.out, pooled.err) == (serial.code, serial.out, serial.err)
+    paths = [line.split(":", 1)[0] for line in serial.out.splitlines()]
+    assert paths == sorted(paths)
+    assert len(set(paths)) == 6  # 3 fixable + 3 unfixable files
+
+
+def test_no_pool_under_pre_commit(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PRE_COMMIT", "1")
+    assert command.default_jobs() == 1
+    monkeypatch.delenv("PRE_COMMIT")
+    assert command.default_jobs() >= 1
+
+
+class _Terminal(io.StringIO):
+    def __init__(self, tty: bool) -> None:
+        super().__init__()
+        self.tty = tty
+
+    def isatty(self) -> bool:
+        return self.tty
+
+
+@pytest.mark.parametrize("tty", [True, False])
+def test_progress_bar_only_on_a_terminal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tty: bool) -> None:
+    files = []
+    for index in range(3):
+        files.append(tmp_path / f"m{index}.py")
+        files[-1].write_text(CLEAN)
+    stderr = _Terminal(tty)
+    monkeypatch.setattr("sys.stderr", stderr)
+    monkeypatch.setattr(command, "PROGRESS_DELAY_S", 0)
+    results = command._process(files, Options(release("2.6")), Behaviour(jobs=1))
+    assert [r.path for r in results] == files
+    shown = stderr.getvalue()
+    assert ("/3 [" in shown and "file/s" in shown) if tty else shown == ""
