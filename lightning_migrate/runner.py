@@ -17,7 +17,7 @@ from pathlib import Path
 import libcst as cst
 
 from . import noqa, sourcefile
-from .codemod.python import Finding, migrate
+from .codemod.python import Finding, Result, migrate
 from .files import matches
 from .prefilter import may_need_migration
 from .semantics.model import RELEASES, Version, release
@@ -54,8 +54,7 @@ def _longest(prefixes: Iterable[str], code: str) -> int:
 
 
 NOT_FIXED = (
-    " (not fixed here: a suppressed or deselected finding in this file shares the rewrite, and the"
-    " codemod rewrites a file's calls together)"
+    " (not fixed: another finding of this call is suppressed or deselected, and they share its rewrite)"
 )
 
 
@@ -134,24 +133,39 @@ def _process(result: FileResult, options: Options, data: bytes | None) -> None:
     else:
         source = sourcefile.decode(data)
     old = source.text
-    if may_need_migration(old):
-        try:
-            migrated = migrate(old, options.target, options.source, options.unsafe)
-        except cst.ParserSyntaxError as exc:
-            raise _syntax_error(old, exc) from exc
-        new, raw = migrated.code, migrated.findings
-    else:
-        new, raw, result.skipped = old, [], True
-    outcome = noqa.apply(old, raw)
-    result.suppressed = len(outcome.suppressed)
-    shown = [f for f in (*outcome.kept, *outcome.unused) if options.selects(f.code, result.path)]
-    hidden = [f for f in raw if f not in shown]
-    if new != old and any(f.fixable for f in hidden):
-        new = old  # every rewrite of the file goes, rather than one the user asked us to leave alone
-        shown = [replace(f, fixable=False, message=f.message + NOT_FIXED) if f.fixable else f for f in shown]
+    result.skipped = not may_need_migration(old)
+    new, shown, hidden = _migrate(old, result, options, frozenset())
+    # a call with a suppressed or deselected fixable finding is left as it is: run again without its rewrite
+    # (every finding of one rewrite is reported at the call's position)
+    left = frozenset((f.line, f.column) for f in hidden if f.fixable)
+    if left and new != old:
+        new, shown, hidden = _migrate(old, result, options, left)
+        shown = [
+            replace(f, fixable=False, message=f.message + NOT_FIXED)
+            if f.fixable and (f.line, f.column) in left
+            else f
+            for f in shown
+        ]
     result.findings = sorted(shown, key=lambda f: (f.line, f.column, f.code))
     if new != old:
         result.old, result.new, result.data = old, new, source.encode(new)
+
+
+def _migrate(
+    old: str, result: FileResult, options: Options, left: frozenset[tuple[int, int]]
+) -> tuple[str, list[Finding], list[Finding]]:
+    """The new text, the findings to show (after ``# noqa`` and the selection) and those hidden."""
+    if result.skipped:  # nothing to migrate; only unused suppressions (LM900) can be found
+        migrated = Result(old, [])
+    else:
+        try:
+            migrated = migrate(old, options.target, options.source, options.unsafe, left)
+        except cst.ParserSyntaxError as exc:
+            raise _syntax_error(old, exc) from exc
+    outcome = noqa.apply(old, migrated.findings)
+    result.suppressed = len(outcome.suppressed)
+    shown = [f for f in (*outcome.kept, *outcome.unused) if options.selects(f.code, result.path)]
+    return migrated.code, shown, [f for f in migrated.findings if f not in shown]
 
 
 def process_all(

@@ -9,6 +9,7 @@ import pytest
 from cli_helpers import BROKEN, FIXABLE, UNFIXABLE, run
 
 from lightning_migrate.rules import RULES
+from lightning_migrate.runner import NOT_FIXED
 
 SCHEMA = Path(__file__).parent / "data" / "sarif-schema-2.1.0.json"
 TARGET = ("--target-version", "2.6")
@@ -138,11 +139,11 @@ def test_unknown_code_is_a_usage_error(project: Path) -> None:
 
 
 def test_an_ignored_fix_is_not_applied(project: Path) -> None:
-    """LM001 and LM004 of one call share one rewrite: ignoring one leaves the call (and file) alone."""
+    """LM001 and LM004 of one call share one rewrite: ignoring one leaves the call alone."""
     outcome = run(*TARGET, "--ignore", "LM004", "train.py")
     assert (project / "train.py").read_text() == FIXABLE
     assert outcome.code == 1
     (line,) = outcome.out.splitlines()
     assert line.startswith("train.py:3:11: LM001 ")
-    assert "not fixed here: a suppressed or deselected finding in this file shares the rewrite" in line
+    assert NOT_FIXED in line
     assert not line.endswith("[*]")

@@ -105,3 +105,23 @@ def test_unused_codes_of_ours_are_reported_others_are_not(tmp_path: Path) -> Non
 def test_unused_noqa_in_a_file_the_prefilter_skips(tmp_path: Path) -> None:
     code, rows, _ = check(tmp_path, "x = 1  # noqa: LM001\n")
     assert (code, codes(rows)) == (1, ["LM900"])
+
+
+def test_a_suppressed_call_is_left_and_the_other_calls_are_still_rewritten(tmp_path: Path) -> None:
+    source = (
+        "import pytorch_lightning as pl\n\n"
+        'kept = pl.Trainer(accelerator="ddp", gpus=2)  # noqa: LM001\n'
+        'fixed = pl.Trainer(accelerator="ddp", gpus=4)\n'
+    )
+    path = tmp_path / "train.py"
+    path.write_text(source)
+    outcome = run(*TARGET, str(path))
+    assert outcome.code == 1
+    assert path.read_text() == (
+        "import pytorch_lightning as pl\n\n"
+        'kept = pl.Trainer(accelerator="ddp", gpus=2)  # noqa: LM001\n'
+        'fixed = pl.Trainer(strategy="ddp_find_unused_parameters_true", accelerator="cuda", devices=4)\n'
+    )
+    assert "train.py:3:8: LM004" in outcome.out
+    assert "not fixed" in outcome.out
+    assert "train.py:4:9: LM001" in outcome.out

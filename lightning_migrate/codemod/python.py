@@ -51,13 +51,18 @@ class Result:
 
 
 def migrate(
-    source: str, target: Version, source_version: Version | None = None, unsafe: bool = False
+    source: str,
+    target: Version,
+    source_version: Version | None = None,
+    unsafe: bool = False,
+    leave: frozenset[tuple[int, int]] = frozenset(),
 ) -> Result:
     """Rewrite ``source`` (a whole Python file) for Lightning ``target``; with ``unsafe``, in the idiomatic
-    modern spelling even where it adopts a changed default (each such finding says what changes)."""
+    modern spelling even where it adopts a changed default (each such finding says what changes). The calls
+    at the (line, column) positions in ``leave`` are reported but not rewritten (``# noqa``)."""
     module = cst.parse_module(source)
     wrapper = MetadataWrapper(module)
-    migrator = _Migrator(target, source_version, unsafe)
+    migrator = _Migrator(target, source_version, unsafe, leave)
     new_module = wrapper.visit(migrator)
     if migrator.renamed or migrator.dropped:
         new_module = _fix_imports(new_module, migrator)
@@ -70,8 +75,11 @@ def migrate(
 class _Migrator(cst.CSTTransformer):
     METADATA_DEPENDENCIES = (QualifiedNameProvider, PositionProvider, ScopeProvider, ParentNodeProvider)
 
-    def __init__(self, target: Version, source: Version | None, unsafe: bool) -> None:
+    def __init__(
+        self, target: Version, source: Version | None, unsafe: bool, leave: frozenset[tuple[int, int]]
+    ) -> None:
         super().__init__()
+        self.leave = leave
         self.target = target
         self.source = source
         self.unsafe = unsafe
@@ -208,6 +216,8 @@ class _Migrator(cst.CSTTransformer):
             )
         elif isinstance(decision, Rewrite):
             self._report_rewrite(call, flags, decision, position.line, position.column + 1)
+            if (position.line, position.column + 1) in self.leave:
+                return Unchanged()
         return decision
 
     # --- `Trainer(**cfg)` -----------------------------------------------------------------------------------
