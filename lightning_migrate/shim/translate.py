@@ -85,7 +85,8 @@ def translate(flags: Flags, installed: Version, hardware: Hardware, namespace: s
     given = {k: val for k, val in flags.items() if k in TRANSLATED}
     spellings = deprecated_spellings(given)
     result = _translate(given, installed, hardware, namespace)
-    suggestion = "" if isinstance(result.outcome, Rejected) else f" Lightning {installed}: {call(result)}"
+    built = not isinstance(result.outcome, Rejected) and result.how.startswith("built")
+    suggestion = f" Lightning {installed}: {call(result)}" if built else ""
     result.deprecated = [
         Deprecated(flag, val, f"`Trainer({flag}={val!r})` is deprecated: {ADVICE[flag]}.{suggestion}")
         for flag, val in spellings
@@ -108,7 +109,7 @@ def _translate(given: Flags, installed: Version, hardware: Hardware, namespace: 
         if backend is not None:  # what 1.4 did with it: the training type, beating `accelerator`
             given["accelerator"] = backend
     try:
-        reference_flags = {k: _reference_value(val, installed) for k, val in given.items()}
+        reference_flags = {k: reference_value(val, installed) for k, val in given.items()}
     except Reject:
         return passthrough(given, installed, "an object Lightning 1.5 has no counterpart for")
     meaning = interpret(reference_flags, REFERENCE, hardware, namespace).outcome
@@ -205,11 +206,11 @@ def _same_choice(setup: Setup) -> Iterator[Setup]:
                 yield replace(setup, strategy=replace(strategy, start_method=start))
 
 
-def _reference_value(value: Value, installed: Version) -> Value:
+def reference_value(value: Value, installed: Version) -> Value:
     """A value as Lightning 1.5 can read it: a strategy object of a later release becomes the 1.5 class
     that builds the same strategy (`DDPStrategy(start_method="spawn")` of 2.x is 1.5's `DDPSpawnPlugin`)."""
     if isinstance(value, list):
-        return [_reference_value(item, installed) for item in value]
+        return [reference_value(item, installed) for item in value]
     if not isinstance(value, Obj) or kind_of(value) != STRATEGY:
         return value
     strategy = strategy_of(value, installed)
