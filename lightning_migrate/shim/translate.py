@@ -116,6 +116,9 @@ def _translate(given: Flags, installed: Version, hardware: Hardware, namespace: 
     if isinstance(meaning, Rejected):
         if mixes_strategy_with_old_spelling(given):
             return Translation(meaning, how="conflict check")
+        unknown = [k for k, val in given.items() if val is not None and not accepts(k, installed)]
+        if unknown:  # the release would only say it has no such keyword: 1.5.10's reason is the better one
+            return Translation(meaning, how=f"Lightning {REFERENCE} rejects it; {installed} lacks {unknown}")
         return passthrough(given, installed, f"Lightning {REFERENCE} rejects it ({meaning.error})")
     if not _modelled(installed):
         return passthrough(given, installed, f"Lightning {installed} is outside the model")
