@@ -59,7 +59,7 @@ class Tiny(pl.LightningModule):
 
     def on_train_end(self) -> None:
         trainer = self.trainer
-        strategy = trainer.strategy if hasattr(type(trainer), "strategy") else trainer.training_type_plugin
+        strategy = getattr(trainer, "strategy", None) or trainer.training_type_plugin  # 1.4/1.5: no `strategy`
         print(
             f"RESULT rank={self.global_rank} world_size={trainer.world_size}"
             f" global_step={trainer.global_step} loss={self.last_loss:.6f} strategy={type(strategy).__name__}"
