@@ -59,7 +59,8 @@ class Tiny(pl.LightningModule):
 
     def on_train_end(self) -> None:
         trainer = self.trainer
-        strategy = getattr(trainer, "strategy", None) or trainer.training_type_plugin  # 1.4/1.5: no `strategy`
+        # 1.4/1.5 have no `strategy`; 1.8+ raise on `training_type_plugin`
+        strategy = getattr(trainer, "strategy", None) or trainer.training_type_plugin
         print(
             f"RESULT rank={self.global_rank} world_size={trainer.world_size}"
             f" global_step={trainer.global_step} loss={self.last_loss:.6f} strategy={type(strategy).__name__}"
