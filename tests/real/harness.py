@@ -256,13 +256,17 @@ XLA_FUNCTIONS: dict[str, dict[str, Any]] = {
         "xrt_world_size": lambda: 1,
     },
     "torch_xla.experimental.pjrt": {"using_pjrt": lambda: True},  # PJRT is torch_xla's only runtime from 2.1
-    # environment variable names (XLAEnvironment reads them with `os.environ.get`; unset here, as on one host)
+    # the environment variable names, read by 1.7-1.9's XLAEnvironment (`os.environ.get(xenv.HOST_ORDINAL)`)
+    # when a `TPUSpawnStrategy()` object sets its ranks: a Mock there is a TypeError no TPU host raises
     "torch_xla.core.xla_env_vars": {
         "HOST_ORDINAL": "XRT_HOST_ORDINAL",
         "HOST_WORLD_SIZE": "XRT_HOST_WORLD_SIZE",
         "LOCAL_ORDINAL": "XRT_LOCAL_ORDINAL",
         "ORDINAL": "XRT_SHARD_ORDINAL",
         "WORLD_SIZE": "XRT_SHARD_WORLD_SIZE",
+        "TPUVM_MODE": "TPUVM_MODE",
+        "TPU_MESH_CTLER_ADDR": "TPU_MESH_CONTROLLER_ADDRESS",
+        "TPU_MESH_CTLER_PORT": "TPU_MESH_CONTROLLER_PORT",
     },
 }
 

@@ -1,0 +1,42 @@
+"""The runtime shim: new-style Trainer flags, with the same conflict checks, on every Lightning release.
+
+``from lightning_migrate.shim import Trainer`` is the installed ``pytorch_lightning.Trainer`` (a real
+subclass) whose constructor translates the hardware/distribution flags with the semantics model: the call
+builds what Lightning 1.5.10 builds from it, on whatever release 1.4 to 2.6 is installed (see
+``translate``). ``install()``/``uninstall()``/``installed()`` apply the same to ``pytorch_lightning.Trainer``
+itself. Users of the ``lightning`` package import the same names from ``lightning_migrate.shim.lightning``.
+
+Importing this module never imports Lightning; using it without Lightning raises an ImportError that says
+what to install.
+"""
+
+from __future__ import annotations
+
+from contextlib import AbstractContextManager
+from typing import Any
+
+from .namespace import ShimmedNamespace, module_getattr
+
+SHIM = ShimmedNamespace("pytorch_lightning", __name__)
+
+
+def install() -> None:
+    """Patch ``pytorch_lightning.Trainer`` in place so every Trainer built in this process is translated."""
+    SHIM.install()
+
+
+def uninstall() -> None:
+    """Restore ``pytorch_lightning.Trainer`` exactly as it was."""
+    SHIM.uninstall()
+
+
+def installed() -> AbstractContextManager[None]:
+    """``with installed(): ...``: the shim is installed for the block only."""
+    return SHIM.installed()
+
+
+def __getattr__(name: str) -> Any:
+    return module_getattr(SHIM, name)
+
+
+__all__ = ["SHIM", "Trainer", "install", "installed", "uninstall"]

@@ -1,0 +1,134 @@
+"""One Lightning namespace under the shim: its shim ``Trainer`` subclass and ``install``/``uninstall``."""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import inspect
+from collections.abc import Iterator
+from typing import Any, Callable
+
+from . import runtime
+from .translate import TRANSLATED
+
+# `warnings.warn` points at the user's `Trainer(...)`: past _warn, translated_kwargs, translate, __init__
+STACKLEVEL = 2
+
+
+class ShimmedNamespace:
+    """The shim for ``pytorch_lightning`` or ``lightning.pytorch``; ``module`` is the public module that
+    exposes it (``Trainer`` pickles by that module's name, which ddp_spawn needs)."""
+
+    def __init__(self, namespace: str, module: str) -> None:
+        self.namespace = namespace
+        self.module = module
+        self._trainer: type | None = None
+        self._saved_init: Callable[..., None] | None = None  # the real __init__ while installed
+
+    def base(self) -> type:
+        trainer: type = runtime.load(self.namespace).Trainer
+        return trainer
+
+    def original_init(self) -> Callable[..., None]:
+        init: Callable[..., None] = self._saved_init or self.base().__dict__["__init__"]
+        return init
+
+    def translate(self, kwargs: dict[str, Any]) -> dict[str, Any]:
+        return runtime.translated_kwargs(self.namespace, kwargs, STACKLEVEL + 1)
+
+    def trainer(self) -> type:
+        """A real subclass of the installed Trainer whose constructor translates its flags."""
+        if self._trainer is None:
+            shim = self
+            original = self.original_init
+
+            def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+                args, kwargs = _by_name(original(), args, kwargs)
+                original()(self, *args, **shim.translate(kwargs))
+
+            __init__.__signature__ = extended_signature(self.original_init())  # type: ignore[attr-defined]
+            __init__.__doc__ = self.original_init().__doc__
+            self._trainer = type(
+                "Trainer",
+                (self.base(),),
+                {"__init__": __init__, "__module__": self.module, "__qualname__": "Trainer"},
+            )
+        return self._trainer
+
+    @property
+    def is_installed(self) -> bool:
+        return self._saved_init is not None
+
+    def install(self) -> None:
+        """Patch the installed ``Trainer.__init__`` in place (``from_argparse_args``, ``LightningCLI`` and
+        ``Trainer(**cfg)`` then build translated trainers). Installing twice is a no-op."""
+        if self.is_installed:
+            return
+        base = self.base()
+        original = base.__dict__["__init__"]
+        shim = self
+
+        @functools.wraps(original)
+        def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+            args, kwargs = _by_name(original, args, kwargs)
+            original(self, *args, **shim.translate(kwargs))
+
+        __init__.__signature__ = extended_signature(original)  # type: ignore[attr-defined]
+        self._saved_init = original
+        base.__init__ = __init__  # type: ignore[misc]
+
+    def uninstall(self) -> None:
+        """Put the installed ``Trainer.__init__`` back exactly as it was."""
+        if self._saved_init is None:
+            return
+        self.base().__init__ = self._saved_init  # type: ignore[misc]
+        self._saved_init = None
+
+    @contextlib.contextmanager
+    def installed(self) -> Iterator[None]:
+        """``with installed(): ...`` installs the shim for the block and restores what was there."""
+        was_installed = self.is_installed
+        self.install()
+        try:
+            yield
+        finally:
+            if not was_installed:
+                self.uninstall()
+
+
+def _by_name(init: Callable[..., None], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """Positional arguments bound to their names, so a flag given positionally is translated too."""
+    if not args:
+        return args, kwargs
+    try:
+        bound = inspect.signature(init).bind_partial(None, *args, **kwargs)
+    except TypeError:
+        return args, kwargs  # the real Trainer raises its own error
+    named = dict(bound.arguments)
+    named.pop(next(iter(inspect.signature(init).parameters)))
+    extra = named.pop("kwargs", {}) if _has_var_keyword(init) else {}
+    return (), {**named, **extra}
+
+
+def _has_var_keyword(init: Callable[..., None]) -> bool:
+    return any(p.kind is p.VAR_KEYWORD for p in inspect.signature(init).parameters.values())
+
+
+def extended_signature(init: Callable[..., None]) -> inspect.Signature:
+    """The installed ``__init__`` signature plus the flags the shim accepts that this release lacks
+    (``strategy`` on 1.4, ``distributed_backend``/``gpus`` on 2.x): ``from_argparse_args`` and
+    ``LightningCLI`` read the signature to decide which arguments to pass."""
+    signature = inspect.signature(init)
+    params = list(signature.parameters.values())
+    var_keyword = [p for p in params if p.kind is p.VAR_KEYWORD]
+    params = [p for p in params if p.kind is not p.VAR_KEYWORD]
+    missing = sorted(TRANSLATED - set(signature.parameters))
+    params += [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=None) for name in missing]
+    return signature.replace(parameters=params + var_keyword)
+
+
+def module_getattr(shimmed: ShimmedNamespace, name: str) -> Any:
+    """``Trainer`` is built on first use, so that importing the shim never imports Lightning."""
+    if name == "Trainer":
+        return shimmed.trainer()
+    raise AttributeError(f"module {shimmed.module!r} has no attribute {name!r}")
