@@ -73,6 +73,12 @@ def main() -> None:
     help="Write the idiomatic modern form even where it adopts a default Lightning changed"
     " (find_unused_parameters, the DDP launcher); each such finding says what changes.",
 )
+@click.option(
+    "--shim/--no-shim",
+    default=None,
+    help="Calls whose flags are only known at run time (LM101) build the runtime shim's Trainer"
+    " (lightning_migrate.shim), which migrates them when the Trainer is built.",
+)
 @click.option("--select", multiple=True, metavar="CODES", help="Report only these codes or prefixes.")
 @click.option("--ignore", multiple=True, metavar="CODES", help="Do not report these codes or prefixes.")
 @click.option(

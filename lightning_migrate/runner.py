@@ -34,6 +34,7 @@ class Options:
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (pattern, codes) pairs
     root: Path = Path()  # per-file-ignores patterns are read from here
     unsafe: bool = False  # --unsafe-fixes: the idiomatic form, even where it adopts a changed default
+    shim: bool = False  # --shim: calls with run-time flag values build the runtime shim's Trainer
 
     def selects(self, code: str, path: Path) -> bool:
         """The most specific prefix wins; on a tie, ignore wins (``--select LM0 --ignore LM0`` is off)."""
@@ -159,7 +160,7 @@ def _migrate(
         migrated = Result(old, [])
     else:
         try:
-            migrated = migrate(old, options.target, options.source, options.unsafe, left)
+            migrated = migrate(old, options.target, options.source, options.unsafe, left, options.shim)
         except cst.ParserSyntaxError as exc:
             raise _syntax_error(old, exc) from exc
     outcome = noqa.apply(old, migrated.findings)

@@ -60,6 +60,7 @@ CONVERSIONS: dict[str, tuple[Callable[[Any], Any], Any]] = {
     "respect-gitignore": (bool, True),
     "output-format": (_output_format, "text"),
     "unsafe-fixes": (bool, False),
+    "shim": (bool, False),
 }
 
 
@@ -89,6 +90,7 @@ class Settings:
             self["per-file-ignores"],
             self.config.root,
             self["unsafe-fixes"],
+            self["shim"],
         )
 
 

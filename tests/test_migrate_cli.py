@@ -131,3 +131,31 @@ def test_without_unsafe_fixes_the_old_default_is_kept(project: Path) -> None:
     assert (project / "train.py").read_text() == NEW
     assert "LM001" in out
     assert "unsafe fix" not in out
+
+
+RUNTIME = (
+    "import pytorch_lightning as pl\n\n\ndef build(args):\n"
+    "    return pl.Trainer(accelerator=args.accelerator)\n"
+)
+
+
+def test_shim_routes_calls_with_runtime_values_through_the_runtime_shim(tmp_path: Path) -> None:
+    path = tmp_path / "train.py"
+    path.write_text(RUNTIME)
+    code, out, _ = run(str(path), "--target-version", "2.6", "--shim")
+    assert code == 1
+    assert path.read_text() == (
+        "import pytorch_lightning as pl\nimport lightning_migrate.shim\n\n\ndef build(args):\n"
+        "    return lightning_migrate.shim.Trainer(accelerator=args.accelerator)\n"
+    )
+    assert "now builds `lightning_migrate.shim.Trainer`, which migrates the flags at run time [*]" in out
+    assert run(str(path), "--target-version", "2.6", "--shim")[0] == 0  # a fixed point
+
+
+def test_without_shim_runtime_values_are_only_reported(tmp_path: Path) -> None:
+    path = tmp_path / "train.py"
+    path.write_text(RUNTIME)
+    code, out, _ = run(str(path), "--target-version", "2.6")
+    assert code == 1
+    assert path.read_text() == RUNTIME
+    assert "use the runtime shim (`--shim`) or pass the flags literally" in out

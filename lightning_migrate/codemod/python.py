@@ -32,6 +32,10 @@ TRAINER_NAMES = frozenset(
 )
 PARTIAL_NAMES = frozenset({"functools.partial"})
 LIGHTNING_PACKAGE = v("1.8")
+SHIM_MODULES = {
+    "pytorch_lightning": "lightning_migrate.shim",
+    "lightning.pytorch": "lightning_migrate.shim.lightning",
+}
 _REPORTED, _NO_FLAGS = object(), object()  # how a call with `**` was decided
 
 
@@ -56,15 +60,17 @@ def migrate(
     source_version: Version | None = None,
     unsafe: bool = False,
     leave: frozenset[tuple[int, int]] = frozenset(),
+    shim: bool = False,
 ) -> Result:
     """Rewrite ``source`` (a whole Python file) for Lightning ``target``; with ``unsafe``, in the idiomatic
     modern spelling even where it adopts a changed default (each such finding says what changes). The calls
-    at the (line, column) positions in ``leave`` are reported but not rewritten (``# noqa``)."""
+    at the (line, column) positions in ``leave`` are reported but not rewritten (``# noqa``). With ``shim``,
+    a call whose flags are only known at run time builds the runtime shim's Trainer instead."""
     module = cst.parse_module(source)
     wrapper = MetadataWrapper(module)
-    migrator = _Migrator(target, source_version, unsafe, leave)
+    migrator = _Migrator(target, source_version, unsafe, leave, shim)
     new_module = wrapper.visit(migrator)
-    if migrator.renamed or migrator.dropped:
+    if migrator.renamed or migrator.dropped or migrator.shim_imports:
         new_module = _fix_imports(new_module, migrator)
     new_code = new_module.code
     if new_code != source:
@@ -76,10 +82,18 @@ class _Migrator(cst.CSTTransformer):
     METADATA_DEPENDENCIES = (QualifiedNameProvider, PositionProvider, ScopeProvider, ParentNodeProvider)
 
     def __init__(
-        self, target: Version, source: Version | None, unsafe: bool, leave: frozenset[tuple[int, int]]
+        self,
+        target: Version,
+        source: Version | None,
+        unsafe: bool,
+        leave: frozenset[tuple[int, int]],
+        shim: bool,
     ) -> None:
         super().__init__()
         self.leave = leave
+        self.shim = shim
+        self.shim_imports: set[str] = set()  # shim modules the file now imports
+        self._shimmed: dict[int, str] = {}  # id(call) -> the shim module whose Trainer it builds
         self.target = target
         self.source = source
         self.unsafe = unsafe
@@ -151,7 +165,10 @@ class _Migrator(cst.CSTTransformer):
         if id(original) in self._dict_edits:
             return updated.with_changes(args=self._edit_dict_args(original, list(updated.args)))
         skip = self._trainer_call(original)
-        return updated if skip is None else self._migrate(original, updated, skip)
+        if skip is None:
+            return updated
+        updated = self._migrate(original, updated, skip)
+        return self._to_shim(original, updated) if id(original) in self._shimmed else updated
 
     def leave_Dict(self, original: cst.Dict, updated: cst.Dict) -> cst.BaseExpression:
         if id(original) not in self._dict_edits:
@@ -160,7 +177,7 @@ class _Migrator(cst.CSTTransformer):
         edited = self._edit_dict_args(original, args)
         return updated.with_changes(elements=[_as_element(arg, updated, args) for arg in edited])
 
-    def _read_flags(self, args: Sequence[cst.Arg]) -> dict[str, Value] | None:
+    def _read_flags(self, call: cst.Call, args: Sequence[cst.Arg]) -> dict[str, Value] | None:
         """The modelled flags among keyword ``args``; None (reported) when one is only known at run time."""
         flags: dict[str, Value] = {}
         for arg in args:
@@ -169,11 +186,7 @@ class _Migrator(cst.CSTTransformer):
                 continue
             value = read(arg.value, self._resolve, self._lightning_class)
             if isinstance(value, Unknown):
-                self._report(
-                    arg,
-                    "LM101",
-                    f"`{key}={code(arg.value)}`: {value.reason}; use the runtime shim or pass literal values",
-                )
+                self._runtime(call, arg, f"`{key}={code(arg.value)}`: {value.reason}")
                 return None
             flags[key] = value
         return flags
@@ -182,7 +195,7 @@ class _Migrator(cst.CSTTransformer):
         splat = self._splats.get(id(original))
         if splat is not None and splat is not _NO_FLAGS:
             return updated  # decided with its `**` dict (see `_plan_splat`)
-        flags = self._read_flags([a for a in original.args[skip:] if not a.star])
+        flags = self._read_flags(original, [a for a in original.args[skip:] if not a.star])
         if not flags:
             return updated
         decision = self._decide(original, flags)
@@ -227,24 +240,23 @@ class _Migrator(cst.CSTTransformer):
         used nowhere else; otherwise report. Returns ``_NO_FLAGS`` when the dict holds no modelled flag (the
         call is then migrated as if it had no ``**``)."""
         starred = [a for a in call.args[skip:] if a.star]
-        explicit = self._read_flags([a for a in call.args[skip:] if not a.star])
+        explicit = self._read_flags(call, [a for a in call.args[skip:] if not a.star])
         if explicit is None:
             return _REPORTED
         source = self._dict_of(starred[0].value) if len(starred) == 1 and starred[0].star == "**" else None
         entries = _dict_entries(source) if source is not None else None
         if entries is None:
-            self._report(
+            self._runtime(
+                call,
                 starred[0],
-                "LM101",
                 f"`{starred[0].star}{code(starred[0].value)}`: the flags it passes are only known at run time"
-                " (or come from a dict that is also used elsewhere); use the runtime shim (`--shim`) or pass"
-                " the flags literally",
+                " (or come from a dict that is also used elsewhere)",
             )
             return _REPORTED
         modelled = [a for a in entries if a.keyword is not None and a.keyword.value in MODELLED]
         if not modelled:
             return _NO_FLAGS
-        flags = self._read_flags(modelled)
+        flags = self._read_flags(call, modelled)
         if flags is None:
             return _REPORTED
         if explicit:
@@ -335,6 +347,39 @@ class _Migrator(cst.CSTTransformer):
             if isinstance(node, cst.Call):
                 found |= self._qualified(node.func)
         return found
+
+    def _runtime(self, call: cst.Call, node: cst.CSTNode, why: str) -> None:
+        """Report a flag value only known at run time (LM101); with ``shim``, route the call through the
+        runtime shim, which applies the migration when the Trainer is built."""
+        start = self.get_metadata(PositionProvider, node).start
+        if not self.shim:
+            message = f"{why}; use the runtime shim (`--shim`) or pass the flags literally"
+            self.findings.append(Finding(start.line, start.column + 1, "LM101", message, False))
+            return
+        module = SHIM_MODULES[self._namespace(call)]
+        self._shimmed[id(call)] = module
+        message = f"{why}; the call now builds `{module}.Trainer`, which migrates the flags at run time"
+        self.findings.append(Finding(start.line, start.column + 1, "LM101", message, True))
+
+    def _namespace(self, call: cst.Call) -> str:
+        lightning = any(n.startswith("lightning.") for n in self._all_qualified(call))
+        return "lightning.pytorch" if lightning else "pytorch_lightning"
+
+    def _to_shim(self, original: cst.Call, updated: cst.Call) -> cst.Call:
+        """``updated`` building the shim's Trainer instead of Lightning's (``Trainer(...)``,
+        ``Trainer.from_argparse_args(...)``, ``partial(Trainer, ...)``)."""
+        module = self._shimmed[id(original)]
+        shim = cst.parse_expression(f"{module}.Trainer")
+        for name in self._all_qualified(original):
+            if name in TRAINER_NAMES:
+                self.dropped.add(tuple(name.rsplit(".", 1)))  # type: ignore[arg-type]
+        self.shim_imports.add(module)
+        if self._qualified(original.func) & TRAINER_NAMES:
+            return updated.with_changes(func=shim)
+        if isinstance(updated.func, cst.Attribute) and updated.func.attr.value == "from_argparse_args":
+            return updated.with_changes(func=updated.func.with_changes(value=shim))
+        first = updated.args[0].with_changes(value=shim)  # functools.partial(Trainer, ...)
+        return updated.with_changes(args=[first, *updated.args[1:]])
 
     def _report(self, node: cst.CSTNode, rule: str, message: str) -> None:
         start = self.get_metadata(PositionProvider, node).start
@@ -441,5 +486,7 @@ def _fix_imports(module: cst.Module, migrator: _Migrator) -> cst.Module:
             RemoveImportsVisitor.remove_unused_import(context, f"{namespace}.{old_module}", old)
     for module_name, cls in migrator.dropped:
         RemoveImportsVisitor.remove_unused_import(context, module_name, cls)
+    for shim in migrator.shim_imports:
+        AddImportsVisitor.add_needed_import(context, shim)
     module = AddImportsVisitor(context).transform_module(module)
     return RemoveImportsVisitor(context).transform_module(module)

@@ -1,6 +1,8 @@
 """What the shim hands the installed Trainer: pure flag translation with the semantics model, no Lightning.
 
-A call's *new-style meaning* is what Lightning 1.5.10 builds from it (``REFERENCE``): the first release
+A call the installed release builds without a deprecation warning keeps that release's meaning: it goes to
+the Trainer as written. Any other call (an old spelling, a flag the release lacks, a value it rejects) gets
+its *new-style meaning*: what Lightning 1.5.10 builds from it (``REFERENCE``): the first release
 with ``strategy=``, the one whose connector holds the conflict checks the shim promises everywhere, and the
 last one where ``strategy="ddp_spawn", accelerator="tpu"`` means the TPU spawn strategy. The shim takes that
 ``Setup`` from ``interpret`` and asks ``render`` for the flags the installed release needs to build it, so
@@ -101,6 +103,10 @@ def call(result: Translation) -> str:
 
 
 def _translate(given: Flags, installed: Version, hardware: Hardware, namespace: str) -> Translation:
+    if _native(given, installed, hardware, namespace):
+        return Translation(
+            dict(given), how=f"as written: Lightning {installed} builds it without a deprecation"
+        )
     if "distributed_backend" in given:
         backend = given.pop("distributed_backend")
         strategy = given.get("strategy")
@@ -130,6 +136,16 @@ def _translate(given: Flags, installed: Version, hardware: Hardware, namespace: 
         if placed is not None:
             return Translation(placed, how=f"built as Lightning {REFERENCE} builds it")
     return passthrough(given, installed, f"Lightning {installed} cannot build {meaning.strategy}")
+
+
+def _native(given: Flags, installed: Version, hardware: Hardware, namespace: str) -> bool:
+    """Code already written for the installed release keeps that release's own meaning (its defaults, such
+    as 2.0's ``find_unused_parameters=False``): the shim only translates what the release deprecates,
+    removed or rejects."""
+    if deprecated_spellings(given) or "distributed_backend" in given or not _modelled(installed):
+        return False
+    result = interpret(given, installed, hardware, namespace)
+    return isinstance(result.outcome, Setup) and not any(d.flag in TRANSLATED for d in result.deprecations)
 
 
 def backend_conflict(strategy: Value, backend: Value) -> str:

@@ -11,13 +11,16 @@ is therefore checked on real releases at both ends. Run per release, this covers
 
 from __future__ import annotations
 
+import warnings
+from pathlib import Path
+
 import harness
 import pytest
 from conftest import AGREEMENT
 from grid import HARDWARE, cases
 
 from lightning_migrate.callparse import Call, trainer_calls
-from lightning_migrate.codemod.plan import MUST_STILL_FAIL, comparable
+from lightning_migrate.codemod.plan import MUST_STILL_FAIL, comparable, describe
 from lightning_migrate.codemod.python import migrate
 from lightning_migrate.semantics import Hardware, Setup, interpret
 from lightning_migrate.semantics.model import Version, release
@@ -99,3 +102,39 @@ def test_migrated_call_builds_what_the_old_call_built(arguments: str, written_fo
 
 def _must_still_fail(hardware: Hardware) -> bool:
     return hardware in MUST_STILL_FAIL
+
+
+SHIMMED_SOURCE = """\
+import argparse
+
+import {root} as pl
+
+
+def build(args):
+    return pl.Trainer(accelerator=args.accelerator, gpus=args.gpus, logger=False)
+"""
+
+
+def test_a_call_with_runtime_values_runs_through_the_shim_after_migration(tmp_path: Path) -> None:
+    """`--shim`: the codemod cannot read `args.accelerator`, routes the call through the runtime shim, and the
+    migrated file builds on this release what the old flags built in 1.4 (1.5.10's meaning)."""
+    import argparse
+
+    target = Version.parse(harness.release())
+    result = migrate(SHIMMED_SOURCE.format(root=harness.ROOT), target, shim=True)
+    assert "lightning_migrate.shim" in result.code
+    assert [f.code for f in result.findings] == ["LM101"]
+    namespace: dict[str, object] = {}
+    exec(compile(result.code, str(tmp_path / "train.py"), "exec"), namespace)
+    args = argparse.Namespace(accelerator="ddp", gpus=2)
+    hardware = Hardware(cuda=2)
+    with harness.simulated(hardware), warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the shim warns once per deprecated spelling, by design
+        trainer = namespace["build"](args)  # type: ignore[operator]
+        built = harness.read_setup(trainer)
+    expected = interpret({"accelerator": "ddp", "gpus": 2}, "1.4.9", hardware).outcome
+    assert isinstance(expected, Setup)
+    assert comparable(built) == comparable(expected)
+    AGREEMENT.append(
+        f"Lightning {target}: Trainer(accelerator=args.accelerator, ...) via --shim: {describe(built)}"
+    )
