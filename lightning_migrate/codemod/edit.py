@@ -37,6 +37,7 @@ class Edited:
     renamed: dict[str, str] = field(default_factory=dict)  # old class -> new class, reusing the old call
     qualified: set[str] = field(default_factory=set)  # new classes written `pl.strategies.X`: no import
     built: set[str] = field(default_factory=set)  # classes of strategy objects written from scratch
+    comments: dict[str, cst.Comment] = field(default_factory=dict)  # flag -> comment of the list item it was
 
 
 def edit_arguments(
@@ -68,7 +69,27 @@ def edit_arguments(
         args[-1].comma if args else cst.MaybeSentinel.DEFAULT,
         args[-1].whitespace_after_arg if args else cst.SimpleWhitespace(""),
     )
+    edited.args = [
+        _with_comment(a, edited.comments.get(a.keyword.value if a.keyword else "")) for a in edited.args
+    ]
     return edited
+
+
+def _with_comment(arg: cst.Arg, comment: cst.Comment | None) -> cst.Arg:
+    """``arg`` with the comment of the list item it was made from at the end of its line (multi-line calls
+    only: a comment cannot end a line inside a one-line call)."""
+    if comment is None:
+        return arg
+    for attribute in ("comma", "whitespace_after_arg"):
+        node = getattr(arg, attribute)
+        space = node.whitespace_after if isinstance(node, cst.Comma) else node
+        if isinstance(space, cst.ParenthesizedWhitespace) and space.first_line.comment is None:
+            line = space.first_line.with_changes(whitespace=cst.SimpleWhitespace("  "), comment=comment)
+            space = space.with_changes(first_line=line)
+            if isinstance(node, cst.Comma):
+                return arg.with_changes(comma=node.with_changes(whitespace_after=space))
+            return arg.with_changes(whitespace_after_arg=space)
+    return arg
 
 
 def _fill(
@@ -83,10 +104,11 @@ def _fill(
     out = []
     for key in keys:
         if key == heir:
-            value = _reuse(arg.value, old, new[key], quote, edited)
+            value = _reuse(arg.value, old, new[key], quote, edited, key)
             out.append(arg.with_changes(keyword=cst.Name(key), value=value))
         elif _distance(old, new[key]) < 3:
-            out.append(_fresh(key, _reuse(arg.value, old, new[key], quote, edited), quote, edited, arg))
+            value = _reuse(arg.value, old, new[key], quote, edited, key)
+            out.append(_fresh(key, value, quote, edited, arg))
         else:
             out.append(_fresh(key, new[key], quote, edited, arg))
     return out
@@ -107,7 +129,7 @@ def _items(value: Value) -> list[Value]:
 
 
 def _reuse(
-    node: cst.BaseExpression, old: Value, new: Value, quote: str, edited: Edited
+    node: cst.BaseExpression, old: Value, new: Value, quote: str, edited: Edited, key: str = ""
 ) -> cst.BaseExpression:
     if new == old:
         return node
@@ -116,6 +138,9 @@ def _reuse(
         for element, value in zip(candidates, _items(old)):
             call = element.value
             if isinstance(value, Obj) and value.kwargs == new.kwargs and isinstance(call, cst.Call):
+                comment = _trailing_comment(element)
+                if comment is not None and len(candidates) > 1:  # the item leaves its list: keep its comment
+                    edited.comments[key] = comment
                 if value.cls == new.cls:  # moved, not renamed (`plugins=DDPPlugin()` -> `strategy=` in 1.5)
                     return call
                 edited.renamed[value.cls] = new.cls
@@ -129,6 +154,11 @@ def _reuse(
             kept[-1] = kept[-1].with_changes(comma=node.elements[-1].comma)
         return node.with_changes(elements=kept)
     return _literal(new, quote, edited)
+
+
+def _trailing_comment(element: cst.BaseElement) -> cst.Comment | None:
+    after = element.comma.whitespace_after if isinstance(element.comma, cst.Comma) else None
+    return after.first_line.comment if isinstance(after, cst.ParenthesizedWhitespace) else None
 
 
 def _renamed(func: cst.BaseExpression, new: str) -> cst.BaseExpression:

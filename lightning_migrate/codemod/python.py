@@ -397,8 +397,11 @@ class _Migrator(cst.CSTTransformer):
             if key == "accelerator" and isinstance(value, str) and value.lower() in DEVICE_NAMES:
                 rule = "LM004"
             rules.setdefault(rule, key)
-        if any(isinstance(v, Obj) and v.cls.endswith("Plugin") for v in _flat(old.values())):
-            rules.setdefault("LM005", "")
+        kept = {v.cls for v in _flat(new.values()) if isinstance(v, Obj)}
+        if any(
+            isinstance(v, Obj) and v.cls.endswith("Plugin") and v.cls not in kept for v in _flat(old.values())
+        ):
+            rules.setdefault("LM005", "")  # a `*Plugin` class the rewrite renamed
         fix = ", ".join(f"{k}={v!r}" for k, v in new.items())
         for index, rule in enumerate(sorted(rules)):
             info = BY_CODE[rule]

@@ -31,6 +31,7 @@ class LightningClass:
 
 
 V14, V16, V17, V18, V20, V21 = v("1.4"), v("1.6"), v("1.7"), v("1.8"), v("2.0"), v("2.1")
+V15, V19, V2_1_1 = v("1.5"), v("1.9"), v("2.1.1")
 
 # (old Plugin name, 1.6+ Strategy name, family, start method, Strategy class removed in)
 _TRAINING_TYPES: tuple[tuple[str, str, str, str | None, Version | None], ...] = (
@@ -97,6 +98,17 @@ CLASSES: tuple[LightningClass, ...] = (
             "KubeflowEnvironment",
         )
     ),
+    # Plugins that are not strategies: a call keeps them as they are. Only where each release exports them
+    # is modelled, not their constructors (`NativeMixedPrecisionPlugin()` takes no argument in 1.4 only).
+    LightningClass("PrecisionPlugin", PRECISION, "plugins", V14),
+    LightningClass("DoublePrecisionPlugin", PRECISION, "plugins", V14),
+    LightningClass("NativeMixedPrecisionPlugin", PRECISION, "plugins", V14, V20),
+    LightningClass("ApexMixedPrecisionPlugin", PRECISION, "plugins", V14, V20),
+    LightningClass("MixedPrecisionPlugin", PRECISION, "plugins", V19),
+    LightningClass("Precision", PRECISION, "plugins", V2_1_1),
+    LightningClass("DoublePrecision", PRECISION, "plugins", V2_1_1),
+    LightningClass("MixedPrecision", PRECISION, "plugins", V2_1_1),
+    LightningClass("TorchCheckpointIO", CHECKPOINT_IO, "plugins", V15),
 )
 
 # `start_method=` became a constructor parameter of DDPSpawnStrategy in 1.7 and of DDPStrategy in 2.0;

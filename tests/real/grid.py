@@ -32,6 +32,7 @@ DISTRIBUTIONS: tuple[dict[str, Value], ...] = (
     {"plugins": Obj.of("DDPPlugin", find_unused_parameters=False)},
     {"plugins": [Obj.of("DDPSpawnPlugin"), Obj.of("LightningEnvironment")]},
     {"plugins": Obj.of("LightningEnvironment")},
+    {"plugins": [Obj.of("DDPPlugin", find_unused_parameters=False), Obj.of("PrecisionPlugin")]},
     # the strategy flag (1.5+)
     {"strategy": "ddp"},
     {"strategy": "ddp_spawn"},
