@@ -12,27 +12,13 @@ what to install.
 
 from __future__ import annotations
 
-from contextlib import AbstractContextManager
 from typing import Any
 
 from .namespace import ShimmedNamespace, module_getattr
 
 SHIM = ShimmedNamespace("pytorch_lightning", __name__)
-
-
-def install() -> None:
-    """Patch ``pytorch_lightning.Trainer`` in place so every Trainer built in this process is translated."""
-    SHIM.install()
-
-
-def uninstall() -> None:
-    """Restore ``pytorch_lightning.Trainer`` exactly as it was."""
-    SHIM.uninstall()
-
-
-def installed() -> AbstractContextManager[None]:
-    """``with installed(): ...``: the shim is installed for the block only."""
-    return SHIM.installed()
+# install() patches `pytorch_lightning.Trainer` in place; uninstall() restores it; `with installed():` a block
+install, uninstall, installed = SHIM.install, SHIM.uninstall, SHIM.installed
 
 
 def __getattr__(name: str) -> Any:

@@ -5,27 +5,13 @@
 
 from __future__ import annotations
 
-from contextlib import AbstractContextManager
 from typing import Any
 
 from .namespace import ShimmedNamespace, module_getattr
 
 SHIM = ShimmedNamespace("lightning.pytorch", __name__)
-
-
-def install() -> None:
-    """Patch ``lightning.pytorch.Trainer`` in place so every Trainer built in this process is translated."""
-    SHIM.install()
-
-
-def uninstall() -> None:
-    """Restore ``lightning.pytorch.Trainer`` exactly as it was."""
-    SHIM.uninstall()
-
-
-def installed() -> AbstractContextManager[None]:
-    """``with installed(): ...``: the shim is installed for the block only."""
-    return SHIM.installed()
+# install() patches `lightning.pytorch.Trainer` in place; uninstall() restores it; `with installed():` a block
+install, uninstall, installed = SHIM.install, SHIM.uninstall, SHIM.installed
 
 
 def __getattr__(name: str) -> Any:
