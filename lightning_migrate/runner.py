@@ -13,6 +13,7 @@ from pathlib import Path
 import libcst as cst
 
 from .codemod.python import Finding, migrate
+from .prefilter import may_need_migration
 from .semantics.model import RELEASES, Version, release
 
 SKIPPED_DIRS = frozenset(
@@ -84,6 +85,9 @@ def migrate_file(path: Path, target: Version, source: Version | None) -> FileRes
         result.old = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         result.error = f"cannot read: {exc}"
+        return result
+    if not may_need_migration(result.old, (target,), (source,)):
+        result.new = result.old  # nothing LibCST could find: not parsed
         return result
     try:
         migrated = migrate(result.old, target, source)

@@ -1,0 +1,176 @@
+"""A cheap text test run before LibCST: can the codemod change or report anything in this file?
+
+The codemod only acts on calls whose callee resolves, through an import, to Lightning's ``Trainer``
+(directly, through ``functools.partial(Trainer, ...)`` or ``Trainer.from_argparse_args``), and only on their
+modelled keyword arguments (``accelerator=``, ``gpus=``, ... : ``signature.MODELLED``). A call without one is
+left alone, even with ``**kwargs``. So a file is a candidate only if its text has the word ``Trainer``, the
+word ``lightning`` or ``pytorch_lightning`` (the import), and a modelled keyword.
+
+Files that pass get a second, still cheap look: a small lexer (strings, comments, brackets) finds the
+keyword arguments of every call, and a call whose modelled arguments are all plain literals is judged by the
+codemod's own planner for the run's target and source releases. The file is skipped only if the planner
+leaves every such call unchanged, so already-migrated code (``Trainer(accelerator="gpu", devices=2,
+strategy="ddp")``) is skipped without a table that could drift from the model.
+
+Treated as "maybe" (the file goes to LibCST) although the codemod may well leave it alone:
+- a modelled keyword whose value is not a plain literal: a name (even a constant), a list, an object such as
+  ``DDPStrategy(...)``, an expression, a string with a prefix or an escape, a float, ``+1``;
+- a modelled keyword in a call that also has ``*``/``**`` (unpacking, or an operator) among its arguments;
+- the same modelled keyword twice in one call;
+- a file that mentions ``from_argparse_args`` (the codemod drops that call's first argument, keyword or not);
+- an f-string (or t-string) that mentions a modelled keyword or was cut short by a nested quote (PEP 701),
+  brackets that do not balance, a quote that starts no string;
+- keyword arguments of calls that are not Trainer calls (telling them apart needs name resolution):
+  ``Fabric(accelerator="cuda")`` is judged as if it were a Trainer call (not so function definitions);
+- a call the planner fails on (that error should surface from the real run).
+Skipped although LibCST would fail on it: a file with a syntax error and no candidate is not parsed, so it is
+not reported as unparsable.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from .codemod.plan import Unchanged, plan
+from .semantics.model import RELEASES, Value, Version
+from .semantics.signature import MODELLED
+
+EVERY_SOURCE: tuple[Version | None, ...] = (None, *RELEASES)  # None: no --source-version
+
+_LIGHTNING = re.compile(r"\b(?:pytorch_)?lightning\b")
+_WORDS = "|".join(sorted(MODELLED, key=len, reverse=True))
+_MODELLED_WORD = re.compile(rf"\b(?:{_WORDS})\b")
+
+# Whitespace, comments and backslash continuations: what may sit between the tokens of a call.
+_GAP = r"(?:[ \t\f\r\n]|\\\r?\n|#[^\r\n]*)*"
+_ESCAPE = r"\\(?:\r\n|[\s\S])"
+_STRING_BODY = (
+    rf'"""(?:[^"\\]|{_ESCAPE}|"(?!""))*"""'
+    rf"|'''(?:[^'\\]|{_ESCAPE}|'(?!''))*'''"
+    rf'|"(?:[^"\\\r\n]|{_ESCAPE})*"'
+    rf"|'(?:[^'\\\r\n]|{_ESCAPE})*'"
+)
+_TOKENS = re.compile(
+    r"(?P<comment>#[^\r\n]*)"
+    rf"|(?P<string>(?:(?<!\w)(?P<prefix>[rRbBuUfFtT]{{1,2}}))?(?:{_STRING_BODY}))"
+    r"|(?P<quote>['\"])"
+    r"|(?P<open>[(\[{])"
+    r"|(?P<close>[)\]}])"
+    r"|(?P<star>\*)"
+    rf"|(?P<keyword>\b(?:{_WORDS})\b)"
+)
+_ASSIGN = re.compile(rf"{_GAP}=(?!=)")
+_LITERAL = re.compile(
+    rf"{_GAP}(?P<literal>\"[^\"\\\r\n]*\"|'[^'\\\r\n]*'|-?[0-9]+|True|False|None){_GAP}(?=[,)])"
+)
+_DEFINITION = re.compile(r"\b(?:def|class)[ \t]+\w+[ \t]*\Z")  # same line: `def`, a name, then `(`
+_CLOSING = {")": "(", "]": "[", "}": "{"}
+
+
+def may_need_migration(
+    text: str,
+    targets: Sequence[Version] = RELEASES,
+    sources: Sequence[Version | None] = EVERY_SOURCE,
+) -> bool:
+    """False only if ``codemod.python.migrate(text, target, source)`` changes nothing and reports nothing for
+    every ``target`` and ``source`` given (by default every release, with or without ``--source-version``)."""
+    if "Trainer" not in text or not _LIGHTNING.search(text) or not _MODELLED_WORD.search(text):
+        return False
+    if "from_argparse_args" in text:
+        return True
+    calls = _calls_with_flags(text)
+    if calls is None:
+        return True
+    return not all(
+        _unchanged(flags, target, source) for flags in calls for target in targets for source in sources
+    )
+
+
+@dataclass
+class _Group:
+    bracket: str
+    call: bool  # a call's argument list (not a definition's parameters, not a tuple or list)
+    flags: dict[str, Value] = field(default_factory=dict)
+    opaque: bool = False  # a modelled keyword whose value is not a plain literal, or given twice
+    starred: bool = False
+
+
+def _calls_with_flags(text: str) -> list[tuple[tuple[str, Value], ...]] | None:
+    """The literal modelled keyword arguments of each call that has some, or None when a call has one this
+    test cannot read (or the text does not lex cleanly)."""
+    stack: list[_Group] = []
+    calls: list[tuple[tuple[str, Value], ...]] = []
+    for token in _TOKENS.finditer(text):
+        kind = token.lastgroup
+        if kind == "string":
+            prefix = (token.group("prefix") or "").lower()
+            if ("f" in prefix or "t" in prefix) and _unsafe_fstring(token.group(), len(prefix)):
+                return None
+        elif kind == "quote":
+            return None
+        elif kind == "open":
+            bracket = token.group()
+            call = bracket == "(" and not _DEFINITION.search(text, max(0, token.start() - 200), token.start())
+            stack.append(_Group(bracket, call))
+        elif kind == "close":
+            if not stack or stack[-1].bracket != _CLOSING[token.group()]:
+                return None
+            group = stack.pop()
+            if group.opaque or (group.flags and group.starred):
+                return None
+            if group.flags:
+                calls.append(tuple(group.flags.items()))
+        elif stack and stack[-1].call and kind == "star":
+            stack[-1].starred = True
+        elif stack and stack[-1].call and kind == "keyword":
+            assign = _ASSIGN.match(text, token.end())
+            if assign is not None:
+                _add_flag(stack[-1], token.group(), _LITERAL.match(text, assign.end()))
+    return None if stack else calls
+
+
+def _add_flag(group: _Group, name: str, value: re.Match[str] | None) -> None:
+    if value is None or name in group.flags:
+        group.opaque = True
+    else:
+        group.flags[name] = ast.literal_eval(value.group("literal"))
+
+
+def _unsafe_fstring(token: str, prefix: int) -> bool:
+    """Does this f-string mention a modelled keyword (a call inside it may be a Trainer call), or end inside
+    a replacement field? The latter means a nested quote cut it short (PEP 701), so text after it that looks
+    like a plain string may be code."""
+    body = token[prefix:]
+    quote = body[:3] if body[:3] in ('"""', "'''") else body[0]
+    body = body[len(quote) : -len(quote)]
+    if _MODELLED_WORD.search(body):
+        return True
+    depth, index = 0, 0
+    while index < len(body):
+        char = body[index]
+        if depth == 0 and body[index : index + 2] in ("{{", "}}"):
+            index += 2
+            continue
+        if char == "{":
+            depth += 1
+        elif char == "}" and depth:
+            depth -= 1
+        elif char in "'\"" and depth:  # a string inside a replacement field: skip it
+            end = body.find(char, index + 1)
+            if end < 0:
+                return True
+            index = end
+        index += 1
+    return depth > 0
+
+
+@functools.lru_cache(maxsize=4096)
+def _unchanged(flags: tuple[tuple[str, Value], ...], target: Version, source: Version | None) -> bool:
+    try:
+        return isinstance(plan(dict(flags), target, source), Unchanged)
+    except Exception:  # the real run must show it
+        return False
