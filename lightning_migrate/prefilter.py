@@ -6,22 +6,25 @@ modelled keyword arguments (``accelerator=``, ``gpus=``, ... : ``signature.MODEL
 left alone, even with ``**kwargs``. So a file is a candidate only if its text has the word ``Trainer``, the
 word ``lightning`` or ``pytorch_lightning`` (the import), and a modelled keyword.
 
-Files that pass get a second, still cheap look: a small lexer (strings, comments, brackets) finds the
-keyword arguments of every call, and a call whose modelled arguments are all plain literals is judged by the
-codemod's own planner for the run's target and source releases. The file is skipped only if the planner
-leaves every such call unchanged, so already-migrated code (``Trainer(accelerator="gpu", devices=2,
-strategy="ddp")``) is skipped without a table that could drift from the model.
+Files that pass get a second, still cheap look: a small lexer (strings, comments, brackets) finds every
+call whose callee may be a Trainer (its last name is ``Trainer``, ``partial``, ``from_argparse_args`` or an
+``import ... as`` alias of one of them, or the callee is parenthesized) and that call's keyword arguments. A
+call whose modelled arguments are all plain literals is judged by the codemod's own planner for the run's
+target and source releases. The file is skipped only if the planner leaves every such call unchanged, so
+already-migrated code (``Trainer(accelerator="gpu", devices=2, strategy="ddp")``) is skipped without a table
+that could drift from the model.
 
 Treated as "maybe" (the file goes to LibCST) although the codemod may well leave it alone:
 - a modelled keyword whose value is not a plain literal: a name (even a constant), a list, an object such as
   ``DDPStrategy(...)``, an expression, a string with a prefix or an escape, a float, ``+1``;
-- a modelled keyword in a call that also has ``*``/``**`` (unpacking, or an operator) among its arguments;
+- a call that may be a Trainer call and has a ``*``/``**`` (unpacking, or an operator) among its arguments,
+  even with no modelled keyword (``Trainer(**cfg)``: the dict may hold flags);
 - the same modelled keyword twice in one call;
 - a file that mentions ``from_argparse_args`` (the codemod drops that call's first argument, keyword or not);
 - an f-string (or t-string) that mentions a modelled keyword or was cut short by a nested quote (PEP 701),
   brackets that do not balance, a quote that starts no string;
-- keyword arguments of calls that are not Trainer calls (telling them apart needs name resolution):
-  ``Fabric(accelerator="cuda")`` is judged as if it were a Trainer call (not so function definitions);
+- a call of another class that happens to be named or aliased like the Trainer (``transformers.Trainer``),
+  or of a parenthesized callee: it is judged as if it were Lightning's;
 - a call the planner fails on (that error should surface from the real run).
 Skipped although LibCST would fail on it: a file with a syntax error and no candidate is not parsed, so it is
 not reported as unparsable.
@@ -68,6 +71,12 @@ _LITERAL = re.compile(
     rf"{_GAP}(?P<literal>\"[^\"\\\r\n]*\"|'[^'\\\r\n]*'|-?[0-9]+|True|False|None){_GAP}(?=[,)])"
 )
 _DEFINITION = re.compile(r"\b(?:def|class)[ \t]+\w+[ \t]*\Z")  # same line: `def`, a name, then `(`
+# The names a Trainer call's callee can end with: qualified names come from imports and attributes, never
+# from assignments (`T = pl.Trainer; T(...)` is not resolved by the codemod either).
+CALLEES = ("Trainer", "partial", "from_argparse_args")
+_ALIAS = re.compile(rf"\b(?:{'|'.join(CALLEES)}){_GAP}\bas\b{_GAP}(\w+)")
+_CALLEE = re.compile(rf"(\w+){_GAP}\Z")
+_GAP_ONLY = re.compile(_GAP)
 _CLOSING = {")": "(", "]": "[", "}": "{"}
 
 
@@ -100,10 +109,12 @@ class _Group:
 
 
 def _calls_with_flags(text: str) -> list[tuple[tuple[str, Value], ...]] | None:
-    """The literal modelled keyword arguments of each call that has some, or None when a call has one this
-    test cannot read (or the text does not lex cleanly)."""
+    """The literal modelled keyword arguments of each call that may be a Trainer call and has some, or None
+    when such a call has one this test cannot read (or the text does not lex cleanly)."""
+    callees = {*CALLEES, *_ALIAS.findall(text)}
     stack: list[_Group] = []
     calls: list[tuple[tuple[str, Value], ...]] = []
+    code_from, after = 0, ""  # where the code since the last token starts; that token (comments skipped)
     for token in _TOKENS.finditer(text):
         kind = token.lastgroup
         if kind == "string":
@@ -113,14 +124,14 @@ def _calls_with_flags(text: str) -> list[tuple[tuple[str, Value], ...]] | None:
         elif kind == "quote":
             return None
         elif kind == "open":
-            bracket = token.group()
-            call = bracket == "(" and not _DEFINITION.search(text, max(0, token.start() - 200), token.start())
+            bracket, start = token.group(), token.start()
+            call = bracket == "(" and _may_call_trainer(text, code_from, start, after, callees)
             stack.append(_Group(bracket, call))
         elif kind == "close":
             if not stack or stack[-1].bracket != _CLOSING[token.group()]:
                 return None
             group = stack.pop()
-            if group.opaque or (group.flags and group.starred):
+            if group.opaque or (group.call and group.starred):
                 return None
             if group.flags:
                 calls.append(tuple(group.flags.items()))
@@ -130,7 +141,20 @@ def _calls_with_flags(text: str) -> list[tuple[tuple[str, Value], ...]] | None:
             assign = _ASSIGN.match(text, token.end())
             if assign is not None:
                 _add_flag(stack[-1], token.group(), _LITERAL.match(text, assign.end()))
+        if kind not in ("comment", "keyword"):
+            code_from, after = token.end(), token.group()
     return None if stack else calls
+
+
+def _may_call_trainer(text: str, code_from: int, paren: int, after: str, callees: set[str]) -> bool:
+    """Is the ``(`` at ``paren`` a call whose callee may resolve to a Trainer (or partial, ...)? ``code_from``
+    is where the plain code before it starts (strings and brackets are tokens; comments may be in it)."""
+    if _DEFINITION.search(text, max(code_from, paren - 200), paren):
+        return False  # a definition's parameters
+    name = _CALLEE.search(text, code_from, paren)
+    if name is not None:
+        return name.group(1) in callees
+    return after == ")" and _GAP_ONLY.fullmatch(text, code_from, paren) is not None  # `(pl.Trainer)(...)`
 
 
 def _add_flag(group: _Group, name: str, value: re.Match[str] | None) -> None:

@@ -168,6 +168,7 @@ LEGACY = {  # old spellings, and values only known at run time
     "plugins": ["'ddp_sharded'", "[]", "DDPStrategy()"],
 }
 EVERY = {key: MODERN.get(key, []) + LEGACY.get(key, []) for key in {*MODERN, *LEGACY}}
+STRATEGY = "from pytorch_lightning.strategies import DDPStrategy"
 CONSTANTS = "ACC = 'gpu'\nS = 'ddp'\nn = int('2')\n"
 SEPARATORS = [", ", ",\n    ", ",  # note\n    ", ", \\\n    "]
 EQUALS = ["=", " = ", "  # why\n    =", "=\\\n"]
@@ -182,9 +183,10 @@ def trainer_files(draw: st.DrawFn) -> str:
     arguments = [f"{key}{draw(st.sampled_from(EQUALS))}{draw(st.sampled_from(values[key]))}" for key in keys]
     if draw(st.booleans()) and draw(st.booleans()):
         arguments.insert(draw(st.integers(0, len(arguments))), "**cfg")
-    call = f"{callee}({draw(st.sampled_from(SEPARATORS)).join(arguments)})"
+    form = draw(st.sampled_from(["{}({})", "({})({})", "partial({}, {})", "P({}, {})"]))
+    call = form.format(callee, draw(st.sampled_from(SEPARATORS)).join(arguments))
     wrap = draw(st.sampled_from(["t = {}", "def f(n=2):\n    return {}", "x = f'{{{}}}'", "x = [{}]"]))
-    lines = [*imports, "from pytorch_lightning.strategies import DDPStrategy", CONSTANTS, wrap.format(call)]
+    lines = [*imports, "from functools import partial, partial as P", STRATEGY, CONSTANTS, wrap.format(call)]
     return "\n".join(lines) + "\n"
 
 
