@@ -2,9 +2,9 @@
 
 The codemod only acts on calls whose callee resolves, through an import, to Lightning's ``Trainer``
 (directly, through ``functools.partial(Trainer, ...)`` or ``Trainer.from_argparse_args``), and only on their
-modelled keyword arguments (``accelerator=``, ``gpus=``, ... : ``signature.MODELLED``). A call without one is
-left alone, even with ``**kwargs``. So a file is a candidate only if its text has the word ``Trainer``, the
-word ``lightning`` or ``pytorch_lightning`` (the import), and a modelled keyword.
+modelled keyword arguments (``accelerator=``, ``gpus=``, ... : ``signature.MODELLED``), written out or passed
+in a ``**`` dict. So a file is a candidate only if its text has the word ``Trainer``, the word ``lightning``
+or ``pytorch_lightning`` (the import), and a modelled keyword or a ``*``.
 
 Files that pass get a second, still cheap look: a small lexer (strings, comments, brackets) finds every
 call whose callee may be a Trainer (its last name is ``Trainer``, ``partial``, ``from_argparse_args`` or an
@@ -17,8 +17,8 @@ that could drift from the model.
 Treated as "maybe" (the file goes to LibCST) although the codemod may well leave it alone:
 - a modelled keyword whose value is not a plain literal: a name (even a constant), a list, an object such as
   ``DDPStrategy(...)``, an expression, a string with a prefix or an escape, a float, ``+1``;
-- a call that may be a Trainer call and has a ``*``/``**`` (unpacking, or an operator) among its arguments,
-  even with no modelled keyword (``Trainer(**cfg)``: the dict may hold flags);
+- a call that may be a Trainer call and unpacks ``*args`` or ``**cfg``, even with no modelled keyword (the
+  dict may hold flags);
 - the same modelled keyword twice in one call;
 - a file that mentions ``from_argparse_args`` (the codemod drops that call's first argument, keyword or not);
 - an f-string (or t-string) that mentions a modelled keyword or was cut short by a nested quote (PEP 701),
@@ -77,6 +77,7 @@ CALLEES = ("Trainer", "partial", "from_argparse_args")
 _ALIAS = re.compile(rf"\b(?:{'|'.join(CALLEES)}){_GAP}\bas\b{_GAP}(\w+)")
 _CALLEE = re.compile(rf"(\w+){_GAP}\Z")
 _GAP_ONLY = re.compile(_GAP)
+_AFTER_COMMA = re.compile(rf",{_GAP}\Z")
 _CLOSING = {")": "(", "]": "[", "}": "{"}
 
 
@@ -87,7 +88,9 @@ def may_need_migration(
 ) -> bool:
     """False only if ``codemod.python.migrate(text, target, source)`` changes nothing and reports nothing for
     every ``target`` and ``source`` given (by default every release, with or without ``--source-version``)."""
-    if "Trainer" not in text or not _LIGHTNING.search(text) or not _MODELLED_WORD.search(text):
+    if "Trainer" not in text or not _LIGHTNING.search(text):
+        return False
+    if "*" not in text and not _MODELLED_WORD.search(text):
         return False
     if "from_argparse_args" in text:
         return True
@@ -135,7 +138,7 @@ def _calls_with_flags(text: str) -> list[tuple[tuple[str, Value], ...]] | None:
                 return None
             if group.flags:
                 calls.append(tuple(group.flags.items()))
-        elif stack and stack[-1].call and kind == "star":
+        elif stack and stack[-1].call and kind == "star" and _unpacks(text, code_from, token.start(), after):
             stack[-1].starred = True
         elif stack and stack[-1].call and kind == "keyword":
             assign = _ASSIGN.match(text, token.end())
@@ -144,6 +147,13 @@ def _calls_with_flags(text: str) -> list[tuple[tuple[str, Value], ...]] | None:
         if kind not in ("comment", "keyword"):
             code_from, after = token.end(), token.group()
     return None if stack else calls
+
+
+def _unpacks(text: str, code_from: int, star: int, after: str) -> bool:
+    """Is the ``*`` at ``star`` an argument's ``*``/``**`` (it follows the call's ``(`` or a comma)?"""
+    if after == "(" and _GAP_ONLY.fullmatch(text, code_from, star) is not None:
+        return True
+    return _AFTER_COMMA.search(text, code_from, star) is not None
 
 
 def _may_call_trainer(text: str, code_from: int, paren: int, after: str, callees: set[str]) -> bool:

@@ -68,7 +68,8 @@ IMPORT = "import pytorch_lightning as pl\nfrom pytorch_lightning.strategies impo
             id="module-without-trainer",
         ),
         pytest.param(IMPORT + "trainer = pl.Trainer(max_epochs=3, logger=False)\n", id="unmodelled-flags"),
-        pytest.param(IMPORT + "trainer = pl.Trainer(**cfg)\n", id="kwargs-only"),
+        pytest.param(IMPORT + "trainer = pl.Trainer(max_epochs=2 * 3)\n", id="unmodelled-expression"),
+        pytest.param(IMPORT + "net = Net(**cfg)\npl.Trainer(max_epochs=3)\n", id="kwargs-elsewhere"),
         pytest.param(
             IMPORT + 'pl.Trainer(accelerator="gpu", devices=2, strategy="ddp", max_epochs=3)\n',
             id="migrated-1x",
@@ -121,6 +122,12 @@ def test_candidates_are_never_skipped(text: str) -> None:
     assert any(migrate(text, t).findings for t in TARGETS), (
         "not a real candidate: the test would prove nothing"
     )
+
+
+@pytest.mark.parametrize("call", ["pl.Trainer(**cfg)", "pl.Trainer(*args)", "partial(pl.Trainer, **cfg)"])
+def test_a_trainer_call_with_unpacking_is_a_candidate(call: str) -> None:
+    """The dict may hold flags: the codemod reads it (a literal dict) or reports it (LM101)."""
+    assert may_need_migration(f"{IMPORT}from functools import partial\nt = {call}\n", TARGETS, (None,))
 
 
 def test_a_source_version_makes_modern_calls_candidates() -> None:
