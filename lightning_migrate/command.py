@@ -120,7 +120,7 @@ def _fate(result: FileResult, mode: str) -> str:
     if result.error:
         return f"{path}: error"
     if result.skipped and not result.findings:
-        return f"{path}: skipped (the text never mentions lightning)"
+        return f"{path}: skipped (no call in its text can need a migration: not parsed)"
     done = {"rewrite": "rewritten", "diff": "would be rewritten", "check": "would be rewritten"}[mode]
     fate = done if result.changed else "unchanged"
     count = len(result.findings)

@@ -1,12 +1,210 @@
-"""A cheap text test run before LibCST: a file it rejects cannot contain anything the codemod acts on."""
+"""A cheap text test run before LibCST: can the codemod change or report anything in this file?
+
+The codemod only acts on calls whose callee resolves, through an import, to Lightning's ``Trainer``
+(directly, through ``functools.partial(Trainer, ...)`` or ``Trainer.from_argparse_args``), and only on their
+modelled keyword arguments (``accelerator=``, ``gpus=``, ... : ``signature.MODELLED``), written out or passed
+in a ``**`` dict. So a file is a candidate only if its text has the word ``Trainer``, the word ``lightning``
+or ``pytorch_lightning`` (the import), and a modelled keyword or a ``*``.
+
+Files that pass get a second, still cheap look: a small lexer (strings, comments, brackets) finds every
+call whose callee may be a Trainer (its last name is ``Trainer``, ``partial``, ``from_argparse_args`` or an
+``import ... as`` alias of one of them, or the callee is parenthesized) and that call's keyword arguments. A
+call whose modelled arguments are all plain literals is judged by the codemod's own planner for the run's
+target and source releases. The file is skipped only if the planner leaves every such call unchanged, so
+already-migrated code (``Trainer(accelerator="gpu", devices=2, strategy="ddp")``) is skipped without a table
+that could drift from the model.
+
+Treated as "maybe" (the file goes to LibCST) although the codemod may well leave it alone:
+- a modelled keyword whose value is not a plain literal: a name (even a constant), a list, an object such as
+  ``DDPStrategy(...)``, an expression, a string with a prefix or an escape, a float, ``+1``;
+- a call that may be a Trainer call and unpacks ``*args`` or ``**cfg``, even with no modelled keyword (the
+  dict may hold flags);
+- the same modelled keyword twice in one call;
+- a file that mentions ``from_argparse_args`` (the codemod drops that call's first argument, keyword or not);
+- an f-string (or t-string) that mentions a modelled keyword or was cut short by a nested quote (PEP 701),
+  brackets that do not balance, a quote that starts no string;
+- a call of another class that happens to be named or aliased like the Trainer (``transformers.Trainer``),
+  or of a parenthesized callee: it is judged as if it were Lightning's;
+- a call the planner fails on (that error should surface from the real run).
+Skipped although LibCST would fail on it: a file with a syntax error and no candidate is not parsed, so it is
+not reported as unparsable.
+"""
 
 from __future__ import annotations
 
+import ast
+import functools
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 
-def may_need_migration(text: str) -> bool:
-    """False only when the codemod is sure to leave ``text`` unchanged with no findings.
+from .codemod.plan import Unchanged, plan
+from .semantics.model import RELEASES, Value, Version
+from .semantics.signature import MODELLED
 
-    Sound because the codemod acts only on names imported from ``pytorch_lightning`` or ``lightning``,
-    and both import lines contain the word.
-    """
-    return "lightning" in text
+EVERY_SOURCE: tuple[Version | None, ...] = (None, *RELEASES)  # None: no --source-version
+
+_LIGHTNING = re.compile(r"\b(?:pytorch_)?lightning\b")
+_WORDS = "|".join(sorted(MODELLED, key=len, reverse=True))
+_MODELLED_WORD = re.compile(rf"\b(?:{_WORDS})\b")
+
+# Whitespace, comments and backslash continuations: what may sit between the tokens of a call.
+_GAP = r"(?:[ \t\f\r\n]|\\\r?\n|#[^\r\n]*)*"
+_ESCAPE = r"\\(?:\r\n|[\s\S])"
+_STRING_BODY = (
+    rf'"""(?:[^"\\]|{_ESCAPE}|"(?!""))*"""'
+    rf"|'''(?:[^'\\]|{_ESCAPE}|'(?!''))*'''"
+    rf'|"(?:[^"\\\r\n]|{_ESCAPE})*"'
+    rf"|'(?:[^'\\\r\n]|{_ESCAPE})*'"
+)
+_TOKENS = re.compile(
+    r"(?P<comment>#[^\r\n]*)"
+    rf"|(?P<string>(?:(?<!\w)(?P<prefix>[rRbBuUfFtT]{{1,2}}))?(?:{_STRING_BODY}))"
+    r"|(?P<quote>['\"])"
+    r"|(?P<open>[(\[{])"
+    r"|(?P<close>[)\]}])"
+    r"|(?P<star>\*)"
+    rf"|(?P<keyword>\b(?:{_WORDS})\b)"
+)
+_ASSIGN = re.compile(rf"{_GAP}=(?!=)")
+_LITERAL = re.compile(
+    rf"{_GAP}(?P<literal>\"[^\"\\\r\n]*\"|'[^'\\\r\n]*'|-?[0-9]+|True|False|None){_GAP}(?=[,)])"
+)
+_DEFINITION = re.compile(r"\b(?:def|class)[ \t]+\w+[ \t]*\Z")  # same line: `def`, a name, then `(`
+# The names a Trainer call's callee can end with: qualified names come from imports and attributes, never
+# from assignments (`T = pl.Trainer; T(...)` is not resolved by the codemod either).
+CALLEES = ("Trainer", "partial", "from_argparse_args")
+_ALIAS = re.compile(rf"\b(?:{'|'.join(CALLEES)}){_GAP}\bas\b{_GAP}(\w+)")
+_CALLEE = re.compile(rf"(\w+){_GAP}\Z")
+_GAP_ONLY = re.compile(_GAP)
+_AFTER_COMMA = re.compile(rf",{_GAP}\Z")
+_CLOSING = {")": "(", "]": "[", "}": "{"}
+
+
+def may_need_migration(
+    text: str,
+    targets: Sequence[Version] = RELEASES,
+    sources: Sequence[Version | None] = EVERY_SOURCE,
+) -> bool:
+    """False only if ``codemod.python.migrate(text, target, source)`` changes nothing and reports nothing for
+    every ``target`` and ``source`` given (by default every release, with or without ``--source-version``)."""
+    if "Trainer" not in text or not _LIGHTNING.search(text):
+        return False
+    if "*" not in text and not _MODELLED_WORD.search(text):
+        return False
+    if "from_argparse_args" in text:
+        return True
+    calls = _calls_with_flags(text)
+    if calls is None:
+        return True
+    return not all(
+        _unchanged(flags, target, source) for flags in calls for target in targets for source in sources
+    )
+
+
+@dataclass
+class _Group:
+    bracket: str
+    call: bool  # a call's argument list (not a definition's parameters, not a tuple or list)
+    flags: dict[str, Value] = field(default_factory=dict)
+    opaque: bool = False  # a modelled keyword whose value is not a plain literal, or given twice
+    starred: bool = False
+
+
+def _calls_with_flags(text: str) -> list[tuple[tuple[str, Value], ...]] | None:
+    """The literal modelled keyword arguments of each call that may be a Trainer call and has some, or None
+    when such a call has one this test cannot read (or the text does not lex cleanly)."""
+    callees = {*CALLEES, *_ALIAS.findall(text)}
+    stack: list[_Group] = []
+    calls: list[tuple[tuple[str, Value], ...]] = []
+    code_from, after = 0, ""  # where the code since the last token starts; that token (comments skipped)
+    for token in _TOKENS.finditer(text):
+        kind = token.lastgroup
+        if kind == "string":
+            prefix = (token.group("prefix") or "").lower()
+            if ("f" in prefix or "t" in prefix) and _unsafe_fstring(token.group(), len(prefix)):
+                return None
+        elif kind == "quote":
+            return None
+        elif kind == "open":
+            bracket, start = token.group(), token.start()
+            call = bracket == "(" and _may_call_trainer(text, code_from, start, after, callees)
+            stack.append(_Group(bracket, call))
+        elif kind == "close":
+            if not stack or stack[-1].bracket != _CLOSING[token.group()]:
+                return None
+            group = stack.pop()
+            if group.opaque or (group.call and group.starred):
+                return None
+            if group.flags:
+                calls.append(tuple(group.flags.items()))
+        elif stack and stack[-1].call and kind == "star" and _unpacks(text, code_from, token.start(), after):
+            stack[-1].starred = True
+        elif stack and stack[-1].call and kind == "keyword":
+            assign = _ASSIGN.match(text, token.end())
+            if assign is not None:
+                _add_flag(stack[-1], token.group(), _LITERAL.match(text, assign.end()))
+        if kind not in ("comment", "keyword"):
+            code_from, after = token.end(), token.group()
+    return None if stack else calls
+
+
+def _unpacks(text: str, code_from: int, star: int, after: str) -> bool:
+    """Is the ``*`` at ``star`` an argument's ``*``/``**`` (it follows the call's ``(`` or a comma)?"""
+    if after == "(" and _GAP_ONLY.fullmatch(text, code_from, star) is not None:
+        return True
+    return _AFTER_COMMA.search(text, code_from, star) is not None
+
+
+def _may_call_trainer(text: str, code_from: int, paren: int, after: str, callees: set[str]) -> bool:
+    """Is the ``(`` at ``paren`` a call whose callee may resolve to a Trainer (or partial, ...)? ``code_from``
+    is where the plain code before it starts (strings and brackets are tokens; comments may be in it)."""
+    if _DEFINITION.search(text, max(code_from, paren - 200), paren):
+        return False  # a definition's parameters
+    name = _CALLEE.search(text, code_from, paren)
+    if name is not None:
+        return name.group(1) in callees
+    return after == ")" and _GAP_ONLY.fullmatch(text, code_from, paren) is not None  # `(pl.Trainer)(...)`
+
+
+def _add_flag(group: _Group, name: str, value: re.Match[str] | None) -> None:
+    if value is None or name in group.flags:
+        group.opaque = True
+    else:
+        group.flags[name] = ast.literal_eval(value.group("literal"))
+
+
+def _unsafe_fstring(token: str, prefix: int) -> bool:
+    """Does this f-string mention a modelled keyword (a call inside it may be a Trainer call), or end inside
+    a replacement field? The latter means a nested quote cut it short (PEP 701), so text after it that looks
+    like a plain string may be code."""
+    body = token[prefix:]
+    quote = body[:3] if body[:3] in ('"""', "'''") else body[0]
+    body = body[len(quote) : -len(quote)]
+    if _MODELLED_WORD.search(body):
+        return True
+    depth, index = 0, 0
+    while index < len(body):
+        char = body[index]
+        if depth == 0 and body[index : index + 2] in ("{{", "}}"):
+            index += 2
+            continue
+        if char == "{":
+            depth += 1
+        elif char == "}" and depth:
+            depth -= 1
+        elif char in "'\"" and depth:  # a string inside a replacement field: skip it
+            end = body.find(char, index + 1)
+            if end < 0:
+                return True
+            index = end
+        index += 1
+    return depth > 0
+
+
+@functools.lru_cache(maxsize=4096)
+def _unchanged(flags: tuple[tuple[str, Value], ...], target: Version, source: Version | None) -> bool:
+    try:
+        return isinstance(plan(dict(flags), target, source), Unchanged)
+    except Exception:  # the real run must show it
+        return False

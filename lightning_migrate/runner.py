@@ -134,7 +134,7 @@ def _process(result: FileResult, options: Options, data: bytes | None) -> None:
     else:
         source = sourcefile.decode(data)
     old = source.text
-    result.skipped = not may_need_migration(old)
+    result.skipped = not may_need_migration(old, (options.target,), (options.source,))
     new, shown, hidden = _migrate(old, result, options, frozenset())
     # a call with a suppressed or deselected fixable finding is left as it is: run again without its rewrite
     # (every finding of one rewrite is reported at the call's position)

@@ -1,37 +1,212 @@
-"""The text prefilter is sound: whatever it rules out, the codemod would leave unchanged with no findings."""
+"""The prefilter never skips a file the codemod would change or report on, and skips most code that has
+nothing to migrate. Every skip is checked against ``migrate`` itself."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
-from test_fixtures import CASES, source_of
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from lightning_migrate.codemod.python import migrate
 from lightning_migrate.prefilter import may_need_migration
-from lightning_migrate.semantics.model import release
+from lightning_migrate.semantics.model import RELEASES, Version, release
+
+ROOT = Path(__file__).parent.parent
+TARGETS = tuple(r for r in RELEASES if r >= release("1.5"))
+FILES = sorted(ROOT.glob("fixtures/**/*.py")) + sorted(ROOT.glob("examples/**/*.py"))
 
 
-def _needs_nothing(text: str, target: str) -> bool:
-    result = migrate(text, release(target), source_of(text))
-    return result.code == text and not result.findings
+def source_of(text: str) -> Version | None:
+    match = re.match(r"# source: (\S+)", text)
+    return release(match.group(1)) if match else None
 
 
-def test_every_fixture_the_prefilter_skips_needs_nothing() -> None:
-    skipped = [(case, target) for case, _, target in CASES if not may_need_migration(case.read_text())]
-    wrong = [f"{case}@{target}" for case, target in skipped if not _needs_nothing(case.read_text(), target)]
-    assert not wrong
+def assert_untouched(text: str, target: Version, source: Version | None) -> None:
+    result = migrate(text, target, source)
+    assert result.findings == [], (target, source)
+    assert result.code == text, (target, source)
 
 
-def test_fixtures_without_the_framework_name_need_nothing() -> None:
-    """Every fixture with its Lightning imports renamed away: now the prefilter skips it, and rightly."""
-    files = sorted({case for case, _, _ in CASES})
-    variants = [(path, path.read_text().replace("lightning", "lightening")) for path in files]
-    assert all(not may_need_migration(text) for _, text in variants)
-    wrong = [str(path) for path, text in variants if not _needs_nothing(text, "2.6")]
-    assert not wrong
+def test_skipped_fixtures_and_examples_are_left_alone_for_every_target() -> None:
+    skipped = []
+    for path in FILES:
+        text = path.read_text(encoding="utf-8")
+        source = source_of(text)
+        if not may_need_migration(text, TARGETS, (source,)):
+            skipped.append(path.name)
+            for target in TARGETS:
+                assert_untouched(text, target, source)
+    assert "already_migrated.py" in skipped
+    assert len(skipped) >= 30
 
 
-def test_text_without_the_word_is_skipped() -> None:
-    assert not may_need_migration("from transformers import Trainer\nTrainer(gpus=2)\n")
-    assert may_need_migration("import lightning as L\n")
-    assert may_need_migration(Path(__file__).read_text())
+def test_migrated_fixtures_are_skipped_for_their_own_target() -> None:
+    """``case.2.0.expected.py`` is what the codemod writes for 2.0: a second run over it has nothing to do."""
+    skipped = 0
+    for path in sorted(ROOT.glob("fixtures/**/*.expected.py")):
+        target = release(path.name.split(".", 1)[1].rsplit(".expected.py", 1)[0])
+        text = path.read_text(encoding="utf-8")
+        source = source_of(text)
+        if not may_need_migration(text, (target,), (source,)):
+            skipped += 1
+            assert_untouched(text, target, source)
+    assert skipped >= 250
+
+
+IMPORT = "import pytorch_lightning as pl\nfrom pytorch_lightning.strategies import DDPStrategy\n"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        pytest.param("import os\n\nprint(os.sep)\n", id="no-lightning"),
+        pytest.param(
+            "import lightning.pytorch as pl\n\n\nclass Net(pl.LightningModule):\n    strategy = 'ddp'\n",
+            id="module-without-trainer",
+        ),
+        pytest.param(IMPORT + "trainer = pl.Trainer(max_epochs=3, logger=False)\n", id="unmodelled-flags"),
+        pytest.param(IMPORT + "trainer = pl.Trainer(max_epochs=2 * 3)\n", id="unmodelled-expression"),
+        pytest.param(IMPORT + "net = Net(**cfg)\npl.Trainer(max_epochs=3)\n", id="kwargs-elsewhere"),
+        pytest.param(
+            IMPORT + 'pl.Trainer(accelerator="gpu", devices=2, strategy="ddp", max_epochs=3)\n',
+            id="migrated-1x",
+        ),
+        pytest.param(
+            IMPORT + "pl.Trainer(\n    accelerator='gpu',  # one node\n    devices=4,\n    num_nodes=2,\n)\n",
+            id="migrated-multiline",
+        ),
+        pytest.param(IMPORT + "pl.Trainer(accelerator='cpu', precision=16, sync_batchnorm=True)\n", id="cpu"),
+        pytest.param(
+            IMPORT + "def build(accelerator='gpu', gpus=2):\n    return pl.Trainer(max_epochs=1)\n",
+            id="parameters-named-like-flags",
+        ),
+        pytest.param(IMPORT + "# pl.Trainer(gpus=2)\ndoc = 'Trainer(gpus=2)'\n", id="comment-and-string"),
+    ],
+)
+def test_code_with_nothing_to_migrate_is_skipped(text: str) -> None:
+    assert not may_need_migration(text, TARGETS, (None,))
+    for target in TARGETS:
+        assert_untouched(text, target, None)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        pytest.param(IMPORT + "pl.Trainer(gpus=2)\n", id="deprecated"),
+        pytest.param(IMPORT + "pl.Trainer(gpus  # two\n    = 2)\n", id="comment-before-equals"),
+        pytest.param(IMPORT + "pl.Trainer(gpus \\\n= 2)\n", id="continuation-before-equals"),
+        pytest.param(IMPORT + 'x = f"{d["k"]}{pl.Trainer(gpus=2)}"\n', id="pep701-fstring"),
+        pytest.param(IMPORT + 'x = f"{\'}\'}{d["k"]}{pl.Trainer(gpus=2)}"\n', id="pep701-balanced-prefix"),
+        pytest.param(IMPORT + "x = f'{pl.Trainer(gpus=2)}'\n", id="fstring"),
+        pytest.param(IMPORT + 'pl.Trainer(**cfg, accelerator="gpu", devices=2)\n', id="kwargs-with-flags"),
+        pytest.param(IMPORT + "pl.Trainer(accelerator=args.accelerator)\n", id="runtime-value"),
+        pytest.param(IMPORT + "GPUS = 2\npl.Trainer(gpus=GPUS)\n", id="constant"),
+        pytest.param(
+            IMPORT + "pl.Trainer(strategy=DDPStrategy(), devices=2, accelerator='gpu')\n", id="object"
+        ),
+        pytest.param(IMPORT + "pl.Trainer(devices=2)\n", id="devices-alone-1.5"),
+        pytest.param(IMPORT + "pl.Trainer(accelerator='cuda', devices=2)\n", id="cuda-in-1.5"),
+        pytest.param(IMPORT + "t = pl.Trainer.from_argparse_args(args, gpus=2)\n", id="from-argparse-args"),
+        pytest.param(
+            "from functools import partial\nfrom pytorch_lightning import Trainer as T\n"
+            "make = partial(T, accelerator='ddp', gpus=2)\n",
+            id="partial-alias",
+        ),
+    ],
+)
+def test_candidates_are_never_skipped(text: str) -> None:
+    assert may_need_migration(text, TARGETS, (None,))
+    assert any(migrate(text, t).findings for t in TARGETS), (
+        "not a real candidate: the test would prove nothing"
+    )
+
+
+@pytest.mark.parametrize("call", ["pl.Trainer(**cfg)", "pl.Trainer(*args)", "partial(pl.Trainer, **cfg)"])
+def test_a_trainer_call_with_unpacking_is_a_candidate(call: str) -> None:
+    """The dict may hold flags: the codemod reads it (a literal dict) or reports it (LM101)."""
+    assert may_need_migration(f"{IMPORT}from functools import partial\nt = {call}\n", TARGETS, (None,))
+
+
+def test_a_source_version_makes_modern_calls_candidates() -> None:
+    """``strategy="ddp"`` searched for unused parameters in 1.x and does not in 2.x."""
+    text = IMPORT + 'pl.Trainer(accelerator="gpu", devices=2, strategy="ddp")\n'
+    target, source = release("2.6"), release("1.9")
+    assert not may_need_migration(text, (target,), (None,))
+    assert may_need_migration(text, (target,), (source,))
+    assert may_need_migration(text)  # by default: every target, with or without a source
+    assert migrate(text, target, source).code != text
+
+
+# --- generated Trainer calls --------------------------------------------------------------------------------
+
+IMPORTS = {  # import line -> how the file spells the Trainer
+    "import pytorch_lightning as pl": "pl.Trainer",
+    "import pytorch_lightning": "pytorch_lightning.Trainer",
+    "from pytorch_lightning import Trainer": "Trainer",
+    "from pytorch_lightning import Trainer as T": "T",
+    "from pytorch_lightning.trainer.trainer import Trainer": "Trainer",
+    "import lightning as L": "L.Trainer",
+    "import lightning.pytorch as pl": "pl.Trainer",
+    "from lightning.pytorch import Trainer": "Trainer",
+    "from transformers import Trainer": "Trainer",  # not Lightning's
+    "from lightning.fabric import Fabric as Trainer": "Trainer",  # not a Trainer at all
+}
+MODERN = {  # plain literals of the strategy= form: what the prefilter must learn to skip
+    "accelerator": ["'gpu'", '"cpu"', "'cuda'", "'auto'", "'tpu'", "'mps'"],
+    "strategy": ["'ddp'", '"ddp_spawn"', "'auto'", "'ddp_find_unused_parameters_false'", "'deepspeed'"],
+    "devices": ["1", "2", "4", "-1", "'auto'", "'2'", "0"],
+    "num_nodes": ["1", "2"],
+    "precision": ["16", "32", "'16-mixed'", "'bf16'"],
+    "sync_batchnorm": ["True", "False"],
+    "max_epochs": ["3"],
+    "logger": ["False"],
+}
+LEGACY = {  # old spellings, and values only known at run time
+    "accelerator": ["'ddp'", "'ddp_spawn'", "'dp'", "None", "ACC"],
+    "strategy": ["S", "DDPStrategy()"],
+    "devices": ["[0, 1]", "n"],
+    "gpus": ["0", "1", "2", "-1", "'1'", "[0]", "None"],
+    "num_processes": ["1", "2"],
+    "tpu_cores": ["8", "[1]"],
+    "distributed_backend": ["'ddp'", "'dp'"],
+    "plugins": ["'ddp_sharded'", "[]", "DDPStrategy()"],
+}
+EVERY = {key: MODERN.get(key, []) + LEGACY.get(key, []) for key in {*MODERN, *LEGACY}}
+STRATEGY = "from pytorch_lightning.strategies import DDPStrategy"
+CONSTANTS = "ACC = 'gpu'\nS = 'ddp'\nn = int('2')\n"
+SEPARATORS = [", ", ",\n    ", ",  # note\n    ", ", \\\n    "]
+EQUALS = ["=", " = ", "  # why\n    =", "=\\\n"]
+
+
+@st.composite
+def trainer_files(draw: st.DrawFn) -> str:
+    imports = draw(st.lists(st.sampled_from(sorted(IMPORTS)), min_size=0, max_size=2, unique=True))
+    callee = IMPORTS[imports[-1]] if imports else "Trainer"
+    values = draw(st.sampled_from([MODERN, EVERY]))
+    keys = draw(st.lists(st.sampled_from(sorted(values)), max_size=4, unique=True))
+    arguments = [f"{key}{draw(st.sampled_from(EQUALS))}{draw(st.sampled_from(values[key]))}" for key in keys]
+    if draw(st.booleans()) and draw(st.booleans()):
+        arguments.insert(draw(st.integers(0, len(arguments))), "**cfg")
+    form = draw(st.sampled_from(["{}({})", "({})({})", "partial({}, {})", "P({}, {})"]))
+    call = form.format(callee, draw(st.sampled_from(SEPARATORS)).join(arguments))
+    wrap = draw(st.sampled_from(["t = {}", "def f(n=2):\n    return {}", "x = f'{{{}}}'", "x = [{}]"]))
+    lines = [*imports, "from functools import partial, partial as P", STRATEGY, CONSTANTS, wrap.format(call)]
+    return "\n".join(lines) + "\n"
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    text=trainer_files(),
+    target=st.sampled_from(TARGETS),
+    source=st.sampled_from([None, None, *RELEASES]),
+)
+def test_generated_calls_that_are_skipped_are_left_alone(
+    text: str, target: Version, source: Version | None
+) -> None:
+    if not may_need_migration(text, (target,), (source,)):
+        assert_untouched(text, target, source)
+    else:  # the default answer (every target and source) is never less careful than one run's
+        assert may_need_migration(text)

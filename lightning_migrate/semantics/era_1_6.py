@@ -174,6 +174,9 @@ Device = tuple[str, int]  # a torch device as (type, index); CPU devices are all
 StrategyFlag = Union[Value, Single]  # a flag value or a strategy the connector built
 
 
+TPU_PRECISION = ("TPUPrecisionPlugin", "TPUBf16PrecisionPlugin")
+
+
 def connect(flags: dict[str, Value], version: Version, hardware: Hardware, warn: Warn) -> Setup:
     conn = _Connector(version, hardware, warn, registry.registered(version))
     for value in (flags.get("strategy"), flags.get("accelerator"), *_listed(flags.get("plugins"))):
@@ -225,6 +228,7 @@ class _Connector:
     parallel: list[Device] = field(default_factory=list)  # _parallel_devices
     accelerator_kind: str = "cpu"  # the Accelerator instance built (can differ from the flag, see ddp_cpu)
     plugin_kinds: set[str] = field(default_factory=set)
+    precision_plugin: str = ""  # the class of a precision plugin object in `plugins`
     environment: str = "LightningEnvironment"  # the ClusterEnvironment class the strategy gets
     built: Strategy | None = None
 
@@ -390,6 +394,8 @@ class _Connector:
                 key = PLUGIN_KEYS[kind]
                 if kind == classes.ENVIRONMENT and isinstance(plugin, Obj):
                     self.environment = plugin.cls
+                if kind == classes.PRECISION and isinstance(plugin, Obj):
+                    self.precision_plugin = plugin.cls
             else:
                 expected = "or LayerSync." if self.v17 else "LayerSync, or Strategy."
                 raise Reject(
@@ -718,6 +724,17 @@ class _Connector:
                 "`Trainer(accelerator='tpu', precision=64)` is not implemented."
                 " Please, open an issue in `https://github.com/Lightning-AI/lightning/issues`"
                 " requesting this feature.",
+            )
+        if (
+            self.accelerator_kind == "tpu"
+            and self.version < V17
+            and self.precision_plugin not in ("", *TPU_PRECISION)
+        ):
+            # 1.6 checks the precision plugin before the strategy (found by the differential grid)
+            raise Reject(
+                "ValueError",
+                "The `TPUAccelerator` can only be used with a `TPUPrecisionPlugin`,"
+                f" found: <{self.precision_plugin} object>.",
             )
         if precision == sixteen and self.accelerator_kind == "cpu" and amp == "apex":
             raise Reject(

@@ -446,7 +446,12 @@ def kept_plugins(trainer: Any, passed: list[tuple[Any, Obj]]) -> tuple[Obj, ...]
     among the attributes of its strategy and accelerator connector (where each release keeps them)."""
     strategy = strategy_of(trainer)
     connector = getattr(trainer, "_accelerator_connector", None) or trainer.accelerator_connector
-    held = {id(value) for owner in (strategy, connector) for value in vars(owner).values()}
+    owners = (
+        strategy,
+        connector,
+        getattr(trainer, "accelerator", None),
+    )  # 1.4/1.5: the accelerator's precision
+    held = {id(value) for owner in owners if owner is not None for value in vars(owner).values()}
     return tuple(obj for real, obj in passed if id(real) in held and real is not strategy)
 
 
