@@ -175,13 +175,13 @@ def _add_flag(group: _Group, name: str, value: re.Match[str] | None) -> None:
 
 
 def _unsafe_fstring(token: str, prefix: int) -> bool:
-    """Does this f-string mention a modelled keyword (a call inside it may be a Trainer call), or end inside
-    a replacement field? The latter means a nested quote cut it short (PEP 701), so text after it that looks
-    like a plain string may be code."""
+    """Does this f-string mention a modelled keyword or a star (a call inside it may be a Trainer call), or
+    end inside a replacement field? The latter means a nested quote cut it short (PEP 701), so text after it
+    that looks like a plain string may be code."""
     body = token[prefix:]
     quote = body[:3] if body[:3] in ('"""', "'''") else body[0]
     body = body[len(quote) : -len(quote)]
-    if _MODELLED_WORD.search(body):
+    if _MODELLED_WORD.search(body) or "*" in body:  # `f"{Trainer(**cfg)}"`: a `**` the codemod reports
         return True
     depth, index = 0, 0
     while index < len(body):

@@ -20,7 +20,7 @@ def listed(*args: str) -> list[str]:
     return [
         line[len(prefix) :].split(": ", 1)[0]
         for line in outcome.err.splitlines()
-        if line.startswith(prefix) and line.endswith(("findings", "finding", "lightning)"))
+        if line.startswith(prefix) and line.endswith(("findings", "finding", "not parsed)"))
     ]
 
 

@@ -77,7 +77,22 @@ def plan(
 ) -> Decision:
     """How to write ``Trainer(**flags)`` (the modelled flags only) for ``target``; without ``source``, the
     call may have been written for any release from ``since`` on."""
-    flags = dict(flags)
+    # the same call is planned again and again (a project repeats its Trainer calls): remember the answers
+    key = (tuple((k, repr(value)) for k, value in flags.items()), target, source, unsafe, since)
+    decision = _PLANS.get(key)
+    if decision is None:
+        if len(_PLANS) >= 4096:
+            _PLANS.clear()
+        decision = _PLANS[key] = _plan(dict(flags), target, source, unsafe, since)
+    return replace(decision, flags=dict(decision.flags)) if isinstance(decision, Rewrite) else decision
+
+
+_PLANS: dict[object, Decision] = {}
+
+
+def _plan(
+    flags: dict[str, Value], target: Version, source: Version | None, unsafe: bool, since: Version
+) -> Decision:
     rejected = [interpret(flags, target, m).outcome for m in MACHINES]
     if source is None and not _legacy_in(flags, target):
         if all(isinstance(outcome, Rejected) for outcome in rejected):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -11,9 +12,7 @@ from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 from libcst.metadata import (
     MetadataWrapper,
-    ParentNodeProvider,
     PositionProvider,
-    QualifiedNameProvider,
     QualifiedNameSource,
     ScopeProvider,
 )
@@ -67,19 +66,29 @@ def migrate(
     at the (line, column) positions in ``leave`` are reported but not rewritten (``# noqa``). With ``shim``,
     a call whose flags are only known at run time builds the runtime shim's Trainer instead."""
     module = cst.parse_module(source)
-    wrapper = MetadataWrapper(module)
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)  # parsed just now: nobody else holds it
     migrator = _Migrator(target, source_version, unsafe, leave, shim)
+    migrator._splat_in_source = "**" in source
     new_module = wrapper.visit(migrator)
     if migrator.renamed or migrator.dropped or migrator.shim_imports:
         new_module = _fix_imports(new_module, migrator)
     new_code = new_module.code
     if new_code != source:
-        cst.parse_module(new_code)  # never hand out code that does not parse
+        _check_parses(new_code)
     return Result(new_code, sorted(migrator.findings, key=lambda f: (f.line, f.column, f.code)))
 
 
+def _check_parses(code: str) -> None:
+    """Never hand out code that does not parse (Python's own parser is quick; LibCST has the last word on
+    syntax newer than the running interpreter)."""
+    try:
+        ast.parse(code)
+    except SyntaxError:
+        cst.parse_module(code)
+
+
 class _Migrator(cst.CSTTransformer):
-    METADATA_DEPENDENCIES = (QualifiedNameProvider, PositionProvider, ScopeProvider, ParentNodeProvider)
+    METADATA_DEPENDENCIES = (PositionProvider, ScopeProvider)
 
     def __init__(
         self,
@@ -102,6 +111,8 @@ class _Migrator(cst.CSTTransformer):
         self.dropped: set[tuple[str, str]] = set()  # (module, class) whose import may now be unused
         self._splats: dict[int, object] = {}  # id(call with `**`) -> how `_plan_splat` decided it
         self._dict_edits: dict[int, tuple[cst.Call, dict[str, Value], dict[str, Value]]] = {}
+        self._assigned: dict[int, tuple[cst.BaseExpression, bool]] = {}  # see `_assignments`
+        self._splat_in_source = True
 
     # --- name resolution ----------------------------------------------------------------------------------
 
@@ -115,18 +126,19 @@ class _Migrator(cst.CSTTransformer):
         if len(assignments) != 1 or (sole_use and len(assignments[0].references) != 1):
             return None
         target = getattr(assignments[0], "node", None)
-        parent = self.get_metadata(ParentNodeProvider, target, None) if target is not None else None
-        if isinstance(parent, cst.AssignTarget):
-            assign = self.get_metadata(ParentNodeProvider, parent)
-            if isinstance(assign, cst.Assign) and (not sole_use or len(assign.targets) == 1):
-                return assign.value
-        elif isinstance(parent, cst.AnnAssign) and parent.value is not None:
-            return parent.value
-        return None
+        bound = self._assigned.get(id(target))
+        if bound is None or (sole_use and not bound[1]):
+            return None
+        return bound[0]
 
-    def _qualified(self, node: cst.CSTNode) -> set[str]:
-        names = self.get_metadata(QualifiedNameProvider, node, set())
-        return {q.name for q in names if q.source == QualifiedNameSource.IMPORT}
+    def _qualified(
+        self, node: cst.CSTNode, source: QualifiedNameSource = QualifiedNameSource.IMPORT
+    ) -> set[str]:
+        # asked of the scope for the few nodes that matter: QualifiedNameProvider computes every node's names
+        scope = self.get_metadata(ScopeProvider, node, None)
+        if scope is None:
+            return set()
+        return {q.name for q in scope.get_qualified_names_for(node) if q.source == source}
 
     def _lightning_class(self, func: cst.BaseExpression) -> str | None:
         for name in self._qualified(func):
@@ -153,6 +165,9 @@ class _Migrator(cst.CSTTransformer):
         return None
 
     def visit_Module(self, node: cst.Module) -> None:
+        self._assigned = _assignments(node)
+        if not self._splat_in_source:
+            return
         # A `**cfg` dict may be written before or after its call; decide every such call before any node is
         # left, so the dict can be rewritten wherever it is.
         for call in m.findall(node, m.Call(args=[m.ZeroOrMore(), m.Arg(star="**"), m.ZeroOrMore()])):
@@ -285,9 +300,9 @@ class _Migrator(cst.CSTTransformer):
             node = bound
         if isinstance(node, cst.Dict):
             return node
-        if isinstance(node, cst.Call) and "builtins.dict" in {
-            q.name for q in self.get_metadata(QualifiedNameProvider, node.func, set())
-        }:
+        if isinstance(node, cst.Call) and "builtins.dict" in self._qualified(
+            node.func, QualifiedNameSource.BUILTIN
+        ):
             return node
         return None
 
@@ -422,6 +437,38 @@ def _flat(values: Iterable[Value]) -> list[Value]:
         else:
             out.append(value)
     return out
+
+
+# Statements that hold other statements: where an assignment can be, short of expressions.
+_BLOCKS = (
+    cst.BaseSuite,
+    cst.BaseCompoundStatement,
+    cst.Else,
+    cst.ExceptHandler,
+    cst.ExceptStarHandler,
+    cst.Finally,
+    cst.MatchCase,
+)
+
+
+def _assignments(module: cst.Module) -> dict[int, tuple[cst.BaseExpression, bool]]:
+    """id(assigned Name) -> (the value, whether it is the only target) for every ``x = ...`` and
+    ``x: T = ...`` statement: a walk over statements only, much cheaper than a parent map of every node."""
+    found: dict[int, tuple[cst.BaseExpression, bool]] = {}
+    stack: list[cst.CSTNode] = list(module.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            for small in node.body:
+                if isinstance(small, cst.Assign):
+                    for target in small.targets:
+                        if isinstance(target.target, cst.Name):
+                            found[id(target.target)] = (small.value, len(small.targets) == 1)
+                elif isinstance(small, cst.AnnAssign) and small.value and isinstance(small.target, cst.Name):
+                    found[id(small.target)] = (small.value, True)
+        elif isinstance(node, _BLOCKS):
+            stack.extend(child for child in node.children if isinstance(child, (*_BLOCKS, cst.BaseStatement)))
+    return found
 
 
 def _dict_entries(node: cst.Dict | cst.Call) -> list[cst.Arg] | None:
