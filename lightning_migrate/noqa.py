@@ -11,7 +11,7 @@ import tokenize
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .codemod.python import Finding
+from .findings import Finding
 from .rules import BY_CODE
 
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)

@@ -13,11 +13,13 @@ from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-
-import libcst as cst
+from typing import TYPE_CHECKING
 
 from . import noqa, sourcefile
-from .codemod.python import Finding, Result, migrate
+from .findings import Finding, Result
+
+if TYPE_CHECKING:
+    from libcst import ParserSyntaxError
 from .files import matches
 from .prefilter import may_need_migration
 from .semantics.model import RELEASES, Version, release
@@ -115,7 +117,7 @@ def process_file(path: Path, options: Options, data: bytes | None = None) -> Fil
 _PARSER_PREFIX = re.compile(r"^parser error: error at \d+:\d+: ")  # the position is reported apart
 
 
-def _syntax_error(text: str, exc: cst.ParserSyntaxError) -> sourcefile.SourceError:
+def _syntax_error(text: str, exc: ParserSyntaxError) -> sourcefile.SourceError:
     """Python's own account of a syntax error (exact position, familiar words) when it has one; LibCST's
     parser may stop a token later, or reject code newer than its grammar."""
     try:
@@ -159,9 +161,13 @@ def _migrate(
     if result.skipped:  # nothing to migrate; only unused suppressions (LM900) can be found
         migrated = Result(old, [])
     else:
+        from libcst import ParserSyntaxError  # LibCST loads only when a file needs it: quick clean runs
+
+        from .codemod.python import migrate
+
         try:
             migrated = migrate(old, options.target, options.source, options.unsafe, left, options.shim)
-        except cst.ParserSyntaxError as exc:
+        except ParserSyntaxError as exc:
             raise _syntax_error(old, exc) from exc
     outcome = noqa.apply(old, migrated.findings)
     result.suppressed = len(outcome.suppressed)
@@ -172,22 +178,34 @@ def _migrate(
 def process_all(
     paths: Sequence[Path], options: Options, jobs: int, progress: Callable[[], object] = lambda: None
 ) -> list[FileResult]:
-    """``process_file`` over ``paths``, in a process pool when there are several files and jobs; the
-    results come back in the order of ``paths`` whatever finishes first."""
+    """``process_file`` over ``paths``, the files LibCST must parse in a process pool when there are several
+    of them and several jobs (the prefilter clears the others here, where a pool would only cost its start);
+    the results come back in the order of ``paths`` whatever finishes first."""
     worker = functools.partial(process_file, options=options)
-    results: list[FileResult] = []
-    if jobs <= 1 or len(paths) <= 1:
-        for path in paths:
-            results.append(worker(path))
+    parsed = [path for path in paths if jobs > 1 and _needs_parsing(path, options)] if len(paths) > 1 else []
+    done: dict[Path, FileResult] = {}
+    if len(parsed) > 1:
+        workers = min(jobs, len(parsed))
+        chunk = max(1, min(32, len(parsed) // (workers * 4)))
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            for path, result in zip(parsed, pool.map(worker, parsed, chunksize=chunk)):
+                done[path] = result
+                progress()
+    results = []
+    for path in paths:
+        if path not in done:
+            done[path] = worker(path)
             progress()
-        return results
-    workers = min(jobs, len(paths))
-    chunk = max(1, min(32, len(paths) // (workers * 4)))
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        for result in pool.map(worker, paths, chunksize=chunk):
-            results.append(result)
-            progress()
+        results.append(done[path])
     return results
+
+
+def _needs_parsing(path: Path, options: Options) -> bool:
+    try:
+        text = sourcefile.read(path)[1].text
+    except sourcefile.SourceError:
+        return False  # reported by `process_file`, without a pool
+    return may_need_migration(text, (options.target,), (options.source,))
 
 
 # --- the target release ------------------------------------------------------------------------------------

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 from urllib.parse import quote
 
-from .codemod.python import Finding
+from .findings import Finding
 from .rules import RULES, Rule
 from .runner import FileResult
 

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 
 import libcst as cst
-import libcst.matchers as m
 from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 from libcst.metadata import (
@@ -17,6 +15,7 @@ from libcst.metadata import (
     ScopeProvider,
 )
 
+from ..findings import Finding, Result
 from ..rules import BY_CODE, FLAG_RULES
 from ..semantics.classes import lookup
 from ..semantics.model import RELEASES, Obj, Value, Version, v
@@ -36,21 +35,6 @@ SHIM_MODULES = {
     "lightning.pytorch": "lightning_migrate.shim.lightning",
 }
 _REPORTED, _NO_FLAGS = object(), object()  # how a call with `**` was decided
-
-
-@dataclass(frozen=True)
-class Finding:
-    line: int
-    column: int
-    code: str
-    message: str
-    fixable: bool
-
-
-@dataclass(frozen=True)
-class Result:
-    code: str  # the new source (the same text when nothing changed)
-    findings: list[Finding]
 
 
 def migrate(
@@ -76,6 +60,18 @@ def migrate(
     if new_code != source:
         _check_parses(new_code)
     return Result(new_code, sorted(migrator.findings, key=lambda f: (f.line, f.column, f.code)))
+
+
+class _SplatCalls(cst.CSTVisitor):
+    """The calls that pass ``**something``."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: list[cst.Call] = []
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if any(arg.star == "**" for arg in node.args):
+            self.calls.append(node)
 
 
 def _check_parses(code: str) -> None:
@@ -170,8 +166,9 @@ class _Migrator(cst.CSTTransformer):
             return
         # A `**cfg` dict may be written before or after its call; decide every such call before any node is
         # left, so the dict can be rewritten wherever it is.
-        for call in m.findall(node, m.Call(args=[m.ZeroOrMore(), m.Arg(star="**"), m.ZeroOrMore()])):
-            assert isinstance(call, cst.Call)
+        splats = _SplatCalls()
+        node.visit(splats)
+        for call in splats.calls:
             skip = self._trainer_call(call)
             if skip is not None:
                 self._splats[id(call)] = self._plan_splat(call, skip)

@@ -1,0 +1,20 @@
+"""What the codemod reports, apart from the codemod itself so that reporting never has to import LibCST."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Finding:
+    line: int
+    column: int
+    code: str
+    message: str
+    fixable: bool
+
+
+@dataclass(frozen=True)
+class Result:
+    code: str  # the new source (the same text when nothing changed)
+    findings: list[Finding]
