@@ -101,12 +101,15 @@ def _terminated(line: str) -> str:
     return line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
 
 
-def process_file(path: Path, options: Options, data: bytes | None = None) -> FileResult:
-    """Migrate one file (``data``: its bytes when they come from standard input). Never raises: whatever
-    goes wrong is the result's error, so the other files of the run are still processed."""
+def process_file(
+    path: Path, options: Options, data: bytes | None = None, cleared: bool = False
+) -> FileResult:
+    """Migrate one file (``data``: its bytes when already read, e.g. from standard input; ``cleared``: the
+    prefilter already found nothing to parse). Never raises: whatever goes wrong is the result's error, so
+    the other files of the run are still processed."""
     result = FileResult(path)
     try:
-        _process(result, options, data)
+        _process(result, options, data, cleared)
     except sourcefile.SourceError as exc:
         result.error, result.error_line, result.error_column = str(exc), exc.line, exc.column
     except Exception as exc:  # a bug of ours must not stop the run; the file is left as it was
@@ -130,13 +133,13 @@ def _syntax_error(text: str, exc: ParserSyntaxError) -> sourcefile.SourceError:
     return sourcefile.SourceError(message, exc.raw_line, exc.raw_column + 1)
 
 
-def _process(result: FileResult, options: Options, data: bytes | None) -> None:
+def _process(result: FileResult, options: Options, data: bytes | None, cleared: bool) -> None:
     if data is None:
         data, source = sourcefile.read(result.path)
     else:
         source = sourcefile.decode(data)
     old = source.text
-    result.skipped = not may_need_migration(old, (options.target,), (options.source,))
+    result.skipped = cleared or not may_need_migration(old, (options.target,), (options.source,))
     new, shown, hidden = _migrate(old, result, options, frozenset())
     # a call with a suppressed or deselected fixable finding is left as it is: run again without its rewrite
     # (every finding of one rewrite is reported at the call's position)
@@ -178,33 +181,41 @@ def _migrate(
 def process_all(
     paths: Sequence[Path], options: Options, jobs: int, progress: Callable[[], object] = lambda: None
 ) -> list[FileResult]:
-    """``process_file`` over ``paths``, the files LibCST must parse in a process pool when there are several
-    of them and several jobs (the prefilter clears the others here, where a pool would only cost its start);
-    the results come back in the order of ``paths`` whatever finishes first."""
-    worker = functools.partial(process_file, options=options)
-    parsed = [path for path in paths if jobs > 1 and _needs_parsing(path, options)] if len(paths) > 1 else []
+    """``process_file`` over ``paths``. Each file is read and prefiltered here; those LibCST must parse go to
+    a process pool when there are several of them and several jobs (a pool for files the prefilter clears
+    would only cost its start). The results come back in the order of ``paths``."""
     done: dict[Path, FileResult] = {}
-    if len(parsed) > 1:
+    parsed: list[Path] = []
+    for path in paths:
+        try:
+            data = sourcefile.read(path)[0]
+        except sourcefile.SourceError:
+            data = None  # `process_file` reports it
+        cleared = data is not None and not _needs_parsing(data, options)
+        if jobs > 1 and len(paths) > 1 and data is not None and not cleared:
+            parsed.append(path)
+            continue
+        done[path] = process_file(path, options, data, cleared)
+        progress()
+    if len(parsed) == 1:
+        done[parsed[0]] = process_file(parsed[0], options)
+        progress()
+    elif parsed:
+        worker = functools.partial(process_file, options=options)
         workers = min(jobs, len(parsed))
         chunk = max(1, min(32, len(parsed) // (workers * 4)))
         with ProcessPoolExecutor(max_workers=workers) as pool:
             for path, result in zip(parsed, pool.map(worker, parsed, chunksize=chunk)):
                 done[path] = result
                 progress()
-    results = []
-    for path in paths:
-        if path not in done:
-            done[path] = worker(path)
-            progress()
-        results.append(done[path])
-    return results
+    return [done[path] for path in paths]
 
 
-def _needs_parsing(path: Path, options: Options) -> bool:
+def _needs_parsing(data: bytes, options: Options) -> bool:
     try:
-        text = sourcefile.read(path)[1].text
+        text = sourcefile.decode(data).text
     except sourcefile.SourceError:
-        return False  # reported by `process_file`, without a pool
+        return True  # `process_file` reports it
     return may_need_migration(text, (options.target,), (options.source,))
 
 
