@@ -82,5 +82,6 @@ FLAG_RULES = {
     "tpu_cores": "LM004",
     "ipus": "LM004",
     "num_processes": "LM004",
+    "devices": "LM004",  # a device spelling the target reads differently (2.1 numbers TPU cores from 0)
     "strategy": "LM006",
 }
