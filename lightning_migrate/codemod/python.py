@@ -51,8 +51,7 @@ def migrate(
     a call whose flags are only known at run time builds the runtime shim's Trainer instead."""
     module = cst.parse_module(source)
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)  # parsed just now: nobody else holds it
-    migrator = _Migrator(target, source_version, unsafe, leave, shim)
-    migrator._splat_in_source = "**" in source
+    migrator = _Migrator(target, source_version, unsafe, leave, shim, splats="**" in source)
     new_module = wrapper.visit(migrator)
     if migrator.renamed or migrator.dropped or migrator.shim_imports:
         new_module = _fix_imports(new_module, migrator)
@@ -93,6 +92,7 @@ class _Migrator(cst.CSTTransformer):
         unsafe: bool,
         leave: frozenset[tuple[int, int]],
         shim: bool,
+        splats: bool,
     ) -> None:
         super().__init__()
         self.leave = leave
@@ -108,7 +108,7 @@ class _Migrator(cst.CSTTransformer):
         self._splats: dict[int, object] = {}  # id(call with `**`) -> how `_plan_splat` decided it
         self._dict_edits: dict[int, tuple[cst.Call, dict[str, Value], dict[str, Value]]] = {}
         self._assigned: dict[int, tuple[cst.BaseExpression, bool]] = {}  # see `_assignments`
-        self._splat_in_source = True
+        self._splat_in_source = splats  # the text has `**`: some call may pass a dict
 
     # --- name resolution ----------------------------------------------------------------------------------
 
