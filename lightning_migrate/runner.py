@@ -16,13 +16,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from . import noqa, sourcefile
+from .files import matches
 from .findings import Finding, Result
+from .prefilter import may_need_migration
+from .semantics.model import RELEASES, Version, release
 
 if TYPE_CHECKING:
     from libcst import ParserSyntaxError
-from .files import matches
-from .prefilter import may_need_migration
-from .semantics.model import RELEASES, Version, release
 
 
 @dataclass(frozen=True)
@@ -102,11 +102,11 @@ def _terminated(line: str) -> str:
 
 
 def process_file(
-    path: Path, options: Options, data: bytes | None = None, cleared: bool = False
+    path: Path, options: Options, data: bytes | None = None, cleared: bool | None = None
 ) -> FileResult:
     """Migrate one file (``data``: its bytes when already read, e.g. from standard input; ``cleared``: the
-    prefilter already found nothing to parse). Never raises: whatever goes wrong is the result's error, so
-    the other files of the run are still processed."""
+    prefilter's verdict on them when already asked). Never raises: whatever goes wrong is the result's
+    error, so the other files of the run are still processed."""
     result = FileResult(path)
     try:
         _process(result, options, data, cleared)
@@ -133,13 +133,13 @@ def _syntax_error(text: str, exc: ParserSyntaxError) -> sourcefile.SourceError:
     return sourcefile.SourceError(message, exc.raw_line, exc.raw_column + 1)
 
 
-def _process(result: FileResult, options: Options, data: bytes | None, cleared: bool) -> None:
+def _process(result: FileResult, options: Options, data: bytes | None, cleared: bool | None) -> None:
     if data is None:
         data, source = sourcefile.read(result.path)
     else:
         source = sourcefile.decode(data)
     old = source.text
-    result.skipped = cleared or not may_need_migration(old, (options.target,), (options.source,))
+    result.skipped = not _needs_parsing(old, options) if cleared is None else cleared
     new, shown, hidden = _migrate(old, result, options, frozenset())
     # a call with a suppressed or deselected fixable finding is left as it is: run again without its rewrite
     # (every finding of one rewrite is reported at the call's position)
@@ -185,20 +185,23 @@ def process_all(
     a process pool when there are several of them and several jobs (a pool for files the prefilter clears
     would only cost its start). The results come back in the order of ``paths``."""
     done: dict[Path, FileResult] = {}
-    parsed: list[Path] = []
+    parsed: dict[Path, bytes] = {}
     for path in paths:
         try:
-            data = sourcefile.read(path)[0]
-        except sourcefile.SourceError:
-            data = None  # `process_file` reports it
-        cleared = data is not None and not _needs_parsing(data, options)
-        if jobs > 1 and len(paths) > 1 and data is not None and not cleared:
-            parsed.append(path)
+            data, source = sourcefile.read(path)
+        except sourcefile.SourceError:  # `process_file` reports it
+            done[path] = process_file(path, options)
+            progress()
             continue
-        done[path] = process_file(path, options, data, cleared)
-        progress()
+        cleared = not _needs_parsing(source.text, options)
+        if cleared or jobs <= 1 or len(paths) <= 1:
+            done[path] = process_file(path, options, data, cleared)
+            progress()
+        else:
+            parsed[path] = data
     if len(parsed) == 1:
-        done[parsed[0]] = process_file(parsed[0], options)
+        ((path, data),) = parsed.items()
+        done[path] = process_file(path, options, data, False)
         progress()
     elif parsed:
         worker = functools.partial(process_file, options=options)
@@ -211,11 +214,7 @@ def process_all(
     return [done[path] for path in paths]
 
 
-def _needs_parsing(data: bytes, options: Options) -> bool:
-    try:
-        text = sourcefile.decode(data).text
-    except sourcefile.SourceError:
-        return True  # `process_file` reports it
+def _needs_parsing(text: str, options: Options) -> bool:
     return may_need_migration(text, (options.target,), (options.source,))
 
 

@@ -10,7 +10,7 @@
    deprecation warning, wins. Nothing is rewritten on the strength of a table alone.
 
 With ``unsafe`` (``--unsafe-fixes``) the judge lets through the defaults Lightning changed on purpose (see
-``MODERNIZED``), so the idiomatic modern spelling wins; the rewrite then lists what changes.
+``modernizable``), so the idiomatic modern spelling wins; the rewrite then lists what changes.
 """
 
 from __future__ import annotations

@@ -223,9 +223,7 @@ class _Migrator(cst.CSTTransformer):
         """The oldest release the call can have been written for: the unified `lightning` package (its
         `lightning.pytorch` namespace) first shipped with 1.8. Narrowing the sources avoids asking for
         `--source-version` over differences between releases the code never ran on."""
-        if any(n.startswith("lightning.") for n in self._all_qualified(call)):
-            return LIGHTNING_PACKAGE
-        return RELEASES[0]
+        return LIGHTNING_PACKAGE if self._namespace(call) == "lightning.pytorch" else RELEASES[0]
 
     def _decide(self, call: cst.Call, flags: dict[str, Value]) -> Decision:
         """Plan ``call`` and report the outcome (the rewrite, or why there is none)."""
@@ -363,17 +361,16 @@ class _Migrator(cst.CSTTransformer):
     def _runtime(self, call: cst.Call, node: cst.CSTNode, why: str) -> None:
         """Report a flag value only known at run time (LM101); with ``shim``, route the call through the
         runtime shim, which applies the migration when the Trainer is built."""
-        start = self.get_metadata(PositionProvider, node).start
         if not self.shim:
-            message = f"{why}; use the runtime shim (`--shim`) or pass the flags literally"
-            self.findings.append(Finding(start.line, start.column + 1, "LM101", message, False))
+            self._report(node, "LM101", f"{why}; use the runtime shim (`--shim`) or pass the flags literally")
             return
         module = SHIM_MODULES[self._namespace(call)]
         self._shimmed[id(call)] = module
         message = f"{why}; the call now builds `{module}.Trainer`, which migrates the flags at run time"
-        self.findings.append(Finding(start.line, start.column + 1, "LM101", message, True))
+        self._report(node, "LM101", message, fixable=True)
 
     def _namespace(self, call: cst.Call) -> str:
+        """``lightning.pytorch`` when the call names anything of the unified ``lightning`` package."""
         lightning = any(n.startswith("lightning.") for n in self._all_qualified(call))
         return "lightning.pytorch" if lightning else "pytorch_lightning"
 
@@ -393,9 +390,10 @@ class _Migrator(cst.CSTTransformer):
         first = updated.args[0].with_changes(value=shim)  # functools.partial(Trainer, ...)
         return updated.with_changes(args=[first, *updated.args[1:]])
 
-    def _report(self, node: cst.CSTNode, rule: str, message: str) -> None:
+    def _report(self, node: cst.CSTNode, rule: str, message: str, fixable: bool | None = None) -> None:
         start = self.get_metadata(PositionProvider, node).start
-        self.findings.append(Finding(start.line, start.column + 1, rule, message, BY_CODE[rule].fixable))
+        fixed = BY_CODE[rule].fixable if fixable is None else fixable
+        self.findings.append(Finding(start.line, start.column + 1, rule, message, fixed))
 
     def _report_rewrite(
         self, call: cst.Call, old: dict[str, Value], rewrite: Rewrite, line: int, column: int
