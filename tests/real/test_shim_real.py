@@ -186,14 +186,14 @@ RESULT = re.compile(  # ranks print concurrently: lines may run together, so eve
     r"RESULT rank=(\d) world_size=(\d+) global_step=(\d+) loss=([-\d.]+|nan) strategy=([A-Za-z]+)"
     r" start_method=(popen|spawn|fork|None)"
 )
-# 2.6.6 `ddp` on CPU sometimes aborts at interpreter teardown after a successful run (runtime matrix §6)
-TEARDOWN_ABORT = 134
+# A rank can abort in gloo's teardown after a successful run (runtime matrix section 6): seen with `ddp` on
+# 2.6.6 and 1.4.9, and with spawned ranks on 1.8.6 and 2.4.0. The script leaves the process group on each rank
+# and skips interpreter teardown; a run that still aborts after both ranks reported is tried once more.
+TEARDOWN_ABORT = "terminate called without an active exception"
 
 
-@pytest.mark.parametrize("strategy", ["ddp_spawn", "ddp"])
-def test_real_two_process_cpu_training_through_the_shim(strategy: str) -> None:
+def train(strategy: str) -> tuple[subprocess.CompletedProcess[str], dict[int, tuple[str, ...]]]:
     env = dict(os.environ, PYTHONPATH=str(Path(lightning_migrate.__file__).parent.parent))
-    start = time.perf_counter()
     run = subprocess.run(
         [sys.executable, str(SCRIPT), strategy, "cpu", "2"],
         capture_output=True,
@@ -202,9 +202,20 @@ def test_real_two_process_cpu_training_through_the_shim(strategy: str) -> None:
         env=env,
         check=False,
     )
+    return run, {int(m[0]): m for m in RESULT.findall(run.stdout)}
+
+
+@pytest.mark.parametrize("strategy", ["ddp_spawn", "ddp"])
+def test_real_two_process_cpu_training_through_the_shim(strategy: str) -> None:
+    start = time.perf_counter()
+    run, results = train(strategy)
+    retried = run.returncode != 0 and sorted(results) == [0, 1] and TEARDOWN_ABORT in run.stderr
+    if retried:
+        run, results = train(strategy)
     seconds = time.perf_counter() - start
-    AGREEMENT.append(f"Lightning {RELEASE}: shim `{strategy}` training, 2 CPU processes: {seconds:.1f} s")
-    results = {int(m[0]): m for m in RESULT.findall(run.stdout)}
+    note = " (a teardown abort after training, retried once)" if retried else ""
+    timing = f"shim `{strategy}` training, 2 CPU processes: {seconds:.1f} s{note}"
+    AGREEMENT.append(f"Lightning {RELEASE}: {timing}")
     report = f"rc={run.returncode}\n{run.stdout[-2000:]}\n{run.stderr[-3000:]}"
     assert sorted(results) == [0, 1], report
     family = harness.STRATEGY_FAMILIES
@@ -214,4 +225,4 @@ def test_real_two_process_cpu_training_through_the_shim(strategy: str) -> None:
         launcher = start_method if start_method != "None" else family[cls][1]
         assert (family[cls][0], launcher) == ("ddp", "popen" if strategy == "ddp" else "spawn"), report
     assert "DONE" in run.stdout, report
-    assert run.returncode == 0 or (run.returncode == TEARDOWN_ABORT and strategy == "ddp"), report
+    assert run.returncode == 0, report
