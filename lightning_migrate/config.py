@@ -29,7 +29,11 @@ def _per_file(value: Any) -> bool:
     return isinstance(value, dict) and all(_strings(codes) for codes in value.values())
 
 
-# key -> (check, what the check wants)
+def _bool(value: Any) -> bool:
+    return isinstance(value, bool)
+
+
+# key -> (check, what the check wants); every setting of `settings.CONVERSIONS` has its row
 KEYS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "target-version": (lambda v: isinstance(v, str), 'a string such as "2.6" or "auto"'),
     "source-version": (lambda v: isinstance(v, str), 'a string such as "1.5"'),
@@ -37,10 +41,12 @@ KEYS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "ignore": (_strings, "a list of rule codes or prefixes"),
     "exclude": (_strings, "a list of gitignore-style patterns"),
     "extend-exclude": (_strings, "a list of gitignore-style patterns"),
-    "force-exclude": (lambda v: isinstance(v, bool), "true or false"),
-    "respect-gitignore": (lambda v: isinstance(v, bool), "true or false"),
+    "force-exclude": (_bool, "true or false"),
+    "respect-gitignore": (_bool, "true or false"),
     "per-file-ignores": (_per_file, 'a table of pattern = ["LM001", ...]'),
     "output-format": (lambda v: isinstance(v, str), 'a string such as "text"'),
+    "unsafe-fixes": (_bool, "true or false"),
+    "shim": (_bool, "true or false"),
 }
 
 

@@ -9,6 +9,9 @@ from pathlib import Path
 import pytest
 from cli_helpers import FIXABLE, UNFIXABLE, run
 
+from lightning_migrate.config import KEYS
+from lightning_migrate.settings import CONVERSIONS
+
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
@@ -63,6 +66,21 @@ def test_a_pyproject_without_the_table_is_passed_over(project: Path) -> None:
     configure(project, 'target-version = "1.9"')
     (project / "src" / "pyproject.toml").write_text('[project]\nname = "inner"\n')
     assert "target Lightning 1.9.5" in findings(str(project / "src" / "train.py"))[2]
+
+
+def test_every_setting_can_be_configured() -> None:
+    assert set(KEYS) == set(CONVERSIONS)
+
+
+def test_unsafe_fixes_and_shim_from_the_configuration(project: Path) -> None:
+    configure(project, 'target-version = "2.6"\nunsafe-fixes = true\nshim = true')
+    files = [str(project / "src" / name) for name in ("train.py", "cfg.py")]
+    diff = run("--diff", *files).out
+    assert '+trainer = pl.Trainer(strategy="ddp", accelerator="cuda", devices=2, max_epochs=3)' in diff
+    assert "+    return lightning_migrate.shim.Trainer(gpus=args.gpus)" in diff
+    diff = run("--diff", "--no-unsafe-fixes", "--no-shim", *files).out
+    assert "ddp_find_unused_parameters_true" in diff
+    assert "lightning_migrate.shim" not in diff
 
 
 @pytest.mark.parametrize(
