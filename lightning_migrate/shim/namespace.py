@@ -39,14 +39,8 @@ class ShimmedNamespace:
     def trainer(self) -> type:
         """A real subclass of the installed Trainer whose constructor translates its flags."""
         if self._trainer is None:
-            shim = self
-            original = self.original_init
-
-            def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
-                args, kwargs = _by_name(original(), args, kwargs)
-                original()(self, *args, **shim.translate(kwargs))
-
-            __init__.__signature__ = extended_signature(self.original_init())  # type: ignore[attr-defined]
+            # the real __init__ is looked up per call: while installed, the saved one (no second translation)
+            __init__ = _translating(self, self.original_init)
             __init__.__doc__ = self.original_init().__doc__
             self._trainer = type(
                 "Trainer",
@@ -66,13 +60,7 @@ class ShimmedNamespace:
             return
         base = self.base()
         original = base.__dict__["__init__"]
-        shim = self
-
-        @functools.wraps(original)
-        def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
-            args, kwargs = _by_name(original, args, kwargs)
-            original(self, *args, **shim.translate(kwargs))
-
+        __init__ = functools.wraps(original)(_translating(self, lambda: original))
         __init__.__signature__ = extended_signature(original)  # type: ignore[attr-defined]
         self._saved_init = original
         base.__init__ = __init__  # type: ignore[misc]
@@ -96,22 +84,33 @@ class ShimmedNamespace:
                 self.uninstall()
 
 
+def _translating(shim: ShimmedNamespace, real_init: Callable[[], Callable[..., None]]) -> Callable[..., None]:
+    """A Trainer ``__init__`` that translates its flags and calls ``real_init()`` with them (the signature
+    carries the shim's extra flags)."""
+
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        init = real_init()
+        args, kwargs = _by_name(init, args, kwargs)
+        init(self, *args, **shim.translate(kwargs))
+
+    __init__.__signature__ = extended_signature(real_init())  # type: ignore[attr-defined]
+    return __init__
+
+
 def _by_name(init: Callable[..., None], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """Positional arguments bound to their names, so a flag given positionally is translated too."""
     if not args:
         return args, kwargs
+    signature = inspect.signature(init)
     try:
-        bound = inspect.signature(init).bind_partial(None, *args, **kwargs)
+        bound = signature.bind_partial(None, *args, **kwargs)
     except TypeError:
         return args, kwargs  # the real Trainer raises its own error
     named = dict(bound.arguments)
-    named.pop(next(iter(inspect.signature(init).parameters)))
-    extra = named.pop("kwargs", {}) if _has_var_keyword(init) else {}
+    named.pop(next(iter(signature.parameters)))
+    var_keyword = any(p.kind is p.VAR_KEYWORD for p in signature.parameters.values())
+    extra = named.pop("kwargs", {}) if var_keyword else {}
     return (), {**named, **extra}
-
-
-def _has_var_keyword(init: Callable[..., None]) -> bool:
-    return any(p.kind is p.VAR_KEYWORD for p in inspect.signature(init).parameters.values())
 
 
 def extended_signature(init: Callable[..., None]) -> inspect.Signature:

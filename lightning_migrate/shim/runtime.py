@@ -24,7 +24,7 @@ from lightning_migrate.semantics.classes import (
 )
 from lightning_migrate.semantics.model import MISCONF
 
-from .translate import TRANSLATED, Translation, translate
+from .translate import TRANSLATED, Translation, as_list, translate
 
 INSTALL_HINT = {
     "pytorch_lightning": "pip install pytorch-lightning",
@@ -198,14 +198,8 @@ def translated_kwargs(namespace: str, kwargs: dict[str, Any], stacklevel: int) -
     final = {k: val for k, val in kwargs.items() if k not in TRANSLATED}
     final.update({k: conversion.to_real(val) for k, val in result.outcome.items()})
     if conversion.set_aside:
-        final["plugins"] = [*_as_list(final.get("plugins")), *conversion.set_aside]
+        final["plugins"] = [*as_list(final.get("plugins")), *conversion.set_aside]
     return final
-
-
-def _as_list(value: Any) -> list[Any]:
-    if value is None:
-        return []
-    return list(value) if isinstance(value, (list, tuple)) else [value]
 
 
 def _warn(result: Translation, namespace: str, stacklevel: int) -> None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from lightning_migrate.semantics import Hardware, Obj, Rejected, Setup, Value, Version, interpret
 from lightning_migrate.semantics.classes import CLASSES, STRATEGY, kind_of, strategy_of
@@ -166,7 +167,7 @@ def deprecated_spellings(given: Flags) -> list[tuple[str, Value]]:
             continue
         if flag == "accelerator" and not is_training_type(value):
             continue
-        if flag == "plugins" and not any(is_training_type(item) for item in _items(value)):
+        if flag == "plugins" and not any(is_training_type(item) for item in as_list(value)):
             continue
         found.append((flag, value))
     return found
@@ -185,7 +186,7 @@ def mixes_strategy_with_old_spelling(given: Flags) -> bool:
     if given.get("strategy") is None:
         return False
     return is_training_type(given.get("accelerator")) or any(
-        is_training_type(item) for item in _items(given.get("plugins"))
+        is_training_type(item) for item in as_list(given.get("plugins"))
     )
 
 
@@ -199,7 +200,7 @@ def passthrough(given: Flags, installed: Version, why: str) -> Translation:
         flags["strategy"] = obj
     elif obj is not None and installed < V15 and flags.get("strategy") is obj:
         del flags["strategy"]
-        flags["plugins"] = [obj, *_items(flags.get("plugins"))]
+        flags["plugins"] = [obj, *as_list(flags.get("plugins"))]
     # `from_argparse_args` passes every flag of the shim's signature, `strategy=None` on 1.4 too
     unknown_none = [k for k, val in flags.items() if val is None and not accepts(k, installed)]
     for k in unknown_none:
@@ -256,25 +257,26 @@ def _keep_user_object(
     else:
         if is_training_type(flags.get("accelerator")):
             del flags["accelerator"]
-        others = [item for item in _items(flags.get("plugins")) if not is_training_type(item)]
+        others = [item for item in as_list(flags.get("plugins")) if not is_training_type(item)]
         flags["plugins"] = [obj, *others]
     built = interpret(flags, installed, hardware).outcome
     return flags if built == setup else None
 
 
 def _strategy_object(flags: Flags) -> Obj | None:
-    for value in (flags.get("strategy"), *_items(flags.get("plugins"))):
+    for value in (flags.get("strategy"), *as_list(flags.get("plugins"))):
         if isinstance(value, Obj) and kind_of(value) == STRATEGY:
             return value
     return None
 
 
-def _items(value: Value) -> list[Value]:
+def as_list(value: Any) -> list[Any]:
+    """A flag value as the list of its items (``plugins=x`` is ``[x]``; None is no item)."""
     if value is None:
         return []
     return list(value) if isinstance(value, (list, tuple)) else [value]
 
 
 def _without(plugins: Value, obj: Obj) -> Value:
-    rest = [item for item in _items(plugins) if item is not obj]
+    rest = [item for item in as_list(plugins) if item is not obj]
     return rest or None
