@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from functools import lru_cache
 from pathlib import Path
 
 import pathspec
@@ -43,18 +43,14 @@ class FileSelection:
     force_exclude: bool = False
     respect_gitignore: bool = True
 
-    @cached_property
-    def _excluded(self) -> pathspec.GitIgnoreSpec:
-        return pathspec.GitIgnoreSpec.from_lines([*self.exclude, *self.extend_exclude])
-
     def excluded(self, path: Path, is_dir: bool = False) -> bool:
-        relative = _relative(os.path.abspath(path), os.path.abspath(self.root))
-        return self._excluded.match_file(relative + ("/" if is_dir else ""))
+        return matches((*self.exclude, *self.extend_exclude), path, self.root, is_dir)
 
 
-def matches(patterns: Iterable[str], path: Path, root: Path) -> bool:
+def matches(patterns: Iterable[str], path: Path, root: Path, is_dir: bool = False) -> bool:
     """Whether ``path`` matches one of the gitignore-style ``patterns``, read from ``root``."""
-    return _spec(tuple(patterns)).match_file(_relative(os.path.abspath(path), os.path.abspath(root)))
+    relative = _relative(os.path.abspath(path), os.path.abspath(root))
+    return _spec(tuple(patterns)).match_file(relative + ("/" if is_dir else ""))
 
 
 @lru_cache(maxsize=64)
