@@ -107,7 +107,7 @@ def literal(node: ast.expr, names: Names | None = None) -> Value:
     if isinstance(node, ast.Name) and node.id in names:
         return literal(names[node.id], names)
     if isinstance(node, ast.Call) and not node.args:
-        name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", None)
+        name = _name(node.func)
         if name is None:
             raise NotLiteral(ast.unparse(node))
         return Obj.of(name, **{k.arg: literal(k.value, names) for k in node.keywords if k.arg is not None})
