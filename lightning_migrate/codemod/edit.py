@@ -37,6 +37,7 @@ class Edited:
     renamed: dict[str, str] = field(default_factory=dict)  # old class -> new class, reusing the old call
     qualified: set[str] = field(default_factory=set)  # new classes written `pl.strategies.X`: no import
     built: set[str] = field(default_factory=set)  # classes of strategy objects written from scratch
+    aliased: dict[str, str] = field(default_factory=dict)  # import alias kept at the call -> new class
     comments: dict[str, cst.Comment] = field(default_factory=dict)  # flag -> comment of the list item it was
 
 
@@ -50,6 +51,11 @@ def edit_arguments(
     # A strategy added only to keep the launcher (`gpus=2` -> ... `strategy="ddp_spawn"`) goes beside the
     # devices rather than after unrelated arguments.
     homeless = not any("strategy" in SLOTS.get(k, (k,)) for k in changed)
+    # A strategy object the user built takes the place of the argument that held it, so the very node
+    # (or the name bound to it) is reused.
+    home = next(
+        (k for k in changed if any(derived(item, new.get("strategy")) for item in _items(old[k]))), None
+    )
     for arg in args:
         key = arg.keyword.value if arg.keyword is not None else None
         if key is None or key not in changed:
@@ -58,7 +64,7 @@ def edit_arguments(
         slots = SLOTS.get(key, (key,))
         if homeless and slots == ("accelerator", "devices"):
             slots = (*slots, "strategy")
-        slot = [k for k in slots if k in unplaced]
+        slot = [k for k in slots if k in unplaced and (k != "strategy" or home in (None, key))]
         unplaced = [k for k in unplaced if k not in slot]
         edited.args.extend(_fill(arg, old[key], slot, new, quote, edited))
     position = next((i for i, a in enumerate(edited.args) if a.star), len(edited.args))
@@ -114,10 +120,19 @@ def _fill(
     return out
 
 
+def derived(old: Value, new: Value) -> bool:
+    """Is ``new`` the object ``old`` with its class renamed and, perhaps, arguments added (every argument
+    the user wrote kept as written)? The planner only ever proposes such objects (``plan.kept_objects``)."""
+    if not isinstance(old, Obj) or not isinstance(new, Obj):
+        return False
+    added = new.kw()
+    return all(key in added and added[key] == value for key, value in old.kwargs)
+
+
 def _distance(old: Value, new: Value) -> int:
     if new == old:
         return 0
-    if isinstance(new, Obj) and any(isinstance(o, Obj) and o.kwargs == new.kwargs for o in _items(old)):
+    if isinstance(new, Obj) and any(derived(o, new) for o in _items(old)):
         return 1  # the same object under a new class name
     if isinstance(new, list) and isinstance(old, list) and all(v in old for v in new):
         return 2  # what is left of a list
@@ -137,17 +152,15 @@ def _reuse(
         candidates = node.elements if isinstance(node, (cst.List, cst.Tuple)) else [cst.Element(node)]
         for element, value in zip(candidates, _items(old)):
             call = element.value
-            if isinstance(value, Obj) and value.kwargs == new.kwargs and isinstance(call, cst.Call):
-                comment = _trailing_comment(element)
-                if comment is not None and len(candidates) > 1:  # the item leaves its list: keep its comment
-                    edited.comments[key] = comment
-                if value.cls == new.cls:  # moved, not renamed (`plugins=DDPPlugin()` -> `strategy=` in 1.5)
-                    return call
-                edited.renamed[value.cls] = new.cls
-                func = _renamed(call.func, new.cls)
-                if isinstance(func, cst.Attribute):
-                    edited.qualified.add(new.cls)
-                return call.with_changes(func=func)
+            if not derived(value, new) or not isinstance(call, (cst.Call, cst.Name, cst.Attribute)):
+                continue
+            comment = _trailing_comment(element)
+            if comment is not None and len(candidates) > 1:  # the item leaves its list: keep its comment
+                edited.comments[key] = comment
+            if not isinstance(call, cst.Call):
+                return call  # a name bound to the object: the codemod edits it where it is built
+            assert isinstance(value, Obj)
+            return rebuilt(call, value, new, quote, edited)
     if isinstance(new, list) and isinstance(old, list) and isinstance(node, (cst.List, cst.Tuple)):
         kept = [e for e, v in zip(node.elements, old) if v in new]
         if kept:
@@ -161,12 +174,41 @@ def _trailing_comment(element: cst.BaseElement) -> cst.Comment | None:
     return after.first_line.comment if isinstance(after, cst.ParenthesizedWhitespace) else None
 
 
-def _renamed(func: cst.BaseExpression, new: str) -> cst.BaseExpression:
-    """``pl.plugins.DDPPlugin`` becomes ``pl.strategies.DDPStrategy``; any other spelling (``DDPPlugin``,
-    ``plugins.DDPPlugin``, ``pl.plugins.training_type.DDPPlugin``) the bare new name, which gets imported."""
+def rebuilt(call: cst.Call, old: Obj, new: Obj, quote: str, edited: Edited) -> cst.Call:
+    """The user's ``call`` building ``new`` (``derived`` from ``old``): its class renamed in place and the
+    arguments the target needs appended; every argument written stays as it is."""
+    if old.cls != new.cls:  # else moved, not renamed (`plugins=DDPPlugin()` -> `strategy=` in 1.5)
+        edited.renamed[old.cls] = new.cls
+        func = _renamed(call.func, old.cls, new.cls)
+        if isinstance(func, cst.Attribute):
+            edited.qualified.add(new.cls)
+        elif isinstance(func, cst.Name) and func.value != new.cls:
+            edited.aliased[func.value] = new.cls
+        call = call.with_changes(func=func)
+    added = [k for k, _ in new.kwargs if k not in old.kw()]
+    if not added:
+        return call
+    args = list(call.args)
+    extra = [_fresh(k, new.kw()[k], quote, edited, args[-1] if args else None) for k in added]
+    if args and not isinstance(args[-1].comma, cst.Comma):
+        args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+    for i in range(len(extra) - 1):
+        extra[i] = extra[i].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+    return call.with_changes(args=[*args, *extra])
+
+
+def _renamed(func: cst.BaseExpression, old: str, new: str) -> cst.BaseExpression:
+    """``pl.plugins.DDPPlugin`` and ``pl.plugins.training_type.ddp.DDPPlugin`` become
+    ``pl.strategies.DDPStrategy``; an imported alias (``DDP`` for ``DDPPlugin as DDP``) stays, its import is
+    rewritten; any other spelling (``DDPPlugin``, ``plugins.DDPPlugin``) the bare new name, which gets
+    imported."""
+    if isinstance(func, cst.Name) and func.value != old:
+        return func  # `from ... import DDPPlugin as DDP`: the import changes, not the calls
     if isinstance(func, cst.Attribute):
         value = func.value
-        if isinstance(value, cst.Attribute) and value.attr.value == "plugins":
+        while isinstance(value, cst.Attribute) and value.attr.value != "plugins":
+            value = value.value
+        if isinstance(value, cst.Attribute):
             value = value.with_changes(attr=cst.Name("strategies"))
             return func.with_changes(value=value, attr=func.attr.with_changes(value=new))
     return cst.Name(new)

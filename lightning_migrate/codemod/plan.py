@@ -20,11 +20,24 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Union
 
-from ..semantics import Deprecation, Hardware, Rejected, Setup, Strategy, Value, Version, interpret
-from ..semantics.model import RELEASES, Obj
+from ..semantics import (
+    Deprecation,
+    Hardware,
+    Rejected,
+    Setup,
+    Strategy,
+    Value,
+    Version,
+    constructors,
+    interpret,
+)
+from ..semantics.classes import lookup
+from ..semantics.model import RELEASES, Obj, v
 from ..semantics.registry import DISTRIBUTED_TYPES, default_find_unused_parameters, registered
 from ..semantics.render import accelerator_name, strategy_spellings, why_not
 from ..semantics.signature import MODELLED, accepts
+
+V16 = v("1.6")
 
 # Machines a rewrite must behave identically on: several defaults depend on the hardware.
 MACHINES: tuple[Hardware, ...] = (
@@ -101,7 +114,7 @@ def _plan(
     sources = (source,) if source else tuple(r for r in RELEASES if since <= r < target) or (since,)
     behaviour = _behaviour(flags, sources)
     if isinstance(behaviour, Refusal):
-        return behaviour
+        return _changed_argument(flags, sources, target) or behaviour
     keep, kept_from = behaviour
     fields = modernizable(flags, target) if unsafe else ()
     same = modernized(fields)
@@ -113,7 +126,48 @@ def _plan(
             if candidate == flags:
                 return Unchanged()
             return Rewrite(candidate, kept_from, _changes(candidate, keep, target, fields))
-    return _why_not(flags, keep, target)
+    return _changed_argument(flags, sources, target) or _why_not(flags, keep, target)
+
+
+_ROLES = {
+    constructors.PARAMETER: "a parameter of",
+    constructors.FORWARDED: "passed on to torch by",
+    constructors.REJECTED: "rejected by",
+}
+
+
+def _changed_argument(
+    flags: Mapping[str, Value], sources: Sequence[Version], target: Version
+) -> Refusal | None:
+    """The argument of a strategy object the user wrote whose meaning the target's class changes (a
+    parameter in the source that torch DDP would get in the target, or one the target rejects): the reason
+    no rewrite keeps the object's behaviour, named."""
+    for obj in _objects_in(flags):
+        row = lookup(obj.cls)
+        if row is None:
+            continue
+        new = row.renamed_to if row.renamed_to and target >= V16 else obj.cls
+        for key, _ in obj.kwargs:
+            after = constructors.role(new, key, target)
+            for source in sources:
+                if not row.exists_in(source):
+                    continue
+                before = constructors.role(obj.cls, key, source, row.renamed_to)
+                if before is not None and after is not None and before != after:
+                    return Refusal(
+                        "LM103",
+                        f"`{key}=` of `{obj.cls}(...)` is {_ROLES[before]} {obj.cls} in Lightning {source}"
+                        f" but {_ROLES[after]} {new} in {target}; remove the argument (or say which release"
+                        " the call was written for with --source-version) and run lightning-migrate again",
+                    )
+    return None
+
+
+def _objects_in(flags: Mapping[str, Value]) -> Iterator[Obj]:
+    for value in flags.values():
+        for item in value if isinstance(value, list) else [value]:
+            if isinstance(item, Obj):
+                yield item
 
 
 def _legacy_in(flags: Mapping[str, Value], target: Version) -> bool:
@@ -364,10 +418,9 @@ def _training_edits(
     spellings = [
         spelling for s in sorted(set(strategies), key=str) for spelling in strategy_spellings(s, target)
     ]
-    if isinstance(value, Obj):  # an object stays an object: the closest edit is renaming its class
-        names += [s for s in spellings if isinstance(s, Obj)] + [
-            s for s in spellings if not isinstance(s, Obj)
-        ]
+    objects = [given for given in (value, flags.get("strategy")) if isinstance(given, Obj)]
+    if objects:  # an object the user built stays that object (see `kept_object`)
+        names = [kept for obj in objects for kept in kept_objects(obj, spellings)]
     else:  # a registered name reads better than an object
         names += [s for s in spellings if not isinstance(s, Obj)]
         if any(s.name == "xla" for s in strategies):
@@ -377,6 +430,26 @@ def _training_edits(
         yield {**moved, "strategy": name}
     if moved:
         yield {**moved, "strategy": _REMOVED}
+
+
+def kept_objects(obj: Obj, spellings: Sequence[Value]) -> Iterator[Obj]:
+    """The forms a strategy object the user built may take: itself (moved between ``plugins=`` and
+    ``strategy=``), its class renamed with the same arguments, or the target's object of the same family
+    with every argument the user wrote and the ones the target's spelling adds (``DDPSpawnPlugin(...)`` ->
+    ``DDPStrategy(start_method="spawn", ...)``). It is never rebuilt from the setup, which does not carry the
+    options the model does not read (``gradient_as_bucket_view``, a cluster environment...)."""
+    yield obj
+    row = lookup(obj.cls)
+    if row is not None and row.renamed_to:
+        yield Obj(row.renamed_to, obj.kwargs)
+    written = obj.kw()
+    for spelling in spellings:
+        other = lookup(spelling.cls) if isinstance(spelling, Obj) else None
+        if not isinstance(spelling, Obj) or other is None or row is None or other.family != row.family:
+            continue
+        added = {k: val for k, val in spelling.kwargs if k not in written}
+        if all(spelling.kw().get(k, val) == val for k, val in written.items()):
+            yield Obj.of(spelling.cls, **written, **added)
 
 
 def _device_edits(flags: Mapping[str, Value], target: Version) -> Iterator[Edit]:

@@ -20,7 +20,8 @@ from ..rules import BY_CODE, FLAG_RULES
 from ..semantics.classes import lookup
 from ..semantics.model import RELEASES, Obj, Value, Version, v
 from ..semantics.signature import MODELLED
-from .edit import edit_arguments
+from .edit import Edited, derived, edit_arguments, rebuilt
+from .imports import ImportChanges, fix_imports, new_module
 from .plan import DEVICE_NAMES, Decision, Refusal, Rewrite, Unchanged, plan
 from .values import Unknown, code, read
 
@@ -53,7 +54,7 @@ def migrate(
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)  # parsed just now: nobody else holds it
     migrator = _Migrator(target, source_version, unsafe, leave, shim, splats="**" in source)
     new_module = wrapper.visit(migrator)
-    if migrator.renamed or migrator.dropped or migrator.shim_imports:
+    if migrator.imports or migrator.built or migrator.shim_imports:
         new_module = _fix_imports(new_module, migrator)
     new_code = new_module.code
     if new_code != source:
@@ -61,16 +62,29 @@ def migrate(
     return Result(new_code, sorted(migrator.findings, key=lambda f: (f.line, f.column, f.code)))
 
 
-class _SplatCalls(cst.CSTVisitor):
-    """The calls that pass ``**something``."""
+class _Calls(cst.CSTVisitor):
+    """The calls that must be decided before any node is left: those that pass ``**something`` (their dict
+    may be written anywhere) and those that pass a name (it may be bound to an object built earlier)."""
 
-    def __init__(self) -> None:
+    def __init__(self, splats: bool) -> None:
         super().__init__()
-        self.calls: list[cst.Call] = []
+        self.want_splats = splats
+        self.splats: list[cst.Call] = []
+        self.named: list[cst.Call] = []
 
     def visit_Call(self, node: cst.Call) -> None:
-        if any(arg.star == "**" for arg in node.args):
-            self.calls.append(node)
+        if self.want_splats and any(arg.star == "**" for arg in node.args):
+            self.splats.append(node)
+        elif any(arg.keyword is not None and _names_in(arg.value) for arg in node.args):
+            self.named.append(node)
+
+
+def _names_in(node: cst.BaseExpression) -> list[cst.Name]:
+    """The bare names an argument value is made of: ``ddp`` or the items of ``[ddp, env]``."""
+    items = [e.value for e in node.elements] if isinstance(node, (cst.List, cst.Tuple)) else [node]
+    return [
+        item for item in items if isinstance(item, cst.Name) and item.value not in ("True", "False", "None")
+    ]
 
 
 def _check_parses(code: str) -> None:
@@ -103,8 +117,9 @@ class _Migrator(cst.CSTTransformer):
         self.source = source
         self.unsafe = unsafe
         self.findings: list[Finding] = []
-        self.renamed: dict[str, tuple[str, str, str]] = {}  # new class -> (namespace, old class, old module)
-        self.dropped: set[tuple[str, str]] = set()  # (module, class) whose import may now be unused
+        self.imports = ImportChanges()  # imports to rewrite: renamed classes, kept aliases, unused names
+        self.built: dict[str, str] = {}  # class of an object written from scratch -> namespace
+        self._objects: dict[int, tuple[Obj, Obj]] = {}  # id(call building a bound object) -> (old, new)
         self._splats: dict[int, object] = {}  # id(call with `**`) -> how `_plan_splat` decided it
         self._dict_edits: dict[int, tuple[cst.Call, dict[str, Value], dict[str, Value]]] = {}
         self._assigned: dict[int, tuple[cst.BaseExpression, bool]] = {}  # see `_assignments`
@@ -162,18 +177,49 @@ class _Migrator(cst.CSTTransformer):
 
     def visit_Module(self, node: cst.Module) -> None:
         self._assigned = _assignments(node)
-        if not self._splat_in_source:
-            return
-        # A `**cfg` dict may be written before or after its call; decide every such call before any node is
-        # left, so the dict can be rewritten wherever it is.
-        splats = _SplatCalls()
-        node.visit(splats)
-        for call in splats.calls:
+        # A `**cfg` dict or a `ddp = DDPPlugin(...)` object may be written before or after its call; decide
+        # every such call before any node is left, so the dict or object can be rewritten where it is built.
+        calls = _Calls(self._splat_in_source)
+        node.visit(calls)
+        for call in calls.splats:
             skip = self._trainer_call(call)
             if skip is not None:
                 self._splats[id(call)] = self._plan_splat(call, skip)
+        for call in calls.named:
+            skip = self._trainer_call(call)
+            if skip is not None:
+                self._plan_bound_objects(call, skip)
+
+    def _plan_bound_objects(self, call: cst.Call, skip: int) -> None:
+        """Where ``call`` passes a name bound to a strategy object and the rewrite renames that object, edit
+        it where it is built (``ddp = DDPPlugin(...)`` -> ``ddp = DDPStrategy(...)``) and keep the name."""
+        args = [a for a in call.args[skip:] if not a.star]
+        flags = self._read_flags(call, args, quiet=True)
+        if not flags:
+            return
+        decision = self._plan(call, flags)
+        if not isinstance(decision, Rewrite):
+            return
+        new_objects = [val for val in _flat(decision.flags.values()) if isinstance(val, Obj)]
+        for arg in args:
+            for name in _names_in(arg.value):
+                bound = self._resolve(name)
+                if not isinstance(bound, cst.Call):
+                    continue
+                old = read(bound, self._resolve, self._lightning_class)
+                if not isinstance(old, Obj):
+                    continue
+                new = next((o for o in new_objects if derived(old, o)), None)
+                if new is not None and new != old:
+                    self._objects[id(bound)] = (old, new)
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        if id(original) in self._objects:  # a strategy object bound to a name a Trainer call uses
+            old, new = self._objects[id(original)]
+            edited = Edited([])
+            updated = rebuilt(updated, old, new, _quote(original), edited)
+            self._record_renames(original, edited)
+            return updated
         if id(original) in self._dict_edits:
             return updated.with_changes(args=self._edit_dict_args(original, list(updated.args)))
         skip = self._trainer_call(original)
@@ -189,8 +235,11 @@ class _Migrator(cst.CSTTransformer):
         edited = self._edit_dict_args(original, args)
         return updated.with_changes(elements=[_as_element(arg, updated, args) for arg in edited])
 
-    def _read_flags(self, call: cst.Call, args: Sequence[cst.Arg]) -> dict[str, Value] | None:
-        """The modelled flags among keyword ``args``; None (reported) when one is only known at run time."""
+    def _read_flags(
+        self, call: cst.Call, args: Sequence[cst.Arg], quiet: bool = False
+    ) -> dict[str, Value] | None:
+        """The modelled flags among keyword ``args``; None (reported unless ``quiet``) when one is only known
+        at run time."""
         flags: dict[str, Value] = {}
         for arg in args:
             key = arg.keyword.value if arg.keyword is not None else None
@@ -198,7 +247,8 @@ class _Migrator(cst.CSTTransformer):
                 continue
             value = read(arg.value, self._resolve, self._lightning_class)
             if isinstance(value, Unknown):
-                self._runtime(call, arg, f"`{key}={code(arg.value)}`: {value.reason}")
+                if not quiet:
+                    self._runtime(call, arg, f"`{key}={code(arg.value)}`: {value.reason}")
                 return None
             flags[key] = value
         return flags
@@ -215,7 +265,7 @@ class _Migrator(cst.CSTTransformer):
             return updated
         head, tail = list(updated.args[:skip]), list(updated.args[skip:])
         edited = edit_arguments(tail, flags, decision.flags, _quote(original))
-        self._record_renames(original, edited.renamed, edited.built, edited.qualified)
+        self._record_renames(original, edited)
         self._record_dropped(original, flags, decision.flags)
         return updated.with_changes(args=[*head, *edited.args])
 
@@ -228,11 +278,7 @@ class _Migrator(cst.CSTTransformer):
     def _decide(self, call: cst.Call, flags: dict[str, Value]) -> Decision:
         """Plan ``call`` and report the outcome (the rewrite, or why there is none)."""
         position = self.get_metadata(PositionProvider, call).start
-        decision = plan(flags, self.target, self.source, self.unsafe, self._since(call))
-        if isinstance(decision, Refusal) and decision.code == "LM100":
-            # written with `lightning` imports but old flags no `lightning` release took: an import rename
-            # done before the flags; keep what the call did where it last ran
-            decision = plan(flags, self.target, self.source, self.unsafe)
+        decision = self._plan(call, flags)
         if isinstance(decision, Refusal):
             self.findings.append(
                 Finding(position.line, position.column + 1, decision.code, decision.message, False)
@@ -241,6 +287,14 @@ class _Migrator(cst.CSTTransformer):
             self._report_rewrite(call, flags, decision, position.line, position.column + 1)
             if (position.line, position.column + 1) in self.leave:
                 return Unchanged()
+        return decision
+
+    def _plan(self, call: cst.Call, flags: dict[str, Value]) -> Decision:
+        decision = plan(flags, self.target, self.source, self.unsafe, self._since(call))
+        if isinstance(decision, Refusal) and decision.code == "LM100":
+            # written with `lightning` imports but old flags no `lightning` release took: an import rename
+            # done before the flags; keep what the call did where it last ran
+            decision = plan(flags, self.target, self.source, self.unsafe)
         return decision
 
     # --- `Trainer(**cfg)` -----------------------------------------------------------------------------------
@@ -304,7 +358,7 @@ class _Migrator(cst.CSTTransformer):
     def _edit_dict_args(self, original: cst.CSTNode, args: list[cst.Arg]) -> list[cst.Arg]:
         call, old, new = self._dict_edits[id(original)]
         edited = edit_arguments(args, old, new, _quote(call))
-        self._record_renames(call, edited.renamed, edited.built, edited.qualified)
+        self._record_renames(call, edited)
         self._record_dropped(call, old, new)
         return edited.args
 
@@ -315,7 +369,7 @@ class _Migrator(cst.CSTTransformer):
         for name in self._all_qualified(call):
             module, _, cls = name.rpartition(".")
             if cls in gone:
-                self.dropped.add((module, cls))
+                self.imports.dropped.add((module, cls))
         for arg in call.args:  # `plugins.DDPPlugin(...)` became `DDPStrategy(...)`: maybe `plugins` is unused
             nodes = arg.value.elements if isinstance(arg.value, (cst.List, cst.Tuple)) else [arg.value]
             for item in nodes:
@@ -329,11 +383,9 @@ class _Migrator(cst.CSTTransformer):
                     for name in self._qualified(node.func.value):
                         module, _, alias = name.rpartition(".")
                         if module:
-                            self.dropped.add((module, alias))
+                            self.imports.dropped.add((module, alias))
 
-    def _record_renames(
-        self, call: cst.Call, renamed: dict[str, str], built: set[str], attribute: set[str]
-    ) -> None:
+    def _record_renames(self, call: cst.Call, edited: Edited) -> None:
         qualified = self._all_qualified(call)
         namespace = next(
             (p for p in PACKAGES for n in qualified if n.startswith(f"{p}.") and p != "lightning"), None
@@ -341,14 +393,12 @@ class _Migrator(cst.CSTTransformer):
         namespace = namespace or (
             "lightning.pytorch" if any(n.startswith("lightning.") for n in qualified) else "pytorch_lightning"
         )
-        for old, new in renamed.items():
-            if new in attribute:  # written `pl.strategies.DDPStrategy`: nothing to import
-                self.dropped.add((f"{namespace}.plugins", old))
-            else:
-                self.renamed[new] = (namespace, old, "plugins")
-        for cls in built:
-            row = lookup(cls)
-            self.renamed.setdefault(cls, (namespace, "", row.module if row else "strategies"))
+        for old, new in edited.renamed.items():
+            self.imports.renamed[old] = (namespace, new)
+        for alias, new in edited.aliased.items():
+            self.imports.aliased[alias] = (namespace, new)
+        for cls in edited.built:
+            self.built.setdefault(cls, namespace)
 
     def _all_qualified(self, call: cst.Call) -> set[str]:
         found: set[str] = set()
@@ -381,7 +431,7 @@ class _Migrator(cst.CSTTransformer):
         shim = cst.parse_expression(f"{module}.Trainer")
         for name in self._all_qualified(original):
             if name in TRAINER_NAMES:
-                self.dropped.add(tuple(name.rsplit(".", 1)))  # type: ignore[arg-type]
+                self.imports.dropped.add(tuple(name.rsplit(".", 1)))  # type: ignore[arg-type]
         self.shim_imports.add(module)
         if self._qualified(original.func) & TRAINER_NAMES:
             return updated.with_changes(func=shim)
@@ -521,15 +571,12 @@ def _quote(call: cst.Call) -> str:
 
 
 def _fix_imports(module: cst.Module, migrator: _Migrator) -> cst.Module:
+    module, unplaced = fix_imports(module, migrator.imports)
+    namespaces = {new: namespace for namespace, new in migrator.imports.renamed.values()}
     context = CodemodContext()
-    for new, (namespace, old, old_module) in migrator.renamed.items():
-        row = lookup(new)
-        AddImportsVisitor.add_needed_import(
-            context, f"{namespace}.{row.module if row else 'strategies'}", new
-        )
-        if old:
-            RemoveImportsVisitor.remove_unused_import(context, f"{namespace}.{old_module}", old)
-    for module_name, cls in migrator.dropped:
+    for cls, namespace in {**{c: namespaces[c] for c in unplaced}, **migrator.built}.items():
+        AddImportsVisitor.add_needed_import(context, new_module(namespace, cls), cls)
+    for module_name, cls in migrator.imports.dropped:
         RemoveImportsVisitor.remove_unused_import(context, module_name, cls)
     for shim in migrator.shim_imports:
         AddImportsVisitor.add_needed_import(context, shim)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from . import constructors
 from .model import Obj, Reject, Strategy, Value, Version, v
 from .registry import resolve
 
@@ -140,6 +141,10 @@ def construct(obj: Obj, version: Version) -> LightningClass:
     broken = BROKEN.get(obj.cls)
     if broken is not None and version >= broken[0]:
         raise Reject(broken[1], broken[2])
+    for keyword, _ in obj.kwargs:
+        if constructors.role(obj.cls, keyword, version, row.renamed_to) == constructors.REJECTED:
+            owner = constructors.defining_class(obj.cls, version, row.renamed_to)
+            raise Reject("TypeError", f"{owner}.__init__() got an unexpected keyword argument {keyword!r}")
     return row
 
 
@@ -191,14 +196,24 @@ def strategy_of(obj: Obj, version: Version) -> Strategy:
     if since is not None and version >= since and "start_method" in kwargs:
         start = str(kwargs["start_method"])
     fup = kwargs.get("find_unused_parameters")
-    options = tuple(
-        (k, val)
-        for k, val in obj.kwargs
-        if k not in ("find_unused_parameters", "start_method") or row.family != "ddp"
-    )
-    return resolve(
-        Strategy(
-            row.family, start, None if fup is None else bool(fup), options if row.family != "ddp" else ()
-        ),
-        version,
-    )
+    options = ddp_options(obj, version) if row.family == "ddp" else obj.kwargs
+    return resolve(Strategy(row.family, start, None if fup is None else bool(fup), options), version)
+
+
+# The DDP keywords the Strategy already models in fields of its own.
+_DDP_FIELDS = ("find_unused_parameters", "start_method")
+
+
+def ddp_options(obj: Obj, version: Version) -> tuple[tuple[str, Value], ...]:
+    """Every other keyword of a DDP-family object, by role: a parameter of the strategy keeps its name, a
+    keyword forwarded to torch DDP is ``torch_ddp.<name>`` (so an argument whose role changed between two
+    releases makes their setups differ, and a rename that would change it is refused)."""
+    row = lookup(obj.cls)
+    renamed = row.renamed_to if row else ""
+    options = []
+    for key, value in obj.kwargs:
+        if key in _DDP_FIELDS:
+            continue
+        role = constructors.role(obj.cls, key, version, renamed)
+        options.append((f"torch_ddp.{key}" if role == constructors.FORWARDED else key, value))
+    return tuple(sorted(options))

@@ -138,7 +138,8 @@ def strategy_objects(strategy: Strategy, version: Version) -> Iterator[Obj]:
             continue
         if row.stub_since is not None and version >= row.stub_since:
             continue
-        kwargs: dict[str, Value] = dict(strategy.options)
+        # a keyword forwarded to torch DDP is written as itself (see `classes.ddp_options`)
+        kwargs: dict[str, Value] = {k.removeprefix("torch_ddp."): val for k, val in strategy.options}
         if strategy.find_unused_parameters is not None:
             kwargs["find_unused_parameters"] = strategy.find_unused_parameters
         since = START_METHOD_PARAMETER.get(row.name)

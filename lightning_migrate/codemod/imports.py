@@ -1,0 +1,162 @@
+"""Make a rewritten module's imports follow its renamed classes.
+
+No rewritten file may import a name the target lacks. So every ``from <lightning module> import Old`` (any
+module path: ``pytorch_lightning.plugins``, ``...plugins.training_type``, ``...training_type.ddp``; any alias;
+one of several names; parenthesized over several lines) whose name the file no longer uses is removed, and the
+import of the new class takes its place, right after it. An alias stays the user's: ``DDPPlugin as DDP``
+becomes ``DDPStrategy as DDP`` and the calls still say ``DDP(...)``. A name still used elsewhere in the file
+keeps its import.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from ..semantics.classes import lookup
+
+LIGHTNING_ROOTS = ("pytorch_lightning", "lightning")
+
+
+@dataclass
+class ImportChanges:
+    renamed: dict[str, tuple[str, str]] = field(default_factory=dict)  # old class -> (namespace, new class)
+    aliased: dict[str, tuple[str, str]] = field(default_factory=dict)  # alias -> (namespace, new class)
+    dropped: set[tuple[str, str]] = field(default_factory=set)  # (module, name) to remove when unused
+
+    def __bool__(self) -> bool:
+        return bool(self.renamed or self.aliased or self.dropped)
+
+
+def new_module(namespace: str, cls: str) -> str:
+    row = lookup(cls)
+    return f"{namespace}.{row.module if row else 'strategies'}"
+
+
+def fix_imports(module: cst.Module, changes: ImportChanges) -> tuple[cst.Module, set[str]]:
+    """``module`` with its imports following ``changes``; also the renamed classes whose old import was not
+    found (written ``pl.plugins.X``, imported another way): the caller adds their import."""
+    used = _used_names(module)
+    fixer = _ImportFixer(changes, used, _imported(module))
+    return module.visit(fixer), {
+        new for old, (_, new) in changes.renamed.items() if new in used and new not in fixer.placed
+    }
+
+
+class _Names(cst.CSTVisitor):
+    """The names a module uses outside its imports (``x.DDPPlugin`` uses ``x``, not ``DDPPlugin``)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.names: set[str] = set()
+
+    def visit_Import(self, node: cst.Import) -> bool:
+        return False
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
+        return False
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        node.value.visit(self)
+        return False
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.names.add(node.value)
+
+
+def _used_names(module: cst.Module) -> set[str]:
+    names = _Names()
+    module.visit(names)
+    return names.names
+
+
+def _imported(module: cst.Module) -> set[str]:
+    """The local names bound by ``from ... import`` statements anywhere in the module."""
+    found: set[str] = set()
+
+    class Visitor(cst.CSTVisitor):
+        def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+            if not isinstance(node.names, cst.ImportStar):
+                found.update(_local(alias) for alias in node.names)
+
+    module.visit(Visitor())
+    return found
+
+
+def _local(alias: cst.ImportAlias) -> str:
+    if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+        return alias.asname.name.value
+    return _dotted(alias.name)
+
+
+def _dotted(node: cst.BaseExpression) -> str:
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        return f"{_dotted(node.value)}.{node.attr.value}"
+    return ""
+
+
+class _ImportFixer(cst.CSTTransformer):
+    def __init__(self, changes: ImportChanges, used: set[str], imported: set[str]) -> None:
+        super().__init__()
+        self.changes = changes
+        self.used = used
+        self.imported = imported
+        self.placed: set[str] = set()  # new classes whose import is now written
+
+    def leave_SimpleStatementLine(
+        self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine
+    ) -> cst.BaseStatement | cst.FlattenSentinel[cst.BaseStatement] | cst.RemovalSentinel:
+        if len(updated.body) != 1 or not isinstance(updated.body[0], cst.ImportFrom):
+            return updated
+        node = updated.body[0]
+        module = _dotted(node.module) if node.module is not None else ""
+        if node.relative or not module.startswith(LIGHTNING_ROOTS) or isinstance(node.names, cst.ImportStar):
+            return updated
+        kept: list[cst.ImportAlias] = []
+        added: list[cst.BaseStatement] = []
+        for alias in node.names:
+            replacement = self._replacement(module, alias)
+            if replacement is None:
+                kept.append(alias)
+            elif isinstance(replacement, cst.SimpleStatementLine):
+                added.append(replacement)
+        if len(kept) == len(node.names):
+            return updated
+        statements: list[cst.BaseStatement] = []
+        if kept:
+            kept[-1] = kept[-1].with_changes(comma=node.names[-1].comma)
+            statements.append(updated.with_changes(body=[node.with_changes(names=kept)]))
+        for index, statement in enumerate(added):
+            # the first new import takes the old statement's place: its leading comments and blank lines
+            lead = updated.leading_lines if not kept and index == 0 else ()
+            statements.append(statement.with_changes(leading_lines=lead))
+        if not statements:
+            return cst.RemovalSentinel.REMOVE
+        return cst.FlattenSentinel(statements)
+
+    def _replacement(self, module: str, alias: cst.ImportAlias) -> cst.SimpleStatementLine | str | None:
+        """None: keep ``alias``; "": drop it; a statement: drop it and write this import after it."""
+        name, local = _dotted(alias.name), _local(alias)
+        if local in self.changes.aliased and lookup(name) is not None:
+            namespace, new = self.changes.aliased[local]
+            self.placed.add(new)
+            return _statement(new_module(namespace, new), new, local)
+        if name in self.changes.renamed and local not in self.used:
+            namespace, new = self.changes.renamed[name]
+            if new not in self.used or new in self.placed or new in self.imported:
+                return ""
+            self.placed.add(new)
+            return _statement(new_module(namespace, new), new, new)
+        if (module, name) in self.changes.dropped and local not in self.used:
+            return ""
+        return None
+
+
+def _statement(module: str, name: str, local: str) -> cst.SimpleStatementLine:
+    alias = f"{name} as {local}" if local != name else name
+    statement = cst.parse_statement(f"from {module} import {alias}\n")
+    assert isinstance(statement, cst.SimpleStatementLine)
+    return statement
