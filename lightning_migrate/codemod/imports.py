@@ -34,14 +34,21 @@ def new_module(namespace: str, cls: str) -> str:
     return f"{namespace}.{row.module if row else 'strategies'}"
 
 
-def fix_imports(module: cst.Module, changes: ImportChanges) -> tuple[cst.Module, set[str]]:
-    """``module`` with its imports following ``changes``; also the renamed classes whose old import was not
-    found (written ``pl.plugins.X``, imported another way): the caller adds their import."""
+@dataclass
+class FixedImports:
+    module: cst.Module
+    unplaced: set[str]  # new classes whose import the caller must add (the old one was not found)
+    still_used: set[str]  # old class names the file uses elsewhere, so their import stays
+
+
+def fix_imports(module: cst.Module, changes: ImportChanges) -> FixedImports:
+    """``module`` with its imports following ``changes``. A renamed class whose old import was not found
+    (written ``pl.plugins.X``, imported another way) is ``unplaced``: the caller adds its import."""
     used = _used_names(module)
     fixer = _ImportFixer(changes, used, _imported(module))
-    return module.visit(fixer), {
-        new for old, (_, new) in changes.renamed.items() if new in used and new not in fixer.placed
-    }
+    fixed = module.visit(fixer)
+    unplaced = {new for _, new in changes.renamed.values() if new in used and new not in fixer.placed}
+    return FixedImports(fixed, unplaced, {old for old in changes.renamed if old in used})
 
 
 class _Names(cst.CSTVisitor):

@@ -109,7 +109,12 @@ def _plan(
     rejected = [interpret(flags, target, m).outcome for m in MACHINES]
     if source is None and not _legacy_in(flags, target):
         if all(isinstance(outcome, Rejected) for outcome in rejected):
-            return Refusal("LM100", f"Lightning {target} rejects this call: {rejected[-1]}")
+            where = MACHINES.index(REPORTED_ON)
+            return Refusal(
+                "LM100",
+                f"Lightning {target} rejects this call on every machine; on {REPORTED_ON.describe()} it"
+                f" raises {rejected[where]}",
+            )
         return Unchanged()
     sources = (source,) if source else tuple(r for r in RELEASES if since <= r < target) or (since,)
     behaviour = _behaviour(flags, sources)
@@ -267,11 +272,38 @@ def _behaviour(
         keep[machine] = next(iter(built.values()), None)
         accepted.update(built)
     if not accepted:
-        first, last = sources[0], sources[-1]
-        error = interpret(flags, last, MACHINES[2]).outcome
-        span = f"Lightning {first}" if first == last else f"no Lightning release from {first} to {last}"
-        return Refusal("LM100", f"{span} builds this call on any machine; {last} on 2 CUDA GPUs: {error}")
+        return Refusal("LM100", _rejected_everywhere(flags, sources))
     return keep, tuple(sorted(accepted))
+
+
+# The machine whose error a refusal quotes: the one most old calls were written for.
+REPORTED_ON = Hardware(cuda=2)
+
+
+def _rejected_everywhere(flags: Mapping[str, Value], sources: tuple[Version, ...]) -> str:
+    """Why no source release builds the call, quoting the releases it was most likely written for: the
+    oldest ones that take its keywords (a `TypeError` for a keyword a release lacks says only that the
+    call is older or newer than that release)."""
+    first, last = sources[0], sources[-1]
+    span = f"Lightning {first}" if first == last else f"no Lightning release from {first} to {last}"
+    errors = {r: interpret(flags, r, REPORTED_ON).outcome for r in sources}
+    unexpected = "unexpected keyword argument"
+    quoted = [r for r in sources if unexpected not in str(errors[r])] or [first]
+    said: dict[str, list[Version]] = {}
+    for r in quoted:
+        said.setdefault(str(errors[r]), []).append(r)
+    parts = [
+        f"{_releases(rs)} {'raises' if len(rs) == 1 else 'raise'} {error}"
+        for error, rs in list(said.items())[:2]
+    ]
+    verb = "builds this call on no machine" if first == last else "builds this call on any machine"
+    return f"{span} {verb}; on {REPORTED_ON.describe()}, " + "; ".join(parts)
+
+
+def _releases(releases: Sequence[Version]) -> str:
+    if len(releases) == 1:
+        return f"Lightning {releases[0]}"
+    return f"Lightning {releases[0]} to {releases[-1]}"
 
 
 def _ambiguous(built: Mapping[Version, Setup], machine: Hardware) -> Refusal:

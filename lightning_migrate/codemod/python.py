@@ -55,7 +55,8 @@ def migrate(
     migrator = _Migrator(target, source_version, unsafe, leave, shim, splats="**" in source)
     new_module = wrapper.visit(migrator)
     if migrator.imports or migrator.built or migrator.shim_imports:
-        new_module = _fix_imports(new_module, migrator)
+        new_module, still_used = _fix_imports(new_module, migrator)
+        migrator.findings.extend(_old_names_left(source, still_used, migrator, target))
     new_code = new_module.code
     if new_code != source:
         _check_parses(new_code)
@@ -120,6 +121,7 @@ class _Migrator(cst.CSTTransformer):
         self.imports = ImportChanges()  # imports to rewrite: renamed classes, kept aliases, unused names
         self.built: dict[str, str] = {}  # class of an object written from scratch -> namespace
         self._objects: dict[int, tuple[Obj, Obj]] = {}  # id(call building a bound object) -> (old, new)
+        self.rewritten: list[tuple[tuple[int, int], tuple[int, int]]] = []  # (line, column 0-based) spans
         self._splats: dict[int, object] = {}  # id(call with `**`) -> how `_plan_splat` decided it
         self._dict_edits: dict[int, tuple[cst.Call, dict[str, Value], dict[str, Value]]] = {}
         self._assigned: dict[int, tuple[cst.BaseExpression, bool]] = {}  # see `_assignments`
@@ -219,6 +221,7 @@ class _Migrator(cst.CSTTransformer):
             edited = Edited([])
             updated = rebuilt(updated, old, new, _quote(original), edited)
             self._record_renames(original, edited)
+            self._record_span(original)
             return updated
         if id(original) in self._dict_edits:
             return updated.with_changes(args=self._edit_dict_args(original, list(updated.args)))
@@ -267,6 +270,7 @@ class _Migrator(cst.CSTTransformer):
         edited = edit_arguments(tail, flags, decision.flags, _quote(original))
         self._record_renames(original, edited)
         self._record_dropped(original, flags, decision.flags)
+        self._record_span(original)
         return updated.with_changes(args=[*head, *edited.args])
 
     def _since(self, call: cst.Call) -> Version:
@@ -360,6 +364,7 @@ class _Migrator(cst.CSTTransformer):
         edited = edit_arguments(args, old, new, _quote(call))
         self._record_renames(call, edited)
         self._record_dropped(call, old, new)
+        self._record_span(original)
         return edited.args
 
     def _record_dropped(self, call: cst.Call, old: dict[str, Value], new: dict[str, Value]) -> None:
@@ -384,6 +389,10 @@ class _Migrator(cst.CSTTransformer):
                         module, _, alias = name.rpartition(".")
                         if module:
                             self.imports.dropped.add((module, alias))
+
+    def _record_span(self, node: cst.CSTNode) -> None:
+        where = self.get_metadata(PositionProvider, node)
+        self.rewritten.append(((where.start.line, where.start.column), (where.end.line, where.end.column)))
 
     def _record_renames(self, call: cst.Call, edited: Edited) -> None:
         qualified = self._all_qualified(call)
@@ -570,15 +579,39 @@ def _quote(call: cst.Call) -> str:
     return '"'
 
 
-def _fix_imports(module: cst.Module, migrator: _Migrator) -> cst.Module:
-    module, unplaced = fix_imports(module, migrator.imports)
+def _fix_imports(module: cst.Module, migrator: _Migrator) -> tuple[cst.Module, set[str]]:
+    fixed = fix_imports(module, migrator.imports)
     namespaces = {new: namespace for namespace, new in migrator.imports.renamed.values()}
     context = CodemodContext()
-    for cls, namespace in {**{c: namespaces[c] for c in unplaced}, **migrator.built}.items():
+    for cls, namespace in {**{c: namespaces[c] for c in fixed.unplaced}, **migrator.built}.items():
         AddImportsVisitor.add_needed_import(context, new_module(namespace, cls), cls)
     for module_name, cls in migrator.imports.dropped:
         RemoveImportsVisitor.remove_unused_import(context, module_name, cls)
     for shim in migrator.shim_imports:
         AddImportsVisitor.add_needed_import(context, shim)
-    module = AddImportsVisitor(context).transform_module(module)
-    return RemoveImportsVisitor(context).transform_module(module)
+    module = AddImportsVisitor(context).transform_module(fixed.module)
+    return RemoveImportsVisitor(context).transform_module(module), fixed.still_used
+
+
+def _old_names_left(source: str, names: set[str], migrator: _Migrator, target: Version) -> list[Finding]:
+    """A renamed class the file still uses outside the rewritten code (``isinstance(s, DDPPlugin)``, a
+    subclass): its import stays, so say where it is used and what the target has instead."""
+    if not names:
+        return []
+    findings = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Name) or node.id not in names:
+            continue
+        where = (node.lineno, node.col_offset)
+        if any(start <= where < end for start, end in migrator.rewritten):
+            continue
+        _, new = migrator.imports.renamed[node.id]
+        row = lookup(node.id)
+        gone = row is None or not row.exists_in(target) or bool(row.stub_since and target >= row.stub_since)
+        state = f"Lightning {target} has no usable `{node.id}`" if gone else f"`{node.id}` is deprecated"
+        message = (
+            f"`{node.id}` is still used here and keeps its import; {state}: the rewritten calls build"
+            f" `{new}`, rename this use too (a subclass may need the new constructor's arguments)"
+        )
+        findings.append(Finding(node.lineno, node.col_offset + 1, "LM005", message, False))
+    return findings

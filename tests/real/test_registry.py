@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import importlib
+import inspect
 
 import harness
 import pytest
 
-from lightning_migrate.semantics import Version
-from lightning_migrate.semantics.classes import CLASSES
+from lightning_migrate.semantics import Version, constructors
+from lightning_migrate.semantics.classes import BROKEN, CLASSES, lookup
 from lightning_migrate.semantics.registry import registered
 
 pytestmark = pytest.mark.real
@@ -48,3 +49,34 @@ def test_class_exists_where_the_model_says(row) -> None:  # type: ignore[no-unty
     except ImportError:
         found = False
     assert found == row.exists_in(version)
+
+
+def _real_parameters(cls: type) -> tuple[frozenset[str], bool]:
+    """The keywords ``cls(...)`` takes: a ``__init__(self, *args, **kwargs)`` that only hands everything to
+    its base (the 1.6/1.7 ``*Plugin`` aliases, 1.9's FairScale strategies) is read through to the base."""
+    for klass in cls.__mro__:
+        init = klass.__dict__.get("__init__")
+        if init is None:
+            continue
+        params = list(inspect.signature(init).parameters.values())[1:]
+        named = frozenset(
+            p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY, p.POSITIONAL_ONLY)
+        )
+        forwards = any(p.kind is p.VAR_KEYWORD for p in params)
+        if named or not forwards:
+            return named, forwards
+    return frozenset(), False
+
+
+@pytest.mark.parametrize("name", sorted(constructors.SIGNATURES), ids=str)
+def test_constructor_keywords_are_the_releases(name: str) -> None:
+    version = Version.parse(harness.release())
+    row = lookup(name)
+    assert row is not None
+    if not row.exists_in(version) or (row.stub_since is not None and version >= row.stub_since):
+        pytest.skip(f"{version} cannot build {name}")
+    if name in BROKEN and version >= BROKEN[name][0]:
+        pytest.skip(f"{version} raises when {name} is built")
+    expected = constructors.parameters(name, version, row.renamed_to)
+    assert expected is not None, f"the table has no row for {name} in {version}"
+    assert _real_parameters(harness.find_class(name)) == expected

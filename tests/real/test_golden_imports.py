@@ -1,0 +1,84 @@
+"""No rewritten file imports a name its target lacks: every golden output written for the installed
+release's minor line has its Lightning imports executed against that real release (wherever the statement
+is, in a function too), each on its own so a failure names the statement."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import warnings
+from pathlib import Path
+
+import harness
+import pytest
+
+from lightning_migrate.semantics.model import Version
+
+pytestmark = pytest.mark.real
+
+FIXTURES = Path(__file__).parent.parent.parent / "fixtures"
+LIGHTNING_ROOTS = ("pytorch_lightning", "lightning")
+
+
+def _target(path: Path) -> str:
+    """``case.2.6.expected.py`` and ``case.2.6.unsafe.expected.py`` -> ``2.6``."""
+    parts = path.name.removesuffix(".expected.py").removesuffix(".unsafe").split(".")
+    return ".".join(parts[-2:])
+
+
+def _lightning_imports(path: Path) -> list[ast.stmt]:
+    found: list[ast.stmt] = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and not node.level:
+            modules = [node.module or ""]
+        elif isinstance(node, ast.Import):
+            modules = [alias.name for alias in node.names]
+        else:
+            continue
+        if any(m.split(".")[0] in LIGHTNING_ROOTS for m in modules):
+            found.append(node)
+    return found
+
+
+def _outputs_for(release: Version, root: str) -> list[Path]:
+    """The golden outputs for ``release``'s minor line that import the installed namespace."""
+    line = release.minor_line
+    outputs = []
+    for path in sorted(FIXTURES.rglob("*.expected.py")):
+        if _target(path) != line:
+            continue
+        text = path.read_text()
+        unified = "import lightning" in text or "from lightning" in text
+        if unified == (root == "lightning.pytorch"):
+            outputs.append(path)
+    return outputs
+
+
+def test_golden_outputs_import_in_their_target_release() -> None:
+    release = Version.parse(harness.release())
+    outputs = _outputs_for(release, harness.ROOT)
+    if not outputs:
+        line = release.minor_line
+        pytest.skip(f"no golden output targets Lightning {line} in the {harness.ROOT} namespace")
+    failures, executed = [], 0
+    for path in outputs:
+        for statement in _lightning_imports(path):
+            code = ast.unparse(statement)
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")  # deprecation warnings are the fixtures' own subject
+                    exec(compile(ast.Module([statement], []), str(path), "exec"), {})
+            except Exception as exc:
+                failures.append(f"{path.relative_to(FIXTURES)}: {code}: {type(exc).__name__}: {exc}")
+            executed += 1
+    print(f"Lightning {release}: {executed} import statements of {len(outputs)} golden outputs executed")
+    assert not failures, "\n".join(failures)
+    assert executed > 0
+
+
+def test_an_import_the_release_lacks_fails_here() -> None:
+    """The test above can fail: a name no release exports does not import."""
+    statement = ast.parse(f"from {harness.ROOT}.strategies import NoSuchStrategy").body[0]
+    with pytest.raises(ImportError):
+        exec(compile(ast.Module([statement], []), "<test>", "exec"), {})
+    importlib.invalidate_caches()
