@@ -167,3 +167,29 @@ def _statement(module: str, name: str, local: str) -> cst.SimpleStatementLine:
     statement = cst.parse_statement(f"from {module} import {alias}\n")
     assert isinstance(statement, cst.SimpleStatementLine)
     return statement
+
+
+class RenameUses(cst.CSTTransformer):
+    """Every other use of a renamed class in the file (``isinstance(s, DDPPlugin)``, ``class X(DDPPlugin)``)
+    takes the new name, so the old import can go: the rewritten calls build the new class, and code that
+    asks for the old one would no longer match it. Attribute names and keywords are not uses."""
+
+    def __init__(self, renames: dict[str, str]) -> None:
+        super().__init__()
+        self.renames = renames
+
+    def visit_Import(self, node: cst.Import) -> bool:
+        return False
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
+        return False
+
+    def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.Attribute:
+        return updated.with_changes(attr=original.attr)
+
+    def leave_Arg(self, original: cst.Arg, updated: cst.Arg) -> cst.Arg:
+        return updated.with_changes(keyword=original.keyword)
+
+    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.Name:
+        new = self.renames.get(original.value)
+        return updated.with_changes(value=new) if new else updated

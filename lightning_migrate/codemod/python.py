@@ -21,7 +21,7 @@ from ..semantics.classes import lookup
 from ..semantics.model import RELEASES, Obj, Value, Version, v
 from ..semantics.signature import MODELLED
 from .edit import Edited, derived, edit_arguments, rebuilt
-from .imports import ImportChanges, fix_imports, new_module
+from .imports import ImportChanges, RenameUses, fix_imports, new_module
 from .plan import DEVICE_NAMES, Decision, Refusal, Rewrite, Unchanged, plan
 from .values import Unknown, code, read
 
@@ -55,8 +55,11 @@ def migrate(
     migrator = _Migrator(target, source_version, unsafe, leave, shim, splats="**" in source)
     new_module = wrapper.visit(migrator)
     if migrator.imports or migrator.built or migrator.shim_imports:
+        renames = _other_uses(migrator, target)
+        if renames:
+            new_module = new_module.visit(RenameUses(renames))
         new_module, still_used = _fix_imports(new_module, migrator)
-        migrator.findings.extend(_old_names_left(source, still_used, migrator, target))
+        migrator.findings.extend(_old_names_left(source, set(renames) | still_used, migrator, target))
     new_code = new_module.code
     if new_code != source:
         _check_parses(new_code)
@@ -593,9 +596,30 @@ def _fix_imports(module: cst.Module, migrator: _Migrator) -> tuple[cst.Module, s
     return RemoveImportsVisitor(context).transform_module(module), fixed.still_used
 
 
+def _other_uses(migrator: _Migrator, target: Version) -> dict[str, str]:
+    """How the file's other uses of a class the rewrite renamed are renamed: by the class's own rename
+    (``DDPSpawnPlugin`` -> ``DDPSpawnStrategy``; never to the class a rewritten call now builds, which may be
+    another one, ``DDPStrategy(start_method="spawn")``), where the target has it."""
+    renames = {}
+    for old, (namespace, new) in migrator.imports.renamed.items():
+        row = lookup(old)
+        if row is None or not row.renamed_to or not _usable(row.renamed_to, target):
+            continue
+        renames[old] = row.renamed_to
+        if row.renamed_to != new:
+            migrator.built.setdefault(row.renamed_to, namespace)
+    return renames
+
+
+def _usable(cls: str, target: Version) -> bool:
+    row = lookup(cls)
+    return row is not None and row.exists_in(target) and not (row.stub_since and target >= row.stub_since)
+
+
 def _old_names_left(source: str, names: set[str], migrator: _Migrator, target: Version) -> list[Finding]:
-    """A renamed class the file still uses outside the rewritten code (``isinstance(s, DDPPlugin)``, a
-    subclass): its import stays, so say where it is used and what the target has instead."""
+    """The other uses of a class the rewrite renamed (``isinstance(s, DDPPlugin)``, a subclass): renamed
+    too where the target has the new class (a subclass may then need the new constructor's arguments), else
+    reported, its import kept."""
     if not names:
         return []
     findings = []
@@ -607,11 +631,17 @@ def _old_names_left(source: str, names: set[str], migrator: _Migrator, target: V
             continue
         _, new = migrator.imports.renamed[node.id]
         row = lookup(node.id)
-        gone = row is None or not row.exists_in(target) or bool(row.stub_since and target >= row.stub_since)
-        state = f"Lightning {target} has no usable `{node.id}`" if gone else f"`{node.id}` is deprecated"
-        message = (
-            f"`{node.id}` is still used here and keeps its import; {state}: the rewritten calls build"
-            f" `{new}`, rename this use too (a subclass may need the new constructor's arguments)"
-        )
-        findings.append(Finding(node.lineno, node.col_offset + 1, "LM005", message, False))
+        new = row.renamed_to if row and row.renamed_to else new
+        if _usable(new, target):
+            message = (
+                f"training-type `*Plugin` classes were renamed `*Strategy`: `{node.id}` is now `{new}` here"
+                " too (a subclass may need the new constructor's arguments)"
+            )
+            findings.append(Finding(node.lineno, node.col_offset + 1, "LM005", message, True))
+        else:
+            message = (
+                f"`{node.id}` is still used here and keeps its import, but Lightning {target} has neither it"
+                f" nor `{new}`: the rewritten calls build another class; change this use by hand"
+            )
+            findings.append(Finding(node.lineno, node.col_offset + 1, "LM005", message, False))
     return findings
