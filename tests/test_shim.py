@@ -5,16 +5,28 @@ from __future__ import annotations
 import importlib
 import inspect
 import sys
+import typing
 from dataclasses import replace
 
 import pytest
 from grid import HARDWARE, cases
+from trainer_defaults import trainer_defaults
 
 from lightning_migrate.semantics import Hardware, Obj, Rejected, Setup, interpret
 from lightning_migrate.semantics.model import MISCONF, RELEASES, Version
 from lightning_migrate.semantics.signature import accepts
-from lightning_migrate.shim.namespace import extended_signature
-from lightning_migrate.shim.translate import REFERENCE, TRANSLATED, Translation, reference_value, translate
+from lightning_migrate.shim.namespace import extended_signature, release_defaults
+from lightning_migrate.shim.translate import (
+    ADVICE,
+    REFERENCE,
+    TRANSLATED,
+    Translation,
+    deprecated_spellings,
+    given_flags,
+    is_default,
+    reference_value,
+    translate,
+)
 
 NAMESPACES = ("pytorch_lightning", "lightning.pytorch")
 CPU, CUDA4, TPU8 = Hardware(), Hardware(cuda=4), Hardware(tpu_cores=8)
@@ -313,3 +325,123 @@ def test_the_signature_offers_the_flags_a_release_lacks() -> None:
     assert names[-1] == "kwargs"
     assert set(names) == {"self", "logger", "kwargs", *TRANSLATED}
     assert signature.parameters["strategy"].kind is inspect.Parameter.KEYWORD_ONLY
+
+
+# --- keywords at their defaults are not given ------------------------------------------------------------
+# LightningCLI, `Trainer.from_argparse_args` and Hydra's `instantiate` of a full config pass every keyword of
+# the (shim's) signature: the release's own defaults, and None for the keywords the shim adds.
+
+
+class _EqualsAnything:
+    def __eq__(self, other: object) -> bool:
+        return True
+
+    __hash__ = object.__hash__
+
+
+@pytest.mark.parametrize(
+    ("value", "default", "is_it"),
+    [
+        (None, None, True),
+        ("auto", "auto", True),
+        (1, 1, True),
+        ("AUTO", "auto", False),  # a value the user wrote, even if a release reads it the same
+        (True, 1, False),  # `True == 1`, but not the same keyword value
+        (1.0, 1, False),
+        (0, None, False),  # `gpus=0`: an old spelling of "no GPU", not the keyword left out
+        ([], None, False),
+        (_EqualsAnything(), "auto", False),  # a user's object is never a default
+        (_EqualsAnything(), None, False),
+    ],
+)
+def test_a_value_is_a_default_only_if_it_is_the_default(value: object, default: object, is_it: bool) -> None:
+    assert is_default(value, default) is is_it
+
+
+def full_call(flags: dict, version: Version) -> dict:  # type: ignore[type-arg]
+    """``flags`` as LightningCLI passes them to the shim: every translated keyword of the shim's signature,
+    at the release's default (None for the keywords it lacks) unless ``flags`` sets it."""
+    return {**dict.fromkeys(TRANSLATED), **trainer_defaults(version), "max_epochs": 3, **flags}
+
+
+@pytest.mark.parametrize("version", RELEASES, ids=str)
+def test_a_full_call_gives_only_the_flags_that_differ_from_the_defaults(version: Version) -> None:
+    flags = {"accelerator": "ddp_cpu", "num_processes": 2, "max_epochs": 3}
+    assert given_flags(full_call(flags, version), trainer_defaults(version)) == {
+        "accelerator": "ddp_cpu",
+        "num_processes": 2,
+    }
+    assert given_flags(full_call({}, version), trainer_defaults(version)) == {}
+
+
+# Old configs as LightningCLI passes them: what 1.5.10 builds from the config alone, on every release.
+OLD_CONFIGS = (
+    ({"accelerator": "ddp_cpu", "num_processes": 2}, CPU),
+    ({"distributed_backend": "ddp_spawn", "num_processes": 2}, CPU),
+    ({"gpus": 2}, CUDA4),
+    ({"accelerator": "ddp", "gpus": 2}, CUDA4),
+    ({"tpu_cores": 8}, TPU8),
+)
+
+
+@pytest.mark.parametrize("version", RELEASES, ids=str)
+@pytest.mark.parametrize(("flags", "hardware"), OLD_CONFIGS, ids=lambda x: str(x)[:40])
+def test_an_old_config_passed_in_full_builds_what_1_5_built(
+    flags: dict,  # type: ignore[type-arg]
+    hardware: Hardware,
+    version: Version,
+) -> None:
+    given = given_flags(full_call(flags, version), trainer_defaults(version))
+    result = translate(given, version, hardware, NAMESPACES[0])
+    assert result.how.startswith("built as"), result
+    assert [d.flag for d in result.deprecated] == sorted(flags, key=list(ADVICE).index)
+    assert isinstance(result.outcome, dict)
+    built = interpret(result.outcome, version, hardware).outcome
+    meant = _meaning(flags, str(version), hardware)
+    assert isinstance(meant, Setup)
+    assert _same_choice(built, meant), f"{built} != {meant}"
+
+
+# Every grid call the installed release builds without a deprecation (its own or the shim's), passed in
+# full: given to the release as written, without the keywords at their defaults, and it builds the same.
+@pytest.mark.parametrize("version", INSTALLED)
+def test_a_modern_call_passed_in_full_is_given_as_written(version: str) -> None:
+    installed = Version.parse(version)
+    defaults = trainer_defaults(installed)
+    native = 0
+    for hardware in HARDWARE:
+        for flags in GRID:
+            if any(not accepts(k, installed) for k in flags) or deprecated_spellings(flags):
+                continue
+            meaning = interpret(flags, installed, hardware)
+            if not isinstance(meaning.outcome, Setup) or any(
+                d.flag in TRANSLATED for d in meaning.deprecations
+            ):
+                continue
+            native += 1
+            given = given_flags(full_call(flags, installed), defaults)
+            result = translate(given, installed, hardware, NAMESPACES[0])
+            assert result.how.startswith("as written"), (flags, result)
+            assert result.outcome == given == given_flags(flags, defaults)
+            assert interpret(given, installed, hardware).outcome == meaning.outcome, flags
+    assert native, version
+
+
+def test_the_defaults_are_read_from_the_signature() -> None:
+    def init(self, logger=True, accelerator="auto", devices="auto", num_nodes=1, gpus=None, **kwargs):  # type: ignore[no-untyped-def]
+        pass
+
+    assert release_defaults(init) == {"accelerator": "auto", "devices": "auto", "num_nodes": 1, "gpus": None}
+
+
+def test_the_added_keywords_have_the_types_argparse_and_jsonargparse_read() -> None:
+    """`Trainer.add_argparse_args` (1.x) skips a keyword whose type is not str/int/bool."""
+
+    def init(self, logger=True, **kwargs):  # type: ignore[no-untyped-def]
+        pass
+
+    parameters = extended_signature(init).parameters
+    lacking = {name for name in TRANSLATED for version in RELEASES if not accepts(name, version)}
+    assert lacking == {"strategy", "distributed_backend", "gpus", "tpu_cores", "ipus", "num_processes"}
+    for name in lacking:
+        assert {str, int} & set(typing.get_args(parameters[name].annotation)), name

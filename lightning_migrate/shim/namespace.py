@@ -6,10 +6,24 @@ import contextlib
 import functools
 import inspect
 from collections.abc import Iterator
-from typing import Any, Callable
+from typing import Any, Callable, List, Optional, Union  # noqa: UP035 (the types old argparse readers know)
 
 from . import runtime
 from .translate import TRANSLATED
+
+# The types of the keywords the shim adds to a release's signature, as the releases that have them annotate
+# them: `Trainer.add_argparse_args` (1.x) skips a keyword without a str/int/bool type, and jsonargparse
+# (LightningCLI) checks a config value against it. typing's spelling: older jsonargparse reads no `X | Y`.
+DEVICES_TYPE = Optional[Union[List[int], str, int]]  # noqa: UP006
+ADDED_TYPES: dict[str, Any] = {
+    "strategy": Optional[str],
+    "devices": DEVICES_TYPE,
+    "gpus": DEVICES_TYPE,
+    "tpu_cores": DEVICES_TYPE,
+    "ipus": Optional[int],
+    "num_processes": Optional[int],
+    "distributed_backend": Optional[str],
+}
 
 # `warnings.warn` points at the user's `Trainer(...)`: past _warn, translated_kwargs, translate, __init__
 STACKLEVEL = 2
@@ -33,8 +47,8 @@ class ShimmedNamespace:
         init: Callable[..., None] = self._saved_init or self.base().__dict__["__init__"]
         return init
 
-    def translate(self, kwargs: dict[str, Any]) -> dict[str, Any]:
-        return runtime.translated_kwargs(self.namespace, kwargs, STACKLEVEL + 1)
+    def translate(self, kwargs: dict[str, Any], defaults: dict[str, Any]) -> dict[str, Any]:
+        return runtime.translated_kwargs(self.namespace, kwargs, defaults, STACKLEVEL + 1)
 
     def trainer(self) -> type:
         """A real subclass of the installed Trainer whose constructor translates its flags."""
@@ -91,7 +105,7 @@ def _translating(shim: ShimmedNamespace, real_init: Callable[[], Callable[..., N
     def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
         init = real_init()
         args, kwargs = _by_name(init, args, kwargs)
-        init(self, *args, **shim.translate(kwargs))
+        init(self, *args, **shim.translate(kwargs, release_defaults(init)))
 
     __init__.__signature__ = extended_signature(real_init())  # type: ignore[attr-defined]
     return __init__
@@ -113,6 +127,14 @@ def _by_name(init: Callable[..., None], args: tuple[Any, ...], kwargs: dict[str,
     return (), {**named, **extra}
 
 
+@functools.cache
+def release_defaults(init: Callable[..., None]) -> dict[str, Any]:
+    """The installed release's defaults of the translated keywords (``devices="auto"`` on 2.x): a call
+    that passes one of them does not give that flag (see ``translate.given_flags``)."""
+    parameters = inspect.signature(init).parameters.items()
+    return {k: p.default for k, p in parameters if k in TRANSLATED and p.default is not p.empty}
+
+
 def extended_signature(init: Callable[..., None]) -> inspect.Signature:
     """The installed ``__init__`` signature plus the flags the shim accepts that this release lacks
     (``strategy`` on 1.4, ``distributed_backend``/``gpus`` on 2.x): ``from_argparse_args`` and
@@ -122,7 +144,12 @@ def extended_signature(init: Callable[..., None]) -> inspect.Signature:
     var_keyword = [p for p in params if p.kind is p.VAR_KEYWORD]
     params = [p for p in params if p.kind is not p.VAR_KEYWORD]
     missing = sorted(TRANSLATED - set(signature.parameters))
-    params += [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=None) for name in missing]
+    params += [
+        inspect.Parameter(
+            name, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=ADDED_TYPES.get(name, Any)
+        )
+        for name in missing
+    ]
     return signature.replace(parameters=params + var_keyword)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import builtins
 import importlib
+import logging
 import warnings
 from dataclasses import dataclass, field
 from types import ModuleType
@@ -24,7 +25,9 @@ from lightning_migrate.semantics.classes import (
 )
 from lightning_migrate.semantics.model import MISCONF
 
-from .translate import TRANSLATED, Translation, as_list, translate
+from .translate import TRANSLATED, Translation, as_list, given_flags, translate
+
+LOG = logging.getLogger(__name__)
 
 INSTALL_HINT = {
     "pytorch_lightning": "pip install pytorch-lightning",
@@ -183,23 +186,43 @@ class Conversion:
 _ASIDE = object()
 
 
-def translated_kwargs(namespace: str, kwargs: dict[str, Any], stacklevel: int) -> dict[str, Any]:
+def translated_kwargs(
+    namespace: str, kwargs: dict[str, Any], defaults: dict[str, Any], stacklevel: int
+) -> dict[str, Any]:
     """``kwargs`` for the installed ``Trainer.__init__``: the hardware/distribution flags translated, the
-    rest untouched. Warns once per deprecated spelling and raises the conflict checks."""
-    installed = release(namespace)
-    conversion = Conversion(namespace, installed)
-    given = {k: conversion.to_model(k, val) for k, val in kwargs.items() if k in TRANSLATED}
-    if conversion.opaque:
-        return kwargs
-    result = translate(given, installed, hardware(namespace), namespace)
+    rest untouched. A flag at its default (``defaults``, see ``given_flags``) is not given. Warns once per
+    deprecated spelling and raises the conflict checks."""
+    flags = given_flags(kwargs, defaults)
+    as_given = {k: val for k, val in kwargs.items() if k not in TRANSLATED} | flags
+    try:
+        result, final = _translated(namespace, as_given, flags)
+    except Exception:  # whatever fails in the shim's own reading, the model included: the Trainer decides
+        LOG.debug("the shim could not translate %r: passed on as given", flags, exc_info=True)
+        return as_given
     _warn(result, namespace, stacklevel + 1)
     if isinstance(result.outcome, Rejected):
         raise exception(result.outcome, namespace)
-    final = {k: val for k, val in kwargs.items() if k not in TRANSLATED}
+    return final
+
+
+def _translated(
+    namespace: str, as_given: dict[str, Any], flags: dict[str, Any]
+) -> tuple[Translation, dict[str, Any]]:
+    """The translation of ``flags`` and the keywords for the real Trainer (``as_given`` where the shim
+    cannot read a value)."""
+    installed = release(namespace)
+    conversion = Conversion(namespace, installed)
+    given = {k: conversion.to_model(k, val) for k, val in flags.items()}
+    if conversion.opaque:
+        return Translation(flags, how="passed through: a value the model cannot read"), as_given
+    result = translate(given, installed, hardware(namespace), namespace)
+    if isinstance(result.outcome, Rejected):
+        return result, as_given
+    final = {k: val for k, val in as_given.items() if k not in TRANSLATED}
     final.update({k: conversion.to_real(val) for k, val in result.outcome.items()})
     if conversion.set_aside:
         final["plugins"] = [*as_list(final.get("plugins")), *conversion.set_aside]
-    return final
+    return result, final
 
 
 def _warn(result: Translation, namespace: str, stacklevel: int) -> None:

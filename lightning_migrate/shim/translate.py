@@ -13,7 +13,7 @@ not guess.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -61,6 +61,10 @@ ADVICE = {
 }
 NOT_A_SPELLING: dict[str, tuple[Value, ...]] = {"num_processes": (None, 1)}
 
+# Default values whose equality is sameness: a user's object is never taken for a default, even if its
+# `__eq__` says so.
+DEFAULT_SCALARS = (str, int, float, bool)
+
 Flags = dict[str, Value]
 
 
@@ -81,6 +85,23 @@ class Translation:
     outcome: Flags | Rejected
     deprecated: list[Deprecated] = field(default_factory=list)
     how: str = ""
+
+
+def is_default(value: Any, default: Any) -> bool:
+    """``value`` is the keyword's ``default``: no choice of the user's. LightningCLI, jsonargparse,
+    `Trainer.from_argparse_args` and Hydra's `instantiate` of a full config pass every keyword of the
+    signature, each at its default unless the config sets it."""
+    if value is default:
+        return True
+    return isinstance(default, DEFAULT_SCALARS) and type(value) is type(default) and value == default
+
+
+def given_flags(kwargs: Mapping[str, Any], defaults: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``TRANSLATED`` keywords a call really gives: those not at their default. ``defaults`` are the
+    installed release's own (``devices="auto"`` on 2.x); a keyword it lacks defaults to None, as in the
+    shim's signature (``gpus=None`` on 2.x). Dropping a keyword at its default changes nothing for the
+    release, and keeps ``devices="auto"`` from reading as a device count beside ``num_processes=2``."""
+    return {k: val for k, val in kwargs.items() if k in TRANSLATED and not is_default(val, defaults.get(k))}
 
 
 def translate(flags: Flags, installed: Version, hardware: Hardware, namespace: str) -> Translation:
