@@ -201,3 +201,18 @@ def deepspeed_options(kwargs: dict[str, Value], version: Version) -> dict[str, V
         default = next(device for since, device in DEEPSPEED_REMOTE_DEVICE if version >= since)
         options["remote_device"] = kwargs.get("remote_device", default)
     return options
+
+
+def deepspeed_keywords(options: dict[str, Value], version: Version) -> dict[str, Value]:
+    """The shortest keywords that give ``options`` in ``version``: those ``deepspeed_options`` fills in alone
+    (stage 2, the release's ``remote_device``) are left out."""
+    if options.get("config") is not None:
+        return options
+    keywords = dict(options)
+    if keywords.get("stage") == DEEPSPEED_DEFAULTS["stage"]:
+        del keywords["stage"]
+    if "remote_device" in keywords:
+        default = next(device for since, device in DEEPSPEED_REMOTE_DEVICE if version >= since)
+        if keywords["remote_device"] == default:
+            del keywords["remote_device"]
+    return keywords

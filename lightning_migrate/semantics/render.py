@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from .classes import CLASSES, START_METHOD_PARAMETER, STRATEGY
 from .interpret import interpret
 from .model import Hardware, Obj, Setup, Strategy, Value, Version, v
-from .registry import DISTRIBUTED_TYPES, registered, resolve
+from .registry import DISTRIBUTED_TYPES, deepspeed_keywords, registered, resolve
 
 Flags = dict[str, Value]
 
@@ -139,6 +139,8 @@ def strategy_objects(strategy: Strategy, version: Version) -> Iterator[Obj]:
         if row.stub_since is not None and version >= row.stub_since:
             continue
         kwargs: dict[str, Value] = dict(strategy.options)
+        if strategy.name == "deepspeed":
+            kwargs = deepspeed_keywords(kwargs, version)
         if strategy.find_unused_parameters is not None:
             kwargs["find_unused_parameters"] = strategy.find_unused_parameters
         since = START_METHOD_PARAMETER.get(row.name)

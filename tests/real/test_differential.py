@@ -23,15 +23,10 @@ def predicted(flags: dict, release: str, hardware: Hardware):  # type: ignore[no
     return outcome
 
 
-def _describe(hardware: Hardware) -> str:
-    packages = f" + {', '.join(sorted(hardware.installed))}" if hardware.installed else ""
-    return hardware.describe() + packages
-
-
 @pytest.mark.parametrize(
     ("hardware", "grid"),
     [(h, GRID) for h in HARDWARE] + [(h, PACKAGE_GRID) for h in PACKAGE_HARDWARE],
-    ids=[_describe(h) for h in (*HARDWARE, *PACKAGE_HARDWARE)],
+    ids=[h.describe() for h in (*HARDWARE, *PACKAGE_HARDWARE)],
 )
 def test_model_agrees_with_real_release(hardware: Hardware, grid: list) -> None:  # type: ignore[type-arg]
     release = harness.release()
@@ -42,5 +37,5 @@ def test_model_agrees_with_real_release(hardware: Hardware, grid: list) -> None:
         if real != model:
             mismatches.append(f"Trainer({flags})\n    real : {real}\n    model: {model}")
     agreed = len(grid) - len(mismatches)
-    AGREEMENT.append(f"Lightning {release} on {_describe(hardware)}: {agreed}/{len(grid)} combinations agree")
+    AGREEMENT.append(f"Lightning {release} on {hardware.describe()}: {agreed}/{len(grid)} combinations agree")
     assert not mismatches, f"{len(mismatches)} disagreements, first ones:\n" + "\n".join(mismatches[:15])
