@@ -15,9 +15,9 @@ from lightning_migrate.codemod.plan import (
     plan,
 )
 from lightning_migrate.semantics import Hardware, Rejected, Setup, interpret
-from lightning_migrate.semantics.model import Obj, release
+from lightning_migrate.semantics.model import OPTIONAL_PACKAGES, Obj, release
 
-WITH_PACKAGES = Hardware(cuda=2, installed=frozenset({"deepspeed", "fairscale", "horovod"}))
+WITH_PACKAGES = Hardware(cuda=2, installed=OPTIONAL_PACKAGES)
 
 
 def strategy(flags: dict, version: str):  # type: ignore[no-untyped-def,type-arg]

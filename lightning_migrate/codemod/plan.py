@@ -22,7 +22,7 @@ from typing import Union
 
 from ..semantics import Deprecation, Hardware, Rejected, Setup, Strategy, Value, Version, interpret
 from ..semantics.classes import lookup
-from ..semantics.model import RELEASES, Obj
+from ..semantics.model import OPTIONAL_PACKAGES, RELEASES, Obj
 from ..semantics.registry import DISTRIBUTED_TYPES, default_find_unused_parameters, registered
 from ..semantics.render import accelerator_name, strategy_spellings, why_not
 from ..semantics.signature import MODELLED, accepts
@@ -42,8 +42,7 @@ MACHINES: tuple[Hardware, ...] = (
 # `accelerator="deepspeed"` migrates, and `strategy="deepspeed"` is never LM100 for a missing package. Other
 # calls build the same with or without the packages (only these strategies ask for them, and no candidate
 # for such a call names one), so they are judged on the bare machines alone, which keeps the planner's cost.
-PACKAGES = frozenset({"deepspeed", "fairscale", "horovod"})
-PACKAGE_MACHINES: tuple[Hardware, ...] = tuple(replace(m, installed=PACKAGES) for m in MACHINES)
+PACKAGE_MACHINES: tuple[Hardware, ...] = tuple(replace(m, installed=OPTIONAL_PACKAGES) for m in MACHINES)
 # Where the old call failed on one of these, the rewrite must fail too: `gpus=2` on a CPU-only machine must
 # never become two CPU processes. (TPU and MPS machines are left out: 1.x raised there for reasons of its
 # own.)

@@ -89,6 +89,8 @@ class Hardware:
 
 
 CPU_ONLY = Hardware()
+# The optional packages whose strategies the model judges by `Hardware.installed`.
+OPTIONAL_PACKAGES = frozenset({"deepspeed", "fairscale", "horovod"})
 
 
 @dataclass(frozen=True)

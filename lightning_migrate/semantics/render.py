@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from .classes import CLASSES, START_METHOD_PARAMETER, STRATEGY
 from .interpret import interpret
-from .model import Hardware, Obj, Setup, Strategy, Value, Version, v
+from .model import OPTIONAL_PACKAGES, Hardware, Obj, Setup, Strategy, Value, Version, v
 from .registry import DISTRIBUTED_TYPES, deepspeed_keywords, registered, resolve
 
 Flags = dict[str, Value]
@@ -65,6 +65,7 @@ def enough_hardware(setup: Setup) -> Hardware:
         cuda=top if setup.accelerator == "cuda" else 0,
         tpu_cores=8 if setup.accelerator == "tpu" or setup.strategy.name in ("xla", "single_xla") else 0,
         mps=setup.accelerator == "mps",
+        installed=OPTIONAL_PACKAGES,  # only the strategies that need them ask for them
     )
 
 

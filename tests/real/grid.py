@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from lightning_migrate.semantics.model import Hardware, Obj, Value
+from lightning_migrate.semantics.model import OPTIONAL_PACKAGES, Hardware, Obj, Value
 
 HARDWARE = (Hardware(), Hardware(cuda=2), Hardware(cuda=4), Hardware(tpu_cores=8))
 
@@ -112,8 +112,7 @@ def cases() -> Iterator[dict[str, Value]]:
 # stubs them as Lightning's tests do), in every old and new spelling (names and objects, in `accelerator`,
 # `plugins` and `strategy`), crossed with a few device spellings. Small on purpose: it runs on every release.
 
-PACKAGES = frozenset({"deepspeed", "fairscale", "horovod"})
-PACKAGE_HARDWARE = (Hardware(installed=PACKAGES), Hardware(cuda=2, installed=PACKAGES))
+PACKAGE_HARDWARE = (Hardware(installed=OPTIONAL_PACKAGES), Hardware(cuda=2, installed=OPTIONAL_PACKAGES))
 
 PACKAGE_DISTRIBUTIONS: tuple[dict[str, Value], ...] = (
     {"accelerator": "deepspeed"},
