@@ -3,6 +3,8 @@ the planner's judging on machines with the packages (the real releases are the j
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from lightning_migrate.codemod.plan import (
@@ -15,7 +17,8 @@ from lightning_migrate.codemod.plan import (
     plan,
 )
 from lightning_migrate.semantics import Hardware, Rejected, Setup, interpret
-from lightning_migrate.semantics.model import OPTIONAL_PACKAGES, Obj, release
+from lightning_migrate.semantics.model import OPTIONAL_PACKAGES, RELEASES, Obj, release
+from lightning_migrate.semantics.registry import registered
 
 WITH_PACKAGES = Hardware(cuda=2, installed=OPTIONAL_PACKAGES)
 
@@ -92,3 +95,24 @@ def test_package_strategies_gone_in_2x_are_refused(flags: dict) -> None:  # type
     decision = plan(flags, release("2.6"))
     assert isinstance(decision, Refusal), decision
     assert decision.code == "LM103"
+
+
+def test_calls_without_a_package_strategy_build_the_same_with_the_packages() -> None:
+    """Why `machines` leaves the package machines out for other calls: every other registered name builds
+    (or fails) the same on a machine with the packages, in every release."""
+    names = {name for r in RELEASES for name in registered(r)} | {"auto", None}
+    checked = 0
+    for name in sorted(names, key=str):
+        for devices in ({"gpus": 2}, {"accelerator": "gpu", "devices": 2}, {"num_processes": 2}):
+            flags = {**devices, **({} if name is None else {"strategy": name})}
+            if machines(flags) != MACHINES:
+                continue
+            for version in RELEASES:
+                for machine in (Hardware(), Hardware(cuda=2)):
+                    bare = interpret(flags, version, machine).outcome
+                    assert (
+                        interpret(flags, version, replace(machine, installed=OPTIONAL_PACKAGES)).outcome
+                        == bare
+                    )
+                    checked += 1
+    assert checked > 1000
