@@ -245,9 +245,12 @@ def _behaviour(
         accepted.update(built)
     if not accepted:
         first, last = sources[0], sources[-1]
-        error = interpret(flags, last, MACHINES[2]).outcome
+        machine = machines(flags)[2 - len(MACHINES)]  # 2 CUDA GPUs, with the packages for a package call
+        error = interpret(flags, last, machine).outcome
         span = f"Lightning {first}" if first == last else f"no Lightning release from {first} to {last}"
-        return Refusal("LM100", f"{span} builds this call on any machine; {last} on 2 CUDA GPUs: {error}")
+        return Refusal(
+            "LM100", f"{span} builds this call on any machine; {last} on {machine.describe()}: {error}"
+        )
     return keep, tuple(sorted(accepted))
 
 
