@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from lightning_migrate.callparse import Call, trainer_calls
-from lightning_migrate.codemod.plan import MACHINES, codemod_deprecations, modernizable, modernized
+from lightning_migrate.codemod.plan import codemod_deprecations, machines, modernizable, modernized
 from lightning_migrate.codemod.python import LIGHTNING_PACKAGE, migrate
 from lightning_migrate.semantics import Setup, interpret
 from lightning_migrate.semantics.model import RELEASES, Version, release
@@ -91,11 +91,14 @@ def assert_behaviour_kept(
             continue
         checked += 1
         took = [
-            r for r in sources for m in MACHINES if isinstance(interpret(old_call.flags, r, m).outcome, Setup)
+            r
+            for r in sources
+            for m in machines(old_call.flags)
+            if isinstance(interpret(old_call.flags, r, m).outcome, Setup)
         ]
         in_use = sources if took else [r for r in RELEASES if r < target]
         same = modernized(modernizable(old_call.flags, target) if unsafe else ())
-        for machine in MACHINES:
+        for machine in machines(old_call.flags):
             built = {interpret(old_call.flags, r, machine).outcome for r in in_use} - {None}
             setups = {s for s in built if isinstance(s, Setup)}
             result = interpret(new_call.flags, target, machine)

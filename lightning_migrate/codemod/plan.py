@@ -32,7 +32,7 @@ from ..semantics import (
     interpret,
 )
 from ..semantics.classes import lookup
-from ..semantics.model import RELEASES, Obj, v
+from ..semantics.model import OPTIONAL_PACKAGES, RELEASES, Obj, v
 from ..semantics.registry import DISTRIBUTED_TYPES, default_find_unused_parameters, registered
 from ..semantics.render import accelerator_name, strategy_spellings, why_not
 from ..semantics.signature import MODELLED, accepts
@@ -49,10 +49,40 @@ MACHINES: tuple[Hardware, ...] = (
     Hardware(tpu_cores=8),
     Hardware(mps=True),
 )
+# The optional packages some strategies need. A call that names a strategy of theirs is judged on each machine
+# twice, without the packages (it must fail there as it did) and with them (as its users run it): so
+# `accelerator="deepspeed"` migrates, and `strategy="deepspeed"` is never LM100 for a missing package. Other
+# calls build the same with or without the packages (only these strategies ask for them, and no candidate
+# for such a call names one), so they are judged on the bare machines alone, which keeps the planner's cost.
+PACKAGE_MACHINES: tuple[Hardware, ...] = tuple(replace(m, installed=OPTIONAL_PACKAGES) for m in MACHINES)
 # Where the old call failed on one of these, the rewrite must fail too: `gpus=2` on a CPU-only machine must
 # never become two CPU processes. (TPU and MPS machines are left out: 1.x raised there for reasons of its
 # own.)
-MUST_STILL_FAIL = frozenset(m for m in MACHINES if not m.tpu_cores and not m.mps)
+MUST_STILL_FAIL = frozenset(m for m in MACHINES + PACKAGE_MACHINES if not m.tpu_cores and not m.mps)
+
+
+def machines(flags: Mapping[str, Value]) -> tuple[Hardware, ...]:
+    """The machines a call is judged on."""
+    return MACHINES + PACKAGE_MACHINES if any(map(_names_package, flags.values())) else MACHINES
+
+
+_PACKAGE_FAMILIES = frozenset({"deepspeed", "fairscale_sharded", "fairscale_fsdp", "horovod"})
+_PACKAGE_NAMES = frozenset(
+    name
+    for names in (DISTRIBUTED_TYPES, *(registered(r) for r in RELEASES))
+    for name, strategy in names.items()
+    if strategy.name in _PACKAGE_FAMILIES
+)
+
+
+def _names_package(value: Value) -> bool:
+    if isinstance(value, (list, tuple)):
+        return any(map(_names_package, value))
+    if isinstance(value, Obj):
+        row = lookup(value.cls)
+        return row is not None and row.family in _PACKAGE_FAMILIES
+    return isinstance(value, str) and value.lower() in _PACKAGE_NAMES
+
 
 DEVICE_FLAGS = {"gpus": "cuda", "num_processes": "cpu", "tpu_cores": "tpu", "ipus": "ipu"}
 TRAINING_TYPE_FLAGS = ("distributed_backend", "accelerator", "plugins")
@@ -106,13 +136,14 @@ _PLANS: dict[object, Decision] = {}
 def _plan(
     flags: dict[str, Value], target: Version, source: Version | None, unsafe: bool, since: Version
 ) -> Decision:
-    rejected = [interpret(flags, target, m).outcome for m in MACHINES]
+    rejected = [interpret(flags, target, m).outcome for m in machines(flags)]
     if source is None and not _legacy_in(flags, target):
         if all(isinstance(outcome, Rejected) for outcome in rejected):
-            where = MACHINES.index(REPORTED_ON)
+            machine = reported_on(flags)
+            where = machines(flags).index(machine)
             return Refusal(
                 "LM100",
-                f"Lightning {target} rejects this call on every machine; on {REPORTED_ON.describe()} it"
+                f"Lightning {target} rejects this call on every machine; on {machine.describe()} it"
                 f" raises {rejected[where]}",
             )
         return Unchanged()
@@ -180,12 +211,12 @@ def _legacy_in(flags: Mapping[str, Value], target: Version) -> bool:
     lacks, or a call it rejects everywhere though an older release built it somewhere?"""
     if any(flag in MODELLED and not accepts(flag, target) for flag in flags):
         return True
-    results = [interpret(flags, target, machine) for machine in MACHINES]
+    results = [interpret(flags, target, machine) for machine in machines(flags)]
     if any(codemod_deprecations(result.deprecations) for result in results):
         return True
     if all(isinstance(result.outcome, Rejected) for result in results):
         older = [r for r in RELEASES if r < target]
-        return any(isinstance(interpret(flags, r, m).outcome, Setup) for r in older for m in MACHINES)
+        return any(isinstance(interpret(flags, r, m).outcome, Setup) for r in older for m in machines(flags))
     return False
 
 
@@ -261,7 +292,7 @@ def _behaviour(
     """The setup the call builds on each machine, agreed by every source release that accepts it."""
     keep: Behaviour = {}
     accepted: set[Version] = set()
-    for machine in MACHINES:
+    for machine in machines(flags):
         built = {}
         for release in sources:
             outcome = interpret(flags, release, machine).outcome
@@ -272,21 +303,23 @@ def _behaviour(
         keep[machine] = next(iter(built.values()), None)
         accepted.update(built)
     if not accepted:
-        return Refusal("LM100", _rejected_everywhere(flags, sources))
+        return Refusal("LM100", _rejected_everywhere(flags, sources, reported_on(flags)))
     return keep, tuple(sorted(accepted))
 
 
-# The machine whose error a refusal quotes: the one most old calls were written for.
-REPORTED_ON = Hardware(cuda=2)
+def reported_on(flags: Mapping[str, Value]) -> Hardware:
+    """The machine whose error a refusal quotes: the one most old calls were written for, 2 CUDA GPUs (with
+    the optional packages where the call names a strategy that needs one)."""
+    return machines(flags)[2 - len(MACHINES)]
 
 
-def _rejected_everywhere(flags: Mapping[str, Value], sources: tuple[Version, ...]) -> str:
+def _rejected_everywhere(flags: Mapping[str, Value], sources: tuple[Version, ...], machine: Hardware) -> str:
     """Why no source release builds the call, quoting the releases it was most likely written for: the
     oldest ones that take its keywords (a `TypeError` for a keyword a release lacks says only that the
     call is older or newer than that release)."""
     first, last = sources[0], sources[-1]
     span = f"Lightning {first}" if first == last else f"no Lightning release from {first} to {last}"
-    errors = {r: interpret(flags, r, REPORTED_ON).outcome for r in sources}
+    errors = {r: interpret(flags, r, machine).outcome for r in sources}
     unexpected = "unexpected keyword argument"
     quoted = [r for r in sources if unexpected not in str(errors[r])] or [first]
     said: dict[str, list[Version]] = {}
@@ -297,7 +330,7 @@ def _rejected_everywhere(flags: Mapping[str, Value], sources: tuple[Version, ...
         for error, rs in list(said.items())[:2]
     ]
     verb = "builds this call on no machine" if first == last else "builds this call on any machine"
-    return f"{span} {verb}; on {REPORTED_ON.describe()}, " + "; ".join(parts)
+    return f"{span} {verb}; on {machine.describe()}, " + "; ".join(parts)
 
 
 def _releases(releases: Sequence[Version]) -> str:

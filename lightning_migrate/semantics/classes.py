@@ -195,7 +195,7 @@ def strategy_of(obj: Obj, version: Version) -> Strategy:
     since = START_METHOD_PARAMETER.get(obj.cls)
     if since is not None and version >= since and "start_method" in kwargs:
         start = str(kwargs["start_method"])
-    fup = kwargs.get("find_unused_parameters")
+    fup = kwargs.get("find_unused_parameters") if row.family == "ddp" else None  # others keep it as an option
     options = ddp_options(obj, version) if row.family == "ddp" else obj.kwargs
     return resolve(Strategy(row.family, start, None if fup is None else bool(fup), options), version)
 

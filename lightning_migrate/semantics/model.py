@@ -84,10 +84,13 @@ class Hardware:
             parts.append(f"TPU ({self.tpu_cores} cores)")
         if self.mps:
             parts.append("Apple MPS")
-        return " + ".join(parts) or "CPU only"
+        machine = " + ".join(parts) or "CPU only"
+        return f"{machine} with {', '.join(sorted(self.installed))}" if self.installed else machine
 
 
 CPU_ONLY = Hardware()
+# The optional packages whose strategies the model judges by `Hardware.installed`.
+OPTIONAL_PACKAGES = frozenset({"deepspeed", "fairscale", "horovod"})
 
 
 @dataclass(frozen=True)

@@ -46,19 +46,28 @@ ALIASES: tuple[Alias, ...] = (
         v("1.4"),
         v("2.0"),
     ),
-    Alias("deepspeed", _s("deepspeed"), v("1.4")),
-    Alias("deepspeed_stage_1", _s("deepspeed", stage=1), v("1.5")),
-    Alias("deepspeed_stage_2", _s("deepspeed", stage=2), v("1.4")),
-    Alias("deepspeed_stage_2_offload", _s("deepspeed", stage=2, offload_optimizer=True), v("1.4")),
-    Alias("deepspeed_stage_3", _s("deepspeed", stage=3), v("1.4")),
+    Alias("deepspeed", _s("deepspeed", "popen"), v("1.4")),
+    Alias("deepspeed_stage_1", _s("deepspeed", "popen", stage=1), v("1.5")),
+    Alias("deepspeed_stage_2", _s("deepspeed", "popen", stage=2), v("1.4")),
+    Alias("deepspeed_stage_2_offload", _s("deepspeed", "popen", stage=2, offload_optimizer=True), v("1.4")),
+    Alias("deepspeed_stage_3", _s("deepspeed", "popen", stage=3), v("1.4")),
     Alias(
         "deepspeed_stage_3_offload",
-        _s("deepspeed", stage=3, offload_optimizer=True, offload_parameters=True),
+        _s("deepspeed", "popen", stage=3, offload_optimizer=True, offload_parameters=True),
         v("1.4"),
     ),
     Alias(
         "deepspeed_stage_3_offload_nvme",
-        _s("deepspeed", stage=3, offload_optimizer=True, offload_parameters=True, nvme=True),
+        _s(
+            "deepspeed",
+            "popen",
+            stage=3,
+            offload_optimizer=True,
+            offload_parameters=True,
+            remote_device="nvme",
+            offload_params_device="nvme",
+            offload_optimizer_device="nvme",
+        ),
         v("1.4"),
     ),
     Alias("fsdp", _s("fairscale_fsdp", "popen"), v("1.4"), v("2.0")),  # FairScale until 1.9 ...
@@ -114,7 +123,7 @@ DISTRIBUTED_TYPES: dict[str, Strategy] = {
     "ddp2": _s("ddp2", "popen"),
     "ddp_spawn": _s("ddp", "spawn"),
     "tpu_spawn": _s("xla", "spawn"),
-    "deepspeed": _s("deepspeed"),
+    "deepspeed": _s("deepspeed", "popen"),
     "horovod": _s("horovod"),
     "ddp_sharded": _s("fairscale_sharded", "popen"),
     "ddp_sharded_spawn": _s("fairscale_sharded", "spawn"),
@@ -138,4 +147,72 @@ def resolve(strategy: Strategy, version: Version) -> Strategy:
         return Strategy(
             strategy.name, strategy.start_method, default_find_unused_parameters(version), strategy.options
         )
+    if strategy.name == "deepspeed":
+        options = tuple(sorted(deepspeed_options(dict(strategy.options), version).items()))
+        return Strategy(strategy.name, "popen", None, options)  # DeepSpeed always re-runs the script
     return strategy
+
+
+# --- DeepSpeed's options -----------------------------------------------------------------------------------
+#
+# `DeepSpeedStrategy(...)` (`DeepSpeedPlugin` up to 1.5) turns its keywords into a DeepSpeed config
+# (`_create_default_config`); a Setup carries the keywords that change what that config, or the model's first
+# placement, does, in a canonical form: the ZeRO stage always, an offload and its device only when it is on,
+# `remote_device` only at stage 3 (the only stage that runs `deepspeed.zero.Init(remote_device=...)`), with
+# the release's default where the call gives none. Other keywords travel as written. With `config=` the
+# object's own keywords no longer make the config: they are all kept as written.
+
+# Defaults every release shares (1.4 to 2.6).
+DEEPSPEED_DEFAULTS: dict[str, Value] = {
+    "zero_optimization": True,
+    "stage": 2,
+    "offload_optimizer": False,
+    "offload_parameters": False,
+    "offload_optimizer_device": "cpu",
+    "offload_params_device": "cpu",
+    "nvme_path": "/local_nvme",
+}
+# `remote_device` defaulted to "cpu" up to 2.0 and to None (the GPU) from 2.1.
+DEEPSPEED_REMOTE_DEVICE: tuple[tuple[Version, Value], ...] = ((v("2.1"), None), (v("1.4"), "cpu"))
+# Which offload switch each device keyword belongs to.
+_OFFLOAD_DEVICES = {
+    "offload_optimizer_device": "offload_optimizer",
+    "offload_params_device": "offload_parameters",
+}
+
+
+def deepspeed_options(kwargs: dict[str, Value], version: Version) -> dict[str, Value]:
+    if kwargs.get("config") is not None:
+        return kwargs
+    given = {**DEEPSPEED_DEFAULTS, **kwargs}
+    if not given["zero_optimization"]:  # no ZeRO section at all: stage and offloads are ignored
+        zero_keys = {*DEEPSPEED_DEFAULTS, "remote_device"}
+        return {"zero_optimization": False, **{k: val for k, val in kwargs.items() if k not in zero_keys}}
+    options = {k: val for k, val in kwargs.items() if k not in DEEPSPEED_DEFAULTS and k != "remote_device"}
+    options["stage"] = given["stage"]
+    offloading = [flag for flag in ("offload_optimizer", "offload_parameters") if given[flag]]
+    options.update(dict.fromkeys(offloading, True))
+    for device, flag in _OFFLOAD_DEVICES.items():
+        if flag in offloading and given[device] != DEEPSPEED_DEFAULTS[device]:
+            options[device] = given[device]
+    if offloading and given["nvme_path"] != DEEPSPEED_DEFAULTS["nvme_path"]:
+        options["nvme_path"] = given["nvme_path"]
+    if given["stage"] == 3:
+        default = next(device for since, device in DEEPSPEED_REMOTE_DEVICE if version >= since)
+        options["remote_device"] = kwargs.get("remote_device", default)
+    return options
+
+
+def deepspeed_keywords(options: dict[str, Value], version: Version) -> dict[str, Value]:
+    """The shortest keywords that give ``options`` in ``version``: those ``deepspeed_options`` fills in alone
+    (stage 2, the release's ``remote_device``) are left out."""
+    if options.get("config") is not None:
+        return options
+    keywords = dict(options)
+    if keywords.get("stage") == DEEPSPEED_DEFAULTS["stage"]:
+        del keywords["stage"]
+    if "remote_device" in keywords:
+        default = next(device for since, device in DEEPSPEED_REMOTE_DEVICE if version >= since)
+        if keywords["remote_device"] == default:
+            del keywords["remote_device"]
+    return keywords

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 from .classes import CLASSES, START_METHOD_PARAMETER, STRATEGY
 from .interpret import interpret
-from .model import Hardware, Obj, Setup, Strategy, Value, Version, v
-from .registry import DISTRIBUTED_TYPES, registered, resolve
+from .model import OPTIONAL_PACKAGES, Hardware, Obj, Setup, Strategy, Value, Version, v
+from .registry import DISTRIBUTED_TYPES, deepspeed_keywords, registered, resolve
 
 Flags = dict[str, Value]
 
@@ -65,6 +65,7 @@ def enough_hardware(setup: Setup) -> Hardware:
         cuda=top if setup.accelerator == "cuda" else 0,
         tpu_cores=8 if setup.accelerator == "tpu" or setup.strategy.name in ("xla", "single_xla") else 0,
         mps=setup.accelerator == "mps",
+        installed=OPTIONAL_PACKAGES,  # only the strategies that need them ask for them
     )
 
 
@@ -140,6 +141,8 @@ def strategy_objects(strategy: Strategy, version: Version) -> Iterator[Obj]:
             continue
         # a keyword forwarded to torch DDP is written as itself (see `classes.ddp_options`)
         kwargs: dict[str, Value] = {k.removeprefix("torch_ddp."): val for k, val in strategy.options}
+        if strategy.name == "deepspeed":
+            kwargs = deepspeed_keywords(kwargs, version)
         if strategy.find_unused_parameters is not None:
             kwargs["find_unused_parameters"] = strategy.find_unused_parameters
         since = START_METHOD_PARAMETER.get(row.name)

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import builtins
 import importlib
+import importlib.util
 import logging
+import sys
 import warnings
 from dataclasses import dataclass, field
 from types import ModuleType
@@ -23,7 +25,7 @@ from lightning_migrate.semantics.classes import (
     STRATEGY,
     lookup,
 )
-from lightning_migrate.semantics.model import MISCONF
+from lightning_migrate.semantics.model import MISCONF, OPTIONAL_PACKAGES
 
 from .translate import TRANSLATED, Translation, as_list, given_flags, translate
 
@@ -75,7 +77,16 @@ def hardware(namespace: str) -> Hardware:
         cuda=torch.cuda.device_count(),
         tpu_cores=_tpu_cores(namespace),
         mps=bool(mps is not None and mps.is_available()),
+        installed=frozenset(name for name in OPTIONAL_PACKAGES if _importable(name)),
     )
+
+
+def _importable(name: str) -> bool:
+    """Whether ``import name`` would find the package, without importing it (DeepSpeed's import is slow)."""
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):  # ValueError: a module in sys.modules without a spec (a mock)
+        return name in sys.modules
 
 
 def _tpu_cores(namespace: str) -> int:

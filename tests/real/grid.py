@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from lightning_migrate.semantics.model import Hardware, Obj, Value
+from lightning_migrate.semantics.model import OPTIONAL_PACKAGES, Hardware, Obj, Value
 
 HARDWARE = (Hardware(), Hardware(cuda=2), Hardware(cuda=4), Hardware(tpu_cores=8))
 
@@ -104,3 +104,58 @@ def cases() -> Iterator[dict[str, Value]]:
                     flags["accelerator"] = accelerator
                 flags.update(counts)
                 yield flags
+
+
+# --- optional packages -------------------------------------------------------------------------------------
+#
+# The strategies that need DeepSpeed, FairScale or Horovod, on machines where those are installed (the harness
+# stubs them as Lightning's tests do), in every old and new spelling (names and objects, in `accelerator`,
+# `plugins` and `strategy`), crossed with a few device spellings. Small on purpose: it runs on every release.
+
+PACKAGE_HARDWARE = (Hardware(installed=OPTIONAL_PACKAGES), Hardware(cuda=2, installed=OPTIONAL_PACKAGES))
+
+PACKAGE_DISTRIBUTIONS: tuple[dict[str, Value], ...] = (
+    {"accelerator": "deepspeed"},
+    {"accelerator": "horovod"},
+    {"accelerator": "ddp_sharded"},
+    {"accelerator": "ddp_sharded_spawn"},
+    {"plugins": "deepspeed_stage_2"},
+    {"plugins": "deepspeed_stage_3_offload"},
+    {"plugins": "ddp_sharded_find_unused_parameters_false"},
+    {"plugins": Obj.of("DeepSpeedPlugin", stage=3, offload_optimizer=True)},
+    {"plugins": Obj.of("DDPShardedPlugin")},
+    {"plugins": Obj.of("HorovodPlugin")},
+    {"strategy": "deepspeed"},
+    {"strategy": "deepspeed_stage_1"},
+    {"strategy": "deepspeed_stage_2_offload"},
+    {"strategy": "deepspeed_stage_3"},
+    {"strategy": "deepspeed_stage_3_offload_nvme"},
+    {"strategy": "horovod"},
+    {"strategy": "ddp_sharded"},
+    {"strategy": "ddp_sharded_spawn"},
+    {"strategy": "ddp_fully_sharded"},
+    {"strategy": "fsdp"},
+    {"strategy": Obj.of("DeepSpeedPlugin", stage=1)},
+    {"strategy": Obj.of("DeepSpeedStrategy", stage=3, offload_optimizer=True)},
+    {"strategy": Obj.of("DeepSpeedStrategy", stage=3, offload_parameters=True, remote_device="cpu")},
+    {"strategy": Obj.of("DeepSpeedStrategy", zero_optimization=False)},
+    {"strategy": Obj.of("DDPShardedStrategy", find_unused_parameters=False)},
+    {"strategy": Obj.of("DDPFullyShardedStrategy")},
+    {"strategy": Obj.of("HorovodStrategy")},
+)
+
+PACKAGE_DEVICES: tuple[dict[str, Value], ...] = (
+    {},
+    {"gpus": 2},
+    {"gpus": 1},
+    {"accelerator": "gpu", "devices": 2},
+    {"accelerator": "cpu", "devices": 2},
+)
+
+
+def package_cases() -> Iterator[dict[str, Value]]:
+    for distribution in PACKAGE_DISTRIBUTIONS:
+        for devices in PACKAGE_DEVICES:
+            if "accelerator" in distribution and "accelerator" in devices:
+                continue
+            yield {**distribution, **devices}

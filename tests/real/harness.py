@@ -26,7 +26,7 @@ import sys
 import tempfile
 import types
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from typing import Any
 
@@ -170,6 +170,8 @@ def simulated(hardware: Hardware) -> Iterator[None]:
         with contextlib.ExitStack() as stack:
             if hardware.tpu_cores:
                 stack.enter_context(simulated_tpu(hardware.tpu_cores, patch))
+            if hardware.installed:
+                stack.enter_context(simulated_packages(hardware.installed, patch))
             yield
     finally:
         for owner, name, value in reversed(saved):
@@ -304,27 +306,38 @@ def _import_time_xla_names(module: Any) -> list[tuple[str, str, str | None]]:
 
 
 def _find_import_time_xla_names(module: Any) -> list[tuple[str, str, str | None]]:
+    return _import_time_bindings(module, "torch_xla", lambda flag: flag in AVAILABILITY_FLAGS)
+
+
+def _import_time_bindings(
+    module: Any, package: str, is_flag: Callable[[str], bool]
+) -> list[tuple[str, str, str | None]]:
+    """The names ``module`` binds to ``package`` in the top-level ``if`` blocks whose test reads a flag."""
     try:
         source = inspect.getsource(module)
     except (OSError, TypeError):
         return []
-    if "torch_xla" not in source:
+    if package not in source:
         return []
+
+    def ours(name: str) -> bool:
+        return name.split(".", maxsplit=1)[0] == package
+
     bindings: list[tuple[str, str, str | None]] = []
     for node in ast.parse(source).body:
         if not isinstance(node, ast.If) or not any(
-            isinstance(name, ast.Name) and name.id in AVAILABILITY_FLAGS for name in ast.walk(node.test)
+            isinstance(name, ast.Name) and is_flag(name.id) for name in ast.walk(node.test)
         ):
             continue
         for statement in node.body:
             for sub in ast.walk(statement):
                 if isinstance(sub, ast.Import):
                     for alias in sub.names:
-                        if _is_xla(alias.name) and alias.asname:  # import torch_xla.core.xla_model as xm
+                        if ours(alias.name) and alias.asname:  # import torch_xla.core.xla_model as xm
                             bindings.append((alias.asname, alias.name, None))
-                        elif _is_xla(alias.name):  # import torch_xla.core.xla_model
-                            bindings.append(("torch_xla", "torch_xla", None))
-                elif isinstance(sub, ast.ImportFrom) and sub.level == 0 and _is_xla(sub.module or ""):
+                        elif ours(alias.name):  # import torch_xla.core.xla_model
+                            bindings.append((package, package, None))
+                elif isinstance(sub, ast.ImportFrom) and sub.level == 0 and ours(sub.module or ""):
                     for alias in sub.names:
                         bindings.append((alias.asname or alias.name, str(sub.module), alias.name))
     return bindings
@@ -400,6 +413,99 @@ def simulated_tpu(cores: int, patch: Any) -> Iterator[None]:
                 del sys.modules[name]
         for cache in _lru_caches(_cached_modules()):
             if cache.cache_info().misses != caches.get(id(cache)):  # computed while simulating
+                cache.cache_clear()
+
+
+# --- optional packages ---------------------------------------------------------------------------------
+#
+# How each release decides that DeepSpeed, FairScale or Horovod is installed, and what
+# ``simulated_packages`` patches for it (the names Lightning's own tests patch, e.g.
+# ``mock.patch("...deepspeed._DEEPSPEED_AVAILABLE", True)``, with a stub module in ``sys.modules``):
+#   1.4-1.8  ``utilities.imports._DEEPSPEED_AVAILABLE``/``_FAIRSCALE_AVAILABLE``/
+#            ``_FAIRSCALE_FULLY_SHARDED_AVAILABLE``/``_HOROVOD_AVAILABLE`` (plain bools computed at import),
+#            copied by ``from ... import`` into the strategies and the accelerator connector; those modules
+#            import the package at import time under ``if _X_AVAILABLE:`` (``import horovod.torch as hvd``,
+#            ``import deepspeed``, fairscale classes).
+#   1.9-2.x  the same names as ``RequirementCache``s (DeepSpeed's in
+#            ``lightning_fabric.strategies.deepspeed``, with ``_DEEPSPEED_GREATER_EQUAL_0_16`` in 2.6), and
+#            the package imported inside functions.
+# Every such flag of every Lightning module is patched to True, every import-time binding is made to the stub,
+# and any other ``import`` of the package meets the stub finder; all of it is restored after the call.
+# ``horovod.torch`` answers as Horovod does in a process started without horovodrun: rank 0 of a world of 1.
+
+PACKAGE_FLAG_PREFIXES = {"deepspeed": "_DEEPSPEED_", "fairscale": "_FAIRSCALE_", "horovod": "_HOROVOD_"}
+
+PACKAGE_FUNCTIONS: dict[str, dict[str, Any]] = {
+    "deepspeed": {"__version__": "0.16.0"},
+    "horovod.torch": {
+        "init": lambda *args, **kwargs: None,
+        "rank": lambda: 0,
+        "local_rank": lambda: 0,
+        "size": lambda: 1,
+        "local_size": lambda: 1,
+        "cross_size": lambda: 1,
+    },
+}
+
+
+def _is_package_flag(package: str, name: str) -> bool:
+    prefix = PACKAGE_FLAG_PREFIXES[package]
+    return name.startswith(prefix) and ("AVAILABLE" in name or "GREATER_EQUAL" in name)
+
+
+class _PackageStubFinder(_XlaStubFinder):
+    """Imports the simulated packages (and any of their submodules) as stub modules of Mocks."""
+
+    def __init__(self, packages: frozenset[str]) -> None:
+        self.packages = packages
+
+    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Any:
+        if fullname.split(".", maxsplit=1)[0] not in self.packages:
+            return None
+        return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
+
+    def create_module(self, spec: Any) -> Any:
+        module = _XlaStubModule(spec.name)
+        for name, function in PACKAGE_FUNCTIONS.get(spec.name, {}).items():
+            setattr(module, name, function)
+        return module
+
+
+_PACKAGE_NAMES: dict[tuple[str, str], list[tuple[str, str, str | None]]] = {}
+
+
+def _package_bindings(module: Any, package: str) -> list[tuple[str, str, str | None]]:
+    key = (module.__name__, package)
+    if key not in _PACKAGE_NAMES:
+        is_flag = functools.partial(_is_package_flag, package)
+        _PACKAGE_NAMES[key] = _import_time_bindings(module, package, is_flag)
+    return _PACKAGE_NAMES[key]
+
+
+@contextlib.contextmanager
+def simulated_packages(installed: frozenset[str], patch: Any) -> Iterator[None]:
+    """DeepSpeed, FairScale and Horovod installed, as far as ``installed`` names them (see above)."""
+    packages = frozenset(installed) & set(PACKAGE_FLAG_PREFIXES)
+    caches = {id(cache): cache.cache_info().misses for cache in _lru_caches(_cached_modules())}
+    stubbed = {name for name in sys.modules if name.split(".", maxsplit=1)[0] in packages}
+    finder = _PackageStubFinder(packages)
+    sys.meta_path.insert(0, finder)
+    try:
+        for module in lightning_modules():
+            for package in packages:
+                for name in [n for n in module.__dict__ if _is_package_flag(package, n)]:
+                    patch(module, name, True)
+                for name, stub_module, attr in _package_bindings(module, package):
+                    value = importlib.import_module(stub_module)
+                    patch(module, name, getattr(value, attr) if attr else value)
+        yield
+    finally:
+        sys.meta_path.remove(finder)
+        for name in [n for n in sys.modules if n.split(".", maxsplit=1)[0] in packages]:
+            if name not in stubbed:
+                del sys.modules[name]
+        for cache in _lru_caches(_cached_modules()):
+            if cache.cache_info().misses != caches.get(id(cache)):
                 cache.cache_clear()
 
 
@@ -535,9 +641,46 @@ def read_setup(trainer: Any) -> Setup:
             name=family,
             start_method=start_method,
             find_unused_parameters=find_unused_parameters(strategy) if family == "ddp" else None,
+            options=package_options(family, strategy),
         ),
         num_nodes=int(trainer.num_nodes),
     )
+
+
+# DeepSpeed's options as the strategy's own config holds them, in the model's vocabulary (the keywords that
+# set them): the ZeRO stage, what is offloaded where, and the device ZeRO-3 first builds the model on.
+DEEPSPEED_DEFAULT_DEVICE, DEEPSPEED_DEFAULT_NVME = "cpu", "/local_nvme"
+
+
+def package_options(family: str, strategy: Any) -> tuple[tuple[str, Value], ...]:
+    if family == "deepspeed":
+        return tuple(sorted(deepspeed_options(strategy).items()))
+    if family.startswith("fairscale"):  # the DDP keywords the sharded strategy was given, for torch DDP
+        return tuple(sorted(getattr(strategy, "_ddp_kwargs", {}).items()))
+    return ()
+
+
+def deepspeed_options(strategy: Any) -> dict[str, Value]:
+    zero = strategy.config.get("zero_optimization")
+    if not zero:
+        return {"zero_optimization": False}
+    options: dict[str, Value] = {"stage": zero["stage"]}
+    nvme_paths = set()
+    for flag, key, device_flag in (
+        ("offload_optimizer", "offload_optimizer", "offload_optimizer_device"),
+        ("offload_parameters", "offload_param", "offload_params_device"),
+    ):
+        offload = zero.get(key)
+        if offload:
+            options[flag] = True
+            if offload["device"] != DEEPSPEED_DEFAULT_DEVICE:
+                options[device_flag] = offload["device"]
+            nvme_paths.add(offload.get("nvme_path", DEEPSPEED_DEFAULT_NVME))
+    if nvme_paths - {DEEPSPEED_DEFAULT_NVME}:
+        options["nvme_path"] = nvme_paths.pop()
+    if zero["stage"] == 3:  # `deepspeed.zero.Init(remote_device=...)` runs for stage 3 only
+        options["remote_device"] = strategy.remote_device
+    return options
 
 
 def outcome_to_json(outcome: Outcome) -> dict[str, Any]:

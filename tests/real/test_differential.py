@@ -6,13 +6,14 @@ from __future__ import annotations
 import harness
 import pytest
 from conftest import AGREEMENT
-from grid import HARDWARE, cases
+from grid import HARDWARE, PACKAGE_HARDWARE, cases, package_cases
 
 from lightning_migrate.semantics import Hardware, Rejected, interpret
 
 pytestmark = pytest.mark.real
 
 GRID = list(cases())
+PACKAGE_GRID = list(package_cases())
 
 
 def predicted(flags: dict, release: str, hardware: Hardware):  # type: ignore[no-untyped-def,type-arg]
@@ -22,15 +23,19 @@ def predicted(flags: dict, release: str, hardware: Hardware):  # type: ignore[no
     return outcome
 
 
-@pytest.mark.parametrize("hardware", HARDWARE, ids=Hardware.describe)
-def test_model_agrees_with_real_release(hardware: Hardware) -> None:
+@pytest.mark.parametrize(
+    ("hardware", "grid"),
+    [(h, GRID) for h in HARDWARE] + [(h, PACKAGE_GRID) for h in PACKAGE_HARDWARE],
+    ids=[h.describe() for h in (*HARDWARE, *PACKAGE_HARDWARE)],
+)
+def test_model_agrees_with_real_release(hardware: Hardware, grid: list) -> None:  # type: ignore[type-arg]
     release = harness.release()
     mismatches = []
-    for flags in GRID:
+    for flags in grid:
         real = harness.observe(flags, hardware)
         model = predicted(flags, release, hardware)
         if real != model:
             mismatches.append(f"Trainer({flags})\n    real : {real}\n    model: {model}")
-    agreed = len(GRID) - len(mismatches)
-    AGREEMENT.append(f"Lightning {release} on {hardware.describe()}: {agreed}/{len(GRID)} combinations agree")
+    agreed = len(grid) - len(mismatches)
+    AGREEMENT.append(f"Lightning {release} on {hardware.describe()}: {agreed}/{len(grid)} combinations agree")
     assert not mismatches, f"{len(mismatches)} disagreements, first ones:\n" + "\n".join(mismatches[:15])

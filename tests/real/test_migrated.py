@@ -17,7 +17,7 @@ from pathlib import Path
 import harness
 import pytest
 from conftest import AGREEMENT
-from grid import HARDWARE, cases
+from grid import HARDWARE, PACKAGE_HARDWARE, cases, package_cases
 
 from lightning_migrate.callparse import Call, trainer_calls
 from lightning_migrate.codemod.plan import MUST_STILL_FAIL, comparable, describe
@@ -48,15 +48,22 @@ OLD_CALLS = (
     ("tpu_cores=8", "1.6"),
     ('strategy="ddp", gpus=2', "1.9"),
     ('strategy="ddp_spawn", num_processes=2', "1.9"),
+    # strategies of optional packages, judged where they are installed
+    ('accelerator="deepspeed", gpus=2', "1.4"),
+    ('plugins="deepspeed_stage_2", gpus=2', "1.5"),
+    ("plugins=DeepSpeedPlugin(stage=3, offload_optimizer=True), gpus=2", "1.5"),
+    ('strategy="deepspeed_stage_3", gpus=2', "1.6"),
+    ('accelerator="horovod", gpus=1', "1.5"),
+    ('accelerator="ddp_sharded", gpus=2', "1.5"),
 )
-GRID = list(cases())
-OBJECTS = ("DDPPlugin", "DDPSpawnPlugin", "LightningEnvironment")
+GRID = list(cases()) + list(package_cases())
+OBJECTS = ("DDPPlugin", "DDPSpawnPlugin", "LightningEnvironment", "DeepSpeedPlugin")
 
 
 def source_file(arguments: str) -> str:
     imports = f"import {harness.ROOT} as pl\n"
     if any(name in arguments for name in OBJECTS):
-        imports += f"from {harness.ROOT}.plugins import DDPPlugin, DDPSpawnPlugin\n"
+        imports += f"from {harness.ROOT}.plugins import DDPPlugin, DDPSpawnPlugin, DeepSpeedPlugin\n"
         imports += f"from {harness.ROOT}.plugins.environments import LightningEnvironment\n"
     return f"{imports}\ntrainer = pl.Trainer({arguments})\n"
 
@@ -84,7 +91,7 @@ def test_migrated_call_builds_what_the_old_call_built(arguments: str, written_fo
         assert all(not f.fixable for f in result.findings), result.findings
         pytest.skip(f"not rewritten for {target}: {[f.code for f in result.findings]}")
     compared = 0
-    for hardware in HARDWARE:
+    for hardware in HARDWARE + PACKAGE_HARDWARE:
         before = interpret(old, source, hardware, harness.ROOT).outcome
         after = harness.observe(new, hardware)
         if isinstance(before, Setup):

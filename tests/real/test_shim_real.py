@@ -21,6 +21,7 @@ from conftest import AGREEMENT
 
 import lightning_migrate
 from lightning_migrate.semantics import Hardware, Obj, Setup, Version, interpret
+from lightning_migrate.semantics.model import OPTIONAL_PACKAGES
 from lightning_migrate.shim.translate import REFERENCE
 
 pytestmark = pytest.mark.real
@@ -97,6 +98,25 @@ def test_examples_build_their_meaning(flags: dict[str, Any], hardware: Hardware)
     assert setup == meaning
     if flags["strategy"] == "DDP_OBJECT":
         assert harness.strategy_of(trainer) is real_flags["strategy"]  # passed on, not rebuilt
+
+
+PACKAGES = Hardware(cuda=2, installed=OPTIONAL_PACKAGES)
+
+
+@pytest.mark.parametrize(
+    "flags",
+    [{"accelerator": "deepspeed", "gpus": 2}, {"plugins": "deepspeed_stage_3", "gpus": 2}],
+    ids=["accelerator", "plugins"],
+)
+def test_old_deepspeed_calls_build_their_meaning_where_deepspeed_is_installed(flags: dict[str, Any]) -> None:
+    """The shim sees the installed packages (``Hardware.installed``), so an old DeepSpeed call is translated
+    instead of failing as if DeepSpeed were missing."""
+    trainer, _ = build(flags, PACKAGES)
+    assert not isinstance(trainer, Exception), f"{type(trainer).__name__}: {trainer}"
+    native = interpret(flags, RELEASE, PACKAGES, harness.ROOT)
+    kept = isinstance(native.outcome, Setup) and not native.deprecations
+    meaning = native.outcome if kept else interpret(flags, REFERENCE, PACKAGES).outcome
+    assert harness.read_setup(trainer) == meaning
 
 
 CONFLICTS = (
