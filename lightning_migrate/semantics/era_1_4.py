@@ -88,6 +88,13 @@ PLUGIN_CLASSES: dict[str, _PluginClass] = {
     "SingleTPUPlugin": _PluginClass("single_tpu", None, None, parallel=False),
 }
 
+# 1.5 training-type plugins whose `checkpoint_io` setter raises, and the name their message gives.
+_REFUSE_CHECKPOINT_IO = {
+    "TPUSpawnPlugin": "TPU Spawn Plugin",
+    "SingleTPUPlugin": "TPU Plugin",
+    "DeepSpeedPlugin": "DeepSpeed",
+}
+
 # Plugin constructors that raise without their optional package (the key of `Hardware.installed`).
 _NEEDS_PACKAGE = {
     "DeepSpeedPlugin": (
@@ -740,10 +747,19 @@ class _Connector:
             devices = (training_type.root,)
         else:
             devices = (0,)
+        self._attach_checkpoint_io(training_type)
         trained = _precision_plugin(self, training_type)
         return Setup(
             ACCELERATOR_KINDS[kind], devices, training_type.strategy, self.num_nodes, precision=trained
         )
+
+    def _attach_checkpoint_io(self, training_type: _TrainingType) -> None:
+        """1.5 ``training_type_plugin``: a CheckpointIO plugin goes to the training type's setter, which
+        raises for the plugins that save their own checkpoints."""
+        refuses = _REFUSE_CHECKPOINT_IO.get(training_type.cls)
+        given = any(classes.kind_of(plug) == classes.CHECKPOINT_IO for plug in self.plugins)
+        if self.v15 and refuses and given:
+            raise Reject(MISCONF, f"{refuses} currently does not support custom checkpoint plugins.")
 
     def select_training_type_plugin(self) -> _TrainingType:
         distrib = self.distrib_type

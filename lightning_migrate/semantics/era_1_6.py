@@ -728,11 +728,7 @@ class _Connector:
                 " Please, open an issue in `https://github.com/Lightning-AI/lightning/issues`"
                 " requesting this feature.",
             )
-        if (
-            self.accelerator_kind == "tpu"
-            and self.version < V17
-            and self.precision_plugin not in ("", *TPU_PRECISION)
-        ):
+        if self.accelerator_kind == "tpu" and self.precision_plugin not in ("", *TPU_PRECISION):
             # 1.6 checks the precision plugin before the strategy (found by the differential grid)
             raise Reject(
                 "ValueError",
@@ -840,9 +836,11 @@ class _Connector:
         family, start = self.built.name, self.built.start_method
         if family not in RANKED_FAMILIES or (family == "xla" and not self.v17):
             return
-        if self.environment == "XLAEnvironment" and not self.hardware.tpu_cores:
+        # 1.7+ TPUSpawnStrategy builds itself with an XLAEnvironment, which no environment plugin replaces
+        environment = "XLAEnvironment" if family == "xla" else self.environment
+        if environment == "XLAEnvironment" and not self.hardware.tpu_cores:
             raise Reject("NameError", "name 'xenv' is not defined")
-        node, local, world = ENVIRONMENT_VARIABLES.get(self.environment, (None, None, None))
+        node, local, world = ENVIRONMENT_VARIABLES.get(environment, (None, None, None))
         # DDP2 asks for the node rank only; DDP for node then local rank, the spawning ones node then global
         asked = (
             (node,) if family == "ddp2" else (node, world) if start in ("spawn", "fork") else (node, local)

@@ -590,8 +590,6 @@ def _check_precision(
     hardware: Hardware,
 ) -> Precision:
     """``_check_and_init_precision``: the precision plugin chosen, raising where it raises."""
-    if given is not None:
-        return precision.construct(given, version, hardware)  # a precision plugin in `plugins`, used as is
     if version < V2_1 and accelerator == "tpu" and value == "64-true":
         raise Reject(
             MISCONF,
@@ -599,6 +597,14 @@ def _check_precision(
             " Please, open an issue in `https://github.com/Lightning-AI/lightning/issues`"
             " requesting this feature.",
         )
+    if version < V2_1 and accelerator == "tpu" and given is not None:  # none of the modelled classes is TPU's
+        raise Reject(
+            "ValueError",
+            "The `TPUAccelerator` can only be used with a `TPUPrecisionPlugin`,"
+            f" found: <{given.cls} object>.",
+        )
+    if given is not None:
+        return precision.construct(given, version, hardware)  # a precision plugin in `plugins`, used as is
     if version < V2_1 and accelerator == "tpu" and value in ("32-true", "16-mixed", "bf16-mixed"):
         return Precision() if value == "32-true" else precision.TPU_HALF  # TPU(Bf16)PrecisionPlugin
     table = _FAMILY_PRECISIONS if version >= V2_1 else _FAMILY_PRECISIONS_2_0
@@ -622,6 +628,22 @@ def _check_precision(
         own = ("cpu", "mps") if version >= V2_6 else ("cpu",)
         return precision.mixed(value, accelerator if accelerator in own else "cuda")
     return Precision(value)
+
+
+def _check_xla_plugins(built: _Built, plugins: list[Value], version: Version) -> None:
+    """2.1+ XLA strategies' ``precision_plugin`` and ``checkpoint_io`` setters (``_lazy_init_strategy``) take
+    only their XLA classes, which the model does not build: any other given one raises."""
+    if version < V2_1 or built.strategy.name not in ("xla", "single_xla"):
+        return
+    xla = {classes.PRECISION: "XLAPrecision" if version >= V2_1_1 else "XLAPrecisionPlugin"}
+    xla[classes.CHECKPOINT_IO] = "XLACheckpointIO"
+    for kind in (classes.PRECISION, classes.CHECKPOINT_IO):
+        given = next((p for p in plugins if isinstance(p, Obj) and classes.kind_of(p) == kind), None)
+        if given is not None:
+            raise Reject(
+                "TypeError",
+                f"The XLA strategy can only work with the `{xla[kind]}` plugin, found <{given.cls} object>",
+            )
 
 
 def _check_tpu_strategy(built: _Built, accelerator: str, version: Version) -> None:
@@ -668,6 +690,7 @@ def connect(flags: dict[str, Value], version: Version, hardware: Hardware, warn:
     built = _build(chosen, version, hardware, warn)
     given = next((p for p in plugins if isinstance(p, Obj) and classes.kind_of(p) == classes.PRECISION), None)
     trained = _check_precision(built, resolved, precision or "32-true", given, version, hardware)
+    _check_xla_plugins(built, plugins, version)
     _check_tpu_strategy(built, resolved, version)
     if built.root is not None:
         return Setup(resolved, (built.root,), built.strategy, precision=trained)

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from typing import Callable
 
-from . import classes, era_1_4, era_1_6, era_2_0, precision
+from . import classes, era_1_4, era_1_6, era_2_0, plugins, precision
 from .model import (
     CPU_ONLY,
     Deprecation,
@@ -69,6 +69,7 @@ def _interpret(flags: Flags, version: Version, hardware: Hardware) -> Interpreta
             classes.construct(obj, version)
             if classes.kind_of(obj) == classes.PRECISION:
                 precision.construct(obj, version, hardware)
+            plugins.construct(obj, version)
             message = classes.deprecation(obj, version)
             if message:
                 deprecations.append(Deprecation(obj.cls, message))
@@ -83,8 +84,8 @@ def _interpret(flags: Flags, version: Version, hardware: Hardware) -> Interpreta
         setup = connect(relevant, version, hardware, lambda f, m: deprecations.append(Deprecation(f, m)))
     except Reject as exc:
         return Interpretation(exc.rejected, deprecations)
-    plugins = _kept_plugins(flags.get("plugins"))
-    setup = replace(setup, devices=_tpu_cores_from_zero(setup, version), plugins=plugins)
+    kept = _kept_plugins(flags.get("plugins"))
+    setup = replace(setup, devices=_tpu_cores_from_zero(setup, version), plugins=kept)
     return Interpretation(setup, deprecations)
 
 

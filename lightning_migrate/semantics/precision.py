@@ -65,7 +65,7 @@ CLASSES: tuple[PrecisionClass, ...] = (
         PLAIN,
         V14,
         None,
-        ((V2_1_1, Constructor(None)), (V14, Constructor("PrecisionPlugin"))),
+        ((V14, Constructor(None)),),  # no __init__ of its own
         _graveyard("PrecisionPlugin", "Precision"),
     ),
     PrecisionClass(
@@ -73,7 +73,7 @@ CLASSES: tuple[PrecisionClass, ...] = (
         DOUBLE,
         V14,
         None,
-        ((V2_1_1, Constructor(None)), (V14, Constructor("DoublePrecisionPlugin"))),
+        ((V14, Constructor(None)),),  # no __init__ of its own
         _graveyard("DoublePrecisionPlugin", "DoublePrecision"),
     ),
     PrecisionClass(
@@ -153,7 +153,7 @@ def construct(obj: Obj, version: Version, hardware: Hardware) -> Precision:
     if version < V15:  # 1.4: torch.cuda.amp with float16
         return Precision("16-mixed", device="cuda")
     precision = kwargs["precision"]
-    if version >= V2_1_1 and precision not in ("16-mixed", "bf16-mixed"):
+    if version >= V20 and precision not in ("16-mixed", "bf16-mixed"):
         raise Reject(
             "ValueError",
             f"`Passed `{obj.cls}(precision={_repr(precision)})`."
@@ -163,14 +163,18 @@ def construct(obj: Obj, version: Version, hardware: Hardware) -> Precision:
 
 
 def _bind(row: PrecisionClass, obj: Obj, version: Version) -> None:
-    """The TypeError Python raises when ``obj``'s keywords do not fit the constructor."""
-    constructor = row.constructor(version)
+    # a graveyard alias calls object.__init__ with the arguments itself
+    alias = row.deprecated is not None and version >= row.deprecated[0]
+    bind(row.constructor(version), obj, alias)
+
+
+def bind(constructor: Constructor, obj: Obj, alias: bool = False) -> None:
+    """The TypeError Python raises when ``obj``'s keywords do not fit the constructor (``alias``: the class
+    is a forwarding alias whose ``__init__`` hands the arguments on)."""
     names = [name for name, _ in constructor.params]
     for key, _ in obj.kwargs:
         if key not in names:
             if constructor.owner is None:
-                # a class without __init__ called directly, or object.__init__ called by a graveyard alias
-                alias = row.deprecated is not None and version >= row.deprecated[0]
                 message = (
                     "object.__init__() takes exactly one argument (the instance to initialize)"
                     if alias
