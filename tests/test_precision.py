@@ -134,3 +134,17 @@ def test_render_spells_the_precision_as_the_target_recommends(
     assert isinstance(flags, dict)
     assert {k: flags[k] for k in spelled} == spelled
     assert interpret(flags, target, GPUS).outcome == setup
+
+
+@pytest.mark.parametrize(
+    ("flags", "version"),
+    [
+        ({"accelerator": "ddp_sharded", "gpus": 2, "precision": 16}, "1.4"),
+        ({"strategy": "ddp_sharded", "gpus": 2, "precision": 16}, "1.5"),
+        ({"strategy": "ddp_sharded", "accelerator": "gpu", "devices": 2, "precision": 16}, "1.9"),
+    ],
+)
+def test_sharded_amp_runs_the_strategys_autocast(flags: dict, version: str) -> None:  # type: ignore[type-arg]
+    # (Sharded/FullySharded)NativeMixedPrecisionPlugin: no autocast device of its own
+    fairscale = Hardware(cuda=2, installed=frozenset({"fairscale"}))
+    assert precision(flags, version, fairscale) == Precision("16-mixed")

@@ -882,7 +882,9 @@ def _select_precision(connector: _Connector, training_type: _TrainingType) -> Pr
         return precision.apex(level)
     if amp is None:
         raise Reject("NotImplementedError", "We only support precisions 64, 32 and 16!")
-    return precision.mixed(16, "cuda")  # (Sharded/FullySharded)NativeMixedPrecisionPlugin: torch.cuda.amp
+    if sharded:  # (FullySharded)ShardedNativeMixedPrecisionPlugin: the sharded strategy's own autocast
+        return Precision("16-mixed")
+    return precision.mixed(16, "cuda")  # NativeMixedPrecisionPlugin: torch.cuda.amp
 
 
 def _select_precision_15(
@@ -940,7 +942,8 @@ def _select_precision_15(
                 " Install `apex` using this guide: https://github.com/NVIDIA/apex",
             )
         return precision.apex(level)
-    return precision.mixed(value, "cpu" if on_cpu else "cuda")
+    mixed = precision.mixed(value, "cpu" if on_cpu else "cuda")
+    return Precision(mixed.value) if sharded else mixed  # the sharded plugins: their strategy's autocast
 
 
 def _check_apex(connector: _Connector, sharded: bool, sharded_message: str) -> None:

@@ -175,6 +175,7 @@ StrategyFlag = Union[Value, Single]  # a flag value or a strategy the connector 
 
 
 TPU_PRECISION = ("TPUPrecisionPlugin", "TPUBf16PrecisionPlugin")
+SHARDED_FAMILIES = ("fairscale_sharded", "fairscale_fsdp", "fsdp")
 
 
 def connect(flags: dict[str, Value], version: Version, hardware: Hardware, warn: Warn) -> Setup:
@@ -777,7 +778,9 @@ class _Connector:
         if value == p16 and self.accelerator == "cpu":
             value = "bf16"  # with a warning: native AMP has no float16 on CPU
         if value in (p16, "bf16") and amp in native:
-            return precision.mixed(value, "cpu" if self.accelerator == "cpu" else "cuda")
+            mixed = precision.mixed(value, "cpu" if self.accelerator == "cpu" else "cuda")
+            # the sharded and FSDP plugins run their strategy's autocast: no device of their own
+            return Precision(mixed.value) if family in SHARDED_FAMILIES else mixed
         if value in (p16, "bf16") and amp == "apex":
             if not self.has("apex"):  # ApexMixedPrecisionPlugin()
                 installed = "you have not installed it" if self.version < V17 else "`apex` is not installed"
