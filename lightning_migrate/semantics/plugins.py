@@ -2,7 +2,7 @@
 
 A call keeps these plugins as it wrote them (``Setup.plugins``); what the model checks is that the release
 can build them with the keywords written (Python's TypeError otherwise). Checked against each release with
-inspect.signature by tests/real/test_precision.py.
+inspect.signature by tests/real/test_plugins_real.py.
 """
 
 from __future__ import annotations

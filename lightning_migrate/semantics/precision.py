@@ -58,7 +58,7 @@ def _graveyard(old: str, new: str) -> tuple[Version, str]:
 
 
 # Exported from `<root>.plugins` (checked by tests/real/test_registry.py; the constructors by
-# tests/real/test_precision.py with inspect.signature).
+# tests/real/test_plugins_real.py with inspect.signature).
 CLASSES: tuple[PrecisionClass, ...] = (
     PrecisionClass(
         "PrecisionPlugin",
