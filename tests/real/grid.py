@@ -127,7 +127,6 @@ PRECISIONS: tuple[dict[str, Value], ...] = (
     {"plugins": [Obj.of("ApexMixedPrecisionPlugin", amp_level="O1")]},
     {"plugins": [Obj.of("DoublePrecision"), Obj.of("LightningEnvironment")]},
     {"plugins": [Obj.of("TorchCheckpointIO")]},
-    {"plugins": [Obj.of("SLURMEnvironment", auto_requeue=False)]},
     # a 1.4 script: the precision said twice (issue 9)
     {"precision": 16, "plugins": [_NATIVE_14]},
     {"precision": 16, "plugins": [Obj.of("DDPPlugin", find_unused_parameters=False), _NATIVE_14]},
