@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .semantics import Hardware, Interpretation, Obj, Setup, Value, Version, interpret
+from .semantics.model import FULL_PRECISION
 from .semantics.render import Inexpressible, render
 
 
@@ -27,7 +28,8 @@ def format_call(flags: Mapping[str, Value]) -> str:
 def describe(setup: Setup) -> str:
     devices = ", ".join(map(str, setup.devices))
     nodes = f" x {setup.num_nodes} nodes" if setup.num_nodes != 1 else ""
-    return f"{setup.accelerator} [{devices}]{nodes}, strategy {setup.strategy}"
+    precision = f", precision {setup.precision}" if setup.precision != FULL_PRECISION else ""
+    return f"{setup.accelerator} [{devices}]{nodes}, strategy {setup.strategy}{precision}"
 
 
 @dataclass

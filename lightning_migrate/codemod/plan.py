@@ -31,10 +31,16 @@ from ..semantics import (
     constructors,
     interpret,
 )
-from ..semantics.classes import lookup
+from ..semantics.classes import PRECISION, kind_of, lookup
 from ..semantics.model import OPTIONAL_PACKAGES, RELEASES, Obj, v
 from ..semantics.registry import DISTRIBUTED_TYPES, default_find_unused_parameters, registered
-from ..semantics.render import accelerator_name, strategy_spellings, why_not
+from ..semantics.render import (
+    accelerator_name,
+    precision_objects,
+    precision_spellings,
+    strategy_spellings,
+    why_not,
+)
 from ..semantics.signature import MODELLED, accepts
 
 V16 = v("1.6")
@@ -395,9 +401,36 @@ def _candidates(
         _training_edits(flags, keep, target, unsafe), _device_edits(flags, target)
     ):
         merged = _apply(flags, training, devices)
-        if merged not in candidates:
-            candidates.append(merged)
+        for variant in (merged, *_precision_variants(merged, keep, target)):
+            if variant not in candidates:
+                candidates.append(variant)
     return sorted(candidates, key=lambda candidate: _cost(flags, candidate))
+
+
+def _precision_variants(
+    candidate: dict[str, Value], keep: Behaviour, target: Version
+) -> Iterator[dict[str, Value]]:
+    """A precision plugin in ``plugins`` that the target builds differently or not at all (1.4's
+    ``NativeMixedPrecisionPlugin()`` needs ``(precision, device)`` from 1.5 and is gone in 2.0): dropped
+    (right where ``precision=`` already says the same), re-spelled as the target's class with the arguments
+    it needs, or replaced by the target's precision flags. The judge keeps the one that trains the same."""
+    plugins = candidate.get("plugins")
+    items = plugins if isinstance(plugins, list) else [plugins]
+    given = next((p for p in items if isinstance(p, Obj) and kind_of(p) == PRECISION), None)
+    if given is None:
+        return
+    rest = [p for p in items if p is not given]
+    without = {k: val for k, val in candidate.items() if k != "plugins"}
+    if rest:
+        without["plugins"] = rest
+    yield without
+    for wanted in sorted({s.precision for s in keep.values() if s is not None}, key=str):
+        for obj in precision_objects(wanted, target):
+            respelled: Value = [obj if p is given else p for p in items] if isinstance(plugins, list) else obj
+            yield {**candidate, "plugins": respelled}
+        for spelled in precision_spellings(wanted, target):
+            if "plugins" not in spelled:
+                yield {**without, **spelled}
 
 
 def _apply(flags: Mapping[str, Value], *edits: Edit) -> dict[str, Value]:

@@ -414,7 +414,11 @@ class _Migrator(cst.CSTTransformer):
 
     def _all_qualified(self, call: cst.Call) -> set[str]:
         found: set[str] = set()
-        for node in (call.func, *(a.value for a in call.args)):
+        values = [a.value for a in call.args]
+        for value in list(values):  # the objects of a `plugins=[...]` list too
+            if isinstance(value, (cst.List, cst.Tuple)):
+                values.extend(element.value for element in value.elements)
+        for node in (call.func, *values):
             found |= self._qualified(node)
             if isinstance(node, cst.Call):
                 found |= self._qualified(node.func)

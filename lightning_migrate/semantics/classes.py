@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from . import constructors
+from . import constructors, precision
 from .model import Obj, Reject, Strategy, Value, Version, v
 from .registry import resolve
 
@@ -99,16 +99,8 @@ CLASSES: tuple[LightningClass, ...] = (
             "KubeflowEnvironment",
         )
     ),
-    # Plugins that are not strategies: a call keeps them as they are. Only where each release exports them
-    # is modelled, not their constructors (`NativeMixedPrecisionPlugin()` takes no argument in 1.4 only).
-    LightningClass("PrecisionPlugin", PRECISION, "plugins", V14),
-    LightningClass("DoublePrecisionPlugin", PRECISION, "plugins", V14),
-    LightningClass("NativeMixedPrecisionPlugin", PRECISION, "plugins", V14, V20),
-    LightningClass("ApexMixedPrecisionPlugin", PRECISION, "plugins", V14, V20),
-    LightningClass("MixedPrecisionPlugin", PRECISION, "plugins", V19),
-    LightningClass("Precision", PRECISION, "plugins", V2_1_1),
-    LightningClass("DoublePrecision", PRECISION, "plugins", V2_1_1),
-    LightningClass("MixedPrecision", PRECISION, "plugins", V2_1_1),
+    # Precision plugins: their constructors and what they train with are in `precision`.
+    *(LightningClass(row.name, PRECISION, "plugins", row.since, row.until) for row in precision.CLASSES),
     LightningClass("TorchCheckpointIO", CHECKPOINT_IO, "plugins", V15),
 )
 

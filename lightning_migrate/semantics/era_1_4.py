@@ -16,8 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
-from . import classes, registry
-from .model import MISCONF, Hardware, Obj, Reject, Setup, Strategy, Value, Version, v
+from . import classes, precision, registry
+from .model import MISCONF, Hardware, Obj, Precision, Reject, Setup, Strategy, Value, Version, v
 
 Warn = Callable[[str, str], None]
 V15 = v("1.5")
@@ -86,6 +86,13 @@ PLUGIN_CLASSES: dict[str, _PluginClass] = {
     "IPUPlugin": _PluginClass("ipu", None, None),
     "SingleDevicePlugin": _PluginClass("single_device", None, None, parallel=False),
     "SingleTPUPlugin": _PluginClass("single_tpu", None, None, parallel=False),
+}
+
+# 1.5 training-type plugins whose `checkpoint_io` setter raises, and the name their message gives.
+_REFUSE_CHECKPOINT_IO = {
+    "TPUSpawnPlugin": "TPU Spawn Plugin",
+    "SingleTPUPlugin": "TPU Plugin",
+    "DeepSpeedPlugin": "DeepSpeed",
 }
 
 # Plugin constructors that raise without their optional package (the key of `Hardware.installed`).
@@ -740,8 +747,19 @@ class _Connector:
             devices = (training_type.root,)
         else:
             devices = (0,)
-        _select_precision(self, training_type)
-        return Setup(ACCELERATOR_KINDS[kind], devices, training_type.strategy, self.num_nodes)
+        self._attach_checkpoint_io(training_type)
+        trained = _precision_plugin(self, training_type)
+        return Setup(
+            ACCELERATOR_KINDS[kind], devices, training_type.strategy, self.num_nodes, precision=trained
+        )
+
+    def _attach_checkpoint_io(self, training_type: _TrainingType) -> None:
+        """1.5 ``training_type_plugin``: a CheckpointIO plugin goes to the training type's setter, which
+        raises for the plugins that save their own checkpoints."""
+        refuses = _REFUSE_CHECKPOINT_IO.get(training_type.cls)
+        given = any(classes.kind_of(plug) == classes.CHECKPOINT_IO for plug in self.plugins)
+        if self.v15 and refuses and given:
+            raise Reject(MISCONF, f"{refuses} currently does not support custom checkpoint plugins.")
 
     def select_training_type_plugin(self) -> _TrainingType:
         distrib = self.distrib_type
@@ -823,26 +841,36 @@ def _check_precision_type(precision: Value) -> None:
         )
 
 
-def _select_precision(connector: _Connector, training_type: _TrainingType) -> None:
-    """The raising branches of ``select_precision_plugin`` (the plugin itself is not part of a Setup)."""
+def _precision_plugin(connector: _Connector, training_type: _TrainingType) -> Precision:
+    """The ``precision_plugin`` property: a precision plugin given in ``plugins`` is used as it is, and
+    ``select_precision_plugin`` (with all its checks) never runs."""
+    for plug in connector.plugins:
+        if isinstance(plug, Obj) and classes.kind_of(plug) == classes.PRECISION:
+            return precision.construct(plug, connector.version, connector.hardware)
+    return _select_precision(connector, training_type)
+
+
+def _select_precision(connector: _Connector, training_type: _TrainingType) -> Precision:
+    """``select_precision_plugin``: what the flags select, raising where it raises."""
     flags = connector.flags
-    precision = flags.get("precision", 32)
+    value = flags.get("precision", 32)
     backend = flags.get("amp_backend", "native")
     amp = backend.lower() if isinstance(backend, str) and backend.lower() in ("native", "apex") else None
     level = flags.get("amp_level", None if connector.v15 else "O2")
     on_cpu = connector.accelerator_type == CPU
     sharded = training_type.cls in ("DDPShardedPlugin", "DDPSpawnShardedPlugin", "DDPFullyShardedPlugin")
     if connector.v15:
-        _select_precision_15(connector, precision, amp, level, on_cpu, sharded)
-        return
+        return _select_precision_15(connector, value, amp, level, on_cpu, sharded)
     if connector.use_ipu() or connector.distrib_type == DEEPSPEED or training_type.cls == "DeepSpeedPlugin":
-        return
-    if precision in (32, 64):
-        return
-    if precision != 16:
+        return Precision(precision.unified(value))  # IPUPrecisionPlugin / DeepSpeedPrecisionPlugin(precision)
+    if value == 32:
+        return Precision()
+    if value == 64:
+        return Precision("64-true")
+    if value != 16:
         raise Reject("NotImplementedError", "We only support precisions 64, 32 and 16!")
     if connector.use_tpu():
-        return
+        return precision.TPU_HALF  # TPUHalfPrecisionPlugin
     if amp == "native" and on_cpu:
         raise Reject(MISCONF, "You have asked for native AMP on CPU, but AMP is only available on GPU.")
     if amp == "apex":
@@ -851,44 +879,52 @@ def _select_precision(connector: _Connector, training_type: _TrainingType) -> No
             sharded,
             "Sharded Plugin is not supported with Apex AMP, please using native AMP for 16-bit precision.",
         )
-    elif amp is None:
+        return precision.apex(level)
+    if amp is None:
         raise Reject("NotImplementedError", "We only support precisions 64, 32 and 16!")
+    if sharded:  # (FullySharded)ShardedNativeMixedPrecisionPlugin: the sharded strategy's own autocast
+        return Precision("16-mixed")
+    return precision.mixed(16, "cuda")  # NativeMixedPrecisionPlugin: torch.cuda.amp
 
 
 def _select_precision_15(
-    connector: _Connector, precision: Value, amp: str | None, level: Value, on_cpu: bool, sharded: bool
-) -> None:
+    connector: _Connector, value: Value, amp: str | None, level: Value, on_cpu: bool, sharded: bool
+) -> Precision:
     if level is not None and amp != "apex":
         message = f"You have asked for `amp_level={_repr(level)}` but it's only supported with"
         raise Reject(MISCONF, f"{message} `amp_backend='apex'`.")
     if connector.use_ipu():
-        if precision not in (16, 32):
-            raise Reject(
-                MISCONF, f"`Trainer(accelerator='ipu', precision={_repr(precision)})` is not supported."
-            )
-        return
-    if connector.use_tpu() and precision in (32, 16, "bf16"):
-        return
-    if connector.use_tpu() and precision == 64:
+        if value not in (16, 32):
+            raise Reject(MISCONF, f"`Trainer(accelerator='ipu', precision={_repr(value)})` is not supported.")
+        return Precision(precision.unified(value))
+    if connector.use_tpu() and value == 32:
+        return Precision()  # TPUPrecisionPlugin
+    if connector.use_tpu() and value in (16, "bf16"):
+        return precision.TPU_HALF  # TPUBf16PrecisionPlugin
+    if connector.use_tpu() and value == 64:
         raise Reject(
             MISCONF,
             "`Trainer(accelerator='tpu', precision=64)` is not implemented."
             " Please, open an issue in `https://github.com/PyTorchLightning/pytorch-lightning/issues`"
             " requesting this feature.",
         )
-    if connector.distrib_type == DEEPSPEED or precision in (32, 64):
-        return
-    if precision == 16 and on_cpu:
+    if connector.distrib_type == DEEPSPEED:
+        return Precision(precision.unified(value))  # DeepSpeedPrecisionPlugin(precision)
+    if value == 32:
+        return Precision()
+    if value == 64:
+        return Precision("64-true")
+    if value == 16 and on_cpu:
         if amp == "apex":
             raise Reject(
                 MISCONF,
                 "You passed `Trainer(accelerator='cpu', precision=16, amp_type='apex')`"
                 " but apex AMP not supported on CPU.",
             )
-        precision = "bf16"  # "native AMP is not supported on CPU. Using `precision='bf16'` instead."
-    if precision not in (16, "bf16"):
+        value = "bf16"  # "native AMP is not supported on CPU. Using `precision='bf16'` instead."
+    if value not in (16, "bf16"):
         raise Reject("RuntimeError", "No precision set")
-    if precision == "bf16" and amp != "native":
+    if value == "bf16" and amp != "native":
         raise Reject(
             MISCONF,
             f"You passed `Trainer(amp_type={amp!r}, precision='bf16')` but it's not supported."
@@ -898,12 +934,16 @@ def _select_precision_15(
         raise Reject(
             MISCONF, "Sharded plugins are not supported with apex, please switch to `amp_backend='native'`."
         )
-    if amp == "apex" and "apex" not in connector.hardware.installed:  # ApexMixedPrecisionPlugin.__init__
-        raise Reject(
-            MISCONF,
-            "You have asked for Apex AMP but you have not installed it."
-            " Install `apex` using this guide: https://github.com/NVIDIA/apex",
-        )
+    if amp == "apex":
+        if "apex" not in connector.hardware.installed:  # ApexMixedPrecisionPlugin.__init__
+            raise Reject(
+                MISCONF,
+                "You have asked for Apex AMP but you have not installed it."
+                " Install `apex` using this guide: https://github.com/NVIDIA/apex",
+            )
+        return precision.apex(level)
+    mixed = precision.mixed(value, "cpu" if on_cpu else "cuda")
+    return Precision(mixed.value) if sharded else mixed  # the sharded plugins: their strategy's autocast
 
 
 def _check_apex(connector: _Connector, sharded: bool, sharded_message: str) -> None:

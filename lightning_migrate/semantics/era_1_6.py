@@ -21,9 +21,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Union
 
-from . import classes, registry
+from . import classes, precision, registry
 from .device_parser import check_data_type, parse_cpu_cores, parse_gpu_ids, to_int
-from .model import MISCONF, Hardware, Obj, Reject, Setup, Strategy, Value, Version, v
+from .model import MISCONF, Hardware, Obj, Precision, Reject, Setup, Strategy, Value, Version, v
 
 Warn = Callable[[str, str], None]
 V16, V17, V171, V18, V19, V191, V192, V193, V194 = (
@@ -175,6 +175,7 @@ StrategyFlag = Union[Value, Single]  # a flag value or a strategy the connector 
 
 
 TPU_PRECISION = ("TPUPrecisionPlugin", "TPUBf16PrecisionPlugin")
+SHARDED_FAMILIES = ("fairscale_sharded", "fairscale_fsdp", "fsdp")
 
 
 def connect(flags: dict[str, Value], version: Version, hardware: Hardware, warn: Warn) -> Setup:
@@ -229,6 +230,8 @@ class _Connector:
     accelerator_kind: str = "cpu"  # the Accelerator instance built (can differ from the flag, see ddp_cpu)
     plugin_kinds: set[str] = field(default_factory=set)
     precision_plugin: str = ""  # the class of a precision plugin object in `plugins`
+    precision_given: Obj | None = None  # that object
+    trained: Precision = field(default_factory=Precision)  # what the chosen precision plugin trains with
     environment: str = "LightningEnvironment"  # the ClusterEnvironment class the strategy gets
     built: Strategy | None = None
 
@@ -396,6 +399,7 @@ class _Connector:
                     self.environment = plugin.cls
                 if kind == classes.PRECISION and isinstance(plugin, Obj):
                     self.precision_plugin = plugin.cls
+                    self.precision_given = plugin
             else:
                 expected = "or LayerSync." if self.v17 else "LayerSync, or Strategy."
                 raise Reject(
@@ -713,7 +717,7 @@ class _Connector:
         if self.version >= V19:
             precision = str(precision)
         self._validate_precision(precision, amp)
-        self._choose_precision_plugin(precision, amp)
+        self.trained = self._choose_precision_plugin(precision, amp, flags.get("amp_level"))
 
     def _validate_precision(self, precision: Value, amp: str | None) -> None:
         """``_validate_precision_choice``."""
@@ -725,11 +729,7 @@ class _Connector:
                 " Please, open an issue in `https://github.com/Lightning-AI/lightning/issues`"
                 " requesting this feature.",
             )
-        if (
-            self.accelerator_kind == "tpu"
-            and self.version < V17
-            and self.precision_plugin not in ("", *TPU_PRECISION)
-        ):
+        if self.accelerator_kind == "tpu" and self.precision_plugin not in ("", *TPU_PRECISION):
             # 1.6 checks the precision plugin before the strategy (found by the differential grid)
             raise Reject(
                 "ValueError",
@@ -751,27 +751,37 @@ class _Connector:
         if precision in (sixteen, "bf16") and amp == "apex":
             self._check_apex(precision)
 
-    def _choose_precision_plugin(self, precision: Value, amp: str | None) -> None:
+    def _choose_precision_plugin(self, value: Value, amp: str | None, level: Value) -> Precision:
         """Until 1.8 only the int forms 16/32/64 (and "bf16") match, so "32" falls through and raises;
         1.9 compares ``str(precision)``, so 32.0 ("32.0") does."""
         native = (None, "native") if self.version >= V19 else ("native",)
         p32, p64, p16 = ("32", "64", "16") if self.version >= V19 else (32, 64, 16)
         family = self.built.name if self.built else ""
-        if "PrecisionPlugin" in self.plugin_kinds or self.accelerator_kind in ("ipu", "hpu"):
-            return
-        if self.accelerator_kind == "tpu" and precision in (p32, p16, "bf16"):
-            return
-        if (
-            family == "deepspeed"
-            or (family == "colossalai" and self.version >= V18)
-            or precision in (p32, p64)
-        ):
-            return
-        if precision == p16 and self.accelerator == "cpu":
-            precision = "bf16"  # with a warning: native AMP has no float16 on CPU
-        if precision in (p16, "bf16") and amp in native:
-            return
-        if precision in (p16, "bf16") and amp == "apex":
+        if self.precision_given is not None:  # a precision plugin in `plugins` is used as it is
+            return precision.construct(self.precision_given, self.version, self.hardware)
+        if self.accelerator_kind in ("ipu", "hpu"):
+            return Precision(precision.unified(value))  # IPUPrecisionPlugin / HPUPrecisionPlugin(precision)
+        if self.accelerator_kind == "tpu" and value == p32:
+            return Precision()  # TPUPrecisionPlugin
+        if self.accelerator_kind == "tpu" and value in (p16, "bf16"):
+            return precision.TPU_HALF  # TPUBf16PrecisionPlugin
+        if family == "colossalai" and self.version >= V18:
+            return Precision(precision.unified(value))
+        if family == "deepspeed":  # DeepSpeedPrecisionPlugin(precision, amp_type, amp_level)
+            if amp == "apex":
+                return Precision(precision.unified(value), "apex", None if level is None else str(level))
+            return Precision(precision.unified(value))
+        if value == p32:
+            return Precision()
+        if value == p64:
+            return Precision("64-true")
+        if value == p16 and self.accelerator == "cpu":
+            value = "bf16"  # with a warning: native AMP has no float16 on CPU
+        if value in (p16, "bf16") and amp in native:
+            mixed = precision.mixed(value, "cpu" if self.accelerator == "cpu" else "cuda")
+            # the sharded and FSDP plugins run their strategy's autocast: no device of their own
+            return Precision(mixed.value) if family in SHARDED_FAMILIES else mixed
+        if value in (p16, "bf16") and amp == "apex":
             if not self.has("apex"):  # ApexMixedPrecisionPlugin()
                 installed = "you have not installed it" if self.version < V17 else "`apex` is not installed"
                 raise Reject(
@@ -779,7 +789,7 @@ class _Connector:
                     f"You have asked for Apex AMP but {installed}."
                     " Install `apex` using this guide: https://github.com/NVIDIA/apex",
                 )
-            return
+            return precision.apex(level)
         raise Reject("RuntimeError", "No precision set")
 
     def _check_apex(self, precision: Value) -> None:
@@ -818,6 +828,7 @@ class _Connector:
             devices=tuple(i if kind != "cpu" else position for position, (kind, i) in enumerate(devices)),
             strategy=self.built,
             num_nodes=1 if family in NO_NUM_NODES else self.num_nodes,
+            precision=self.trained,
         )
 
     def _set_world_ranks(self) -> None:
@@ -828,9 +839,11 @@ class _Connector:
         family, start = self.built.name, self.built.start_method
         if family not in RANKED_FAMILIES or (family == "xla" and not self.v17):
             return
-        if self.environment == "XLAEnvironment" and not self.hardware.tpu_cores:
+        # 1.7+ TPUSpawnStrategy builds itself with an XLAEnvironment, which no environment plugin replaces
+        environment = "XLAEnvironment" if family == "xla" else self.environment
+        if environment == "XLAEnvironment" and not self.hardware.tpu_cores:
             raise Reject("NameError", "name 'xenv' is not defined")
-        node, local, world = ENVIRONMENT_VARIABLES.get(self.environment, (None, None, None))
+        node, local, world = ENVIRONMENT_VARIABLES.get(environment, (None, None, None))
         # DDP2 asks for the node rank only; DDP for node then local rank, the spawning ones node then global
         asked = (
             (node,) if family == "ddp2" else (node, world) if start in ("spawn", "fork") else (node, local)

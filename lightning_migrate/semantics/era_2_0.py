@@ -16,14 +16,14 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Callable
 
-from . import classes, registry
+from . import classes, precision, registry
 from .device_parser import check_data_type, parse_cpu_cores, parse_gpu_ids, to_int
-from .model import MISCONF, Hardware, Obj, Reject, Setup, Strategy, Value, Version, v
+from .model import MISCONF, Hardware, Obj, Precision, Reject, Setup, Strategy, Value, Version, v
 
 Warn = Callable[[str, str], None]
 
 V2_0, V2_0_1, V2_0_2, V2_1, V2_1_1, V2_3 = v("2.0"), v("2.0.1"), v("2.0.2"), v("2.1"), v("2.1.1"), v("2.3")
-V2_5, V2_5_2, V2_5_3 = v("2.5"), v("2.5.2"), v("2.5.3")
+V2_5, V2_5_2, V2_5_3, V2_6 = v("2.5"), v("2.5.2"), v("2.5.3"), v("2.6")
 
 # ---------------------------------------------------------------------------------------------------------
 # Tables
@@ -584,33 +584,66 @@ def _device_index(device: Value) -> int:
 def _check_precision(
     built: _Built,
     accelerator: str,
-    precision: str,
-    plugin_kinds: set[str],
+    value: str,
+    given: Obj | None,
     version: Version,
     hardware: Hardware,
-) -> None:
-    """``_check_and_init_precision``: the precision plugins that reject a precision value."""
-    if plugin_kinds & {"PrecisionPlugin", "Precision"}:
-        return  # a precision plugin given in `plugins` is used as is
-    if version < V2_1 and accelerator == "tpu" and precision == "64-true":
+) -> Precision:
+    """``_check_and_init_precision``: the precision plugin chosen, raising where it raises."""
+    if version < V2_1 and accelerator == "tpu" and value == "64-true":
         raise Reject(
             MISCONF,
             "`Trainer(accelerator='tpu', precision='64-true')` is not implemented."
             " Please, open an issue in `https://github.com/Lightning-AI/lightning/issues`"
             " requesting this feature.",
         )
+    if version < V2_1 and accelerator == "tpu" and given is not None:  # none of the modelled classes is TPU's
+        raise Reject(
+            "ValueError",
+            "The `TPUAccelerator` can only be used with a `TPUPrecisionPlugin`,"
+            f" found: <{given.cls} object>.",
+        )
+    if given is not None:
+        return precision.construct(given, version, hardware)  # a precision plugin in `plugins`, used as is
+    if version < V2_1 and accelerator == "tpu" and value in ("32-true", "16-mixed", "bf16-mixed"):
+        return Precision() if value == "32-true" else precision.TPU_HALF  # TPU(Bf16)PrecisionPlugin
     table = _FAMILY_PRECISIONS if version >= V2_1 else _FAMILY_PRECISIONS_2_0
     if built.strategy.name in table:
         supported, message = table[built.strategy.name]
-        if precision not in supported:
+        if value not in supported:
             raise Reject(
-                "ValueError", f"{message.format(p=precision)} `precision` must be one of: {supported!r}."
+                "ValueError", f"{message.format(p=value)} `precision` must be one of: {supported!r}."
             )
-        return
-    if precision.startswith("transformer-engine") and not _installed(hardware, "transformer_engine"):
+        return Precision(value)  # XLAPrecision / DeepSpeedPrecision / FSDPPrecision(precision)
+    if value.startswith("transformer-engine") and not _installed(hardware, "transformer_engine"):
         raise _requirement_missing("transformer_engine>=0.11.0")
-    if precision not in _PLAIN_PRECISIONS:
+    if value not in _PLAIN_PRECISIONS:
         raise Reject("RuntimeError", "No precision set")
+    if value == "16-mixed" and accelerator == "cpu":
+        value = "bf16-mixed"  # "AMP with fp16 is not supported on CPU. Using `precision='bf16-mixed'`"
+    if value.endswith("-mixed"):
+        if built.strategy.name == "fsdp":  # 2.0's FSDPMixedPrecisionPlugin: FSDP's own autocast
+            return Precision(value)
+        # the autocast device: MPS only from 2.6 (#21209), before that every accelerator but the CPU is CUDA
+        own = ("cpu", "mps") if version >= V2_6 else ("cpu",)
+        return precision.mixed(value, accelerator if accelerator in own else "cuda")
+    return Precision(value)
+
+
+def _check_xla_plugins(built: _Built, plugins: list[Value], version: Version) -> None:
+    """2.1+ XLA strategies' ``precision_plugin`` and ``checkpoint_io`` setters (``_lazy_init_strategy``) take
+    only their XLA classes, which the model does not build: any other given one raises."""
+    if version < V2_1 or built.strategy.name not in ("xla", "single_xla"):
+        return
+    xla = {classes.PRECISION: "XLAPrecision" if version >= V2_1_1 else "XLAPrecisionPlugin"}
+    xla[classes.CHECKPOINT_IO] = "XLACheckpointIO"
+    for kind in (classes.PRECISION, classes.CHECKPOINT_IO):
+        given = next((p for p in plugins if isinstance(p, Obj) and classes.kind_of(p) == kind), None)
+        if given is not None:
+            raise Reject(
+                "TypeError",
+                f"The XLA strategy can only work with the `{xla[kind]}` plugin, found <{given.cls} object>",
+            )
 
 
 def _check_tpu_strategy(built: _Built, accelerator: str, version: Version) -> None:
@@ -655,11 +688,13 @@ def connect(flags: dict[str, Value], version: Version, hardware: Hardware, warn:
     chosen = _choose_strategy(resolved, devices, num_nodes, version) if strategy == "auto" else strategy
     _check_fsdp(chosen, resolved, version)
     built = _build(chosen, version, hardware, warn)
-    _check_precision(built, resolved, precision or "32-true", kinds, version, hardware)
+    given = next((p for p in plugins if isinstance(p, Obj) and classes.kind_of(p) == classes.PRECISION), None)
+    trained = _check_precision(built, resolved, precision or "32-true", given, version, hardware)
+    _check_xla_plugins(built, plugins, version)
     _check_tpu_strategy(built, resolved, version)
     if built.root is not None:
-        return Setup(resolved, (built.root,), built.strategy)
+        return Setup(resolved, (built.root,), built.strategy, precision=trained)
     if built.strategy.name == "fsdp" and version < V2_0_2:
         # 2.0.0/2.0.1 set `strategy._num_nodes`, which FSDPStrategy (a plain `num_nodes = 1`) never reads
         num_nodes = 1
-    return Setup(resolved, tuple(devices), built.strategy, num_nodes=num_nodes)
+    return Setup(resolved, tuple(devices), built.strategy, num_nodes=num_nodes, precision=trained)

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from typing import Callable
 
-from . import classes, era_1_4, era_1_6, era_2_0
+from . import classes, era_1_4, era_1_6, era_2_0, plugins, precision
 from .model import (
     CPU_ONLY,
     Deprecation,
@@ -67,9 +67,15 @@ def _interpret(flags: Flags, version: Version, hardware: Hardware) -> Interpreta
         # Python evaluates the arguments (building any Lightning objects) before Trainer sees them.
         for obj in _objects(flags.values()):
             classes.construct(obj, version)
+            if classes.kind_of(obj) == classes.PRECISION:
+                precision.construct(obj, version, hardware)
+            plugins.construct(obj, version)
             message = classes.deprecation(obj, version)
             if message:
                 deprecations.append(Deprecation(obj.cls, message))
+            message = precision.deprecation(obj, version)
+            if message:  # a renamed precision class: a matter of precision, not of the training type
+                deprecations.append(Deprecation("precision", message))
         for flag in flags:
             if flag in MODELLED and not accepts(flag, version):
                 raise Reject("TypeError", f"Trainer.__init__() got an unexpected keyword argument {flag!r}")
@@ -78,8 +84,8 @@ def _interpret(flags: Flags, version: Version, hardware: Hardware) -> Interpreta
         setup = connect(relevant, version, hardware, lambda f, m: deprecations.append(Deprecation(f, m)))
     except Reject as exc:
         return Interpretation(exc.rejected, deprecations)
-    plugins = _kept_plugins(flags.get("plugins"))
-    setup = replace(setup, devices=_tpu_cores_from_zero(setup, version), plugins=plugins)
+    kept = _kept_plugins(flags.get("plugins"))
+    setup = replace(setup, devices=_tpu_cores_from_zero(setup, version), plugins=kept)
     return Interpretation(setup, deprecations)
 
 
@@ -92,8 +98,13 @@ def _tpu_cores_from_zero(setup: Setup, version: Version) -> tuple[int, ...]:
 
 
 def _kept_plugins(plugins: Value) -> tuple[Obj, ...]:
-    """The plugin objects that are not strategies: every release that accepts them uses them as given."""
-    return tuple(obj for obj in _objects([plugins]) if classes.kind_of(obj) != classes.STRATEGY)
+    """The plugin objects that are neither strategies nor precision plugins (the Setup's precision says what
+    those do): every release that accepts them uses them as given."""
+    return tuple(
+        obj
+        for obj in _objects([plugins])
+        if classes.kind_of(obj) not in (classes.STRATEGY, classes.PRECISION)
+    )
 
 
 def _objects(values: Iterable[Value]) -> Iterator[Obj]:

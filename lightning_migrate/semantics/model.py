@@ -120,6 +120,36 @@ class Strategy:
 
 
 @dataclass(frozen=True)
+class Precision:
+    """What a Trainer trains with, in a form that is stable across releases.
+
+    ``value`` is 2.x's spelling of the effective precision (``"32-true"``, ``"64-true"``, ``"16-mixed"``,
+    ``"bf16-mixed"``, ``"16-true"``, ``"bf16-true"``, ``"transformer-engine"``, ...): 1.x ``precision=16``
+    with native AMP is ``"16-mixed"``, and 1.x TPU half precision (``XLA_USE_BF16``) is ``"bf16-true"``.
+    ``backend`` is the mixed-precision implementation (torch's ``"native"`` AMP or NVIDIA ``"apex"``, with its
+    ``amp_level``); ``device`` is the device type torch's autocast runs on (native mixed precision only).
+    Which plugin class carries it follows from the strategy (DeepSpeed, FSDP, sharded and XLA strategies
+    have their own), so it is not repeated here.
+    """
+
+    value: str = "32-true"
+    backend: str = "native"
+    amp_level: str | None = None
+    device: str | None = None
+
+    def __str__(self) -> str:
+        parts = [self.value]
+        if self.backend != "native":
+            parts.append(f"{self.backend} {self.amp_level}" if self.amp_level else self.backend)
+        if self.device:
+            parts.append(f"on {self.device}")
+        return " ".join(parts)
+
+
+FULL_PRECISION = Precision()
+
+
+@dataclass(frozen=True)
 class Setup:
     """What a Trainer ends up with."""
 
@@ -127,7 +157,8 @@ class Setup:
     devices: tuple[int, ...]  # device indices used by this node (CPU: one entry per process)
     strategy: Strategy
     num_nodes: int = 1
-    plugins: tuple[Obj, ...] = ()  # non-strategy plugins, as given
+    plugins: tuple[Obj, ...] = ()  # checkpoint-IO, environment and other plugins, as given
+    precision: Precision = FULL_PRECISION  # the precision plugin's effect (a given one is read into it)
 
     @property
     def num_devices(self) -> int:

@@ -10,9 +10,21 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from . import precision as precisions
 from .classes import CLASSES, START_METHOD_PARAMETER, STRATEGY
 from .interpret import interpret
-from .model import OPTIONAL_PACKAGES, Hardware, Obj, Setup, Strategy, Value, Version, v
+from .model import (
+    FULL_PRECISION,
+    OPTIONAL_PACKAGES,
+    Hardware,
+    Obj,
+    Precision,
+    Setup,
+    Strategy,
+    Value,
+    Version,
+    v,
+)
 from .registry import DISTRIBUTED_TYPES, deepspeed_keywords, registered, resolve
 
 Flags = dict[str, Value]
@@ -70,11 +82,70 @@ def enough_hardware(setup: Setup) -> Hardware:
 
 
 def candidates(setup: Setup, version: Version, accelerator: str) -> Iterator[Flags]:
-    extra: Flags = {}
-    if setup.num_nodes != 1:
-        extra["num_nodes"] = setup.num_nodes
-    if setup.plugins:
-        extra["plugins"] = list(setup.plugins)
+    for spelled in precision_spellings(setup.precision, version):
+        extra: Flags = {}
+        if setup.num_nodes != 1:
+            extra["num_nodes"] = setup.num_nodes
+        plugins = [*setup.plugins, *_listed(spelled.pop("plugins", None))]
+        if plugins:
+            extra["plugins"] = plugins
+        extra.update(spelled)
+        yield from _candidates(setup, version, accelerator, extra)
+
+
+def _listed(plugins: Value) -> list[Value]:
+    return list(plugins) if isinstance(plugins, list) else []
+
+
+# 1.x spells the precisions of 2.x's words like this (32-bit is the default everywhere).
+_LEGACY_PRECISIONS: dict[str, Value] = {"16-mixed": 16, "bf16-mixed": "bf16", "64-true": 64}
+
+
+def precision_spellings(precision: Precision, version: Version) -> Iterator[Flags]:
+    """The precision flags, in the release's recommended form first (``"16-mixed"`` from 2.0, 16 before),
+    then a precision plugin object (what a non-default autocast device needs)."""
+    if precision == FULL_PRECISION:
+        yield {}
+        return
+    if version >= v("2.0"):
+        yield {"precision": precision.value}
+        if precision == precisions.TPU_HALF and version < v("2.1"):
+            yield {"precision": "bf16-mixed"}  # 2.0 on a TPU: XLA_USE_BF16
+    elif precision == precisions.TPU_HALF:
+        yield {"precision": "bf16"}  # on a TPU (1.5+)
+        yield {"precision": 16}
+    elif precision.value in _LEGACY_PRECISIONS:
+        flags: Flags = {"precision": _LEGACY_PRECISIONS[precision.value]}
+        if precision.backend == "apex":
+            flags["amp_backend"] = "apex"
+            if precision.amp_level != "O2":  # the default level of every release
+                flags["amp_level"] = precision.amp_level
+        yield flags
+    for obj in precision_objects(precision, version):
+        yield {"plugins": [obj]}
+
+
+def precision_objects(precision: Precision, version: Version) -> Iterator[Obj]:
+    kind = {"64-true": precisions.DOUBLE, "32-true": precisions.PLAIN}.get(precision.value, precisions.MIXED)
+    if precision.backend == "apex":
+        kind = precisions.APEX
+    for row in precisions.CLASSES:
+        deprecated = row.deprecated is not None and version >= row.deprecated[0]
+        if row.kind != kind or not row.exists_in(version) or deprecated:
+            continue
+        params = [name for name, _ in row.constructor(version).params]
+        kwargs: dict[str, Value] = {}
+        if "precision" in params:
+            legacy = _LEGACY_PRECISIONS.get(precision.value, precision.value)
+            kwargs["precision"] = precision.value if version >= v("2.0") else legacy
+        if "device" in params and precision.device:
+            kwargs["device"] = precision.device
+        if "amp_level" in params and precision.amp_level:
+            kwargs["amp_level"] = precision.amp_level
+        yield Obj.of(row.name, **kwargs)
+
+
+def _candidates(setup: Setup, version: Version, accelerator: str, extra: Flags) -> Iterator[Flags]:
     strategies = list(strategy_spellings(setup.strategy, version))
     if setup.num_devices == 1 and setup.num_nodes == 1:
         strategies.insert(0, None)  # a single device needs no strategy at all

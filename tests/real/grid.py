@@ -93,7 +93,67 @@ DEVICE_COUNTS: tuple[dict[str, Value], ...] = (
 )
 
 
+# Precision: every spelling of the flags and the precision plugin objects of each release, on a few
+# accelerator/strategy choices (not crossed with the whole grid: the selection depends on the accelerator,
+# the strategy family and the flags, not on how the devices were counted).
+PRECISION_BASES: tuple[dict[str, Value], ...] = (
+    {},
+    {"accelerator": "cpu"},
+    {"accelerator": "gpu", "devices": 1},
+    {"accelerator": "gpu", "devices": 2, "strategy": "ddp"},
+    {"gpus": 2, "accelerator": "ddp"},
+    {"accelerator": "tpu", "devices": 8},
+)
+
+_NATIVE_14 = Obj.of("NativeMixedPrecisionPlugin")
+_NATIVE_16 = Obj.of("NativeMixedPrecisionPlugin", precision=16, device="cuda")
+
+PRECISIONS: tuple[dict[str, Value], ...] = (
+    *({"precision": p} for p in (16, 32, 64, "bf16", "16", "32", "mixed")),
+    *({"precision": p} for p in ("16-mixed", "bf16-mixed", "32-true", "64-true", "16-true", "bf16-true")),
+    {"precision": 16, "amp_backend": "apex"},
+    {"precision": 16, "amp_backend": "apex", "amp_level": "O1"},
+    {"precision": 16, "amp_level": "O2"},
+    {"precision": 32, "amp_backend": "NATIVE"},
+    {"precision": "bf16", "amp_backend": "native"},
+    {"plugins": [_NATIVE_14]},
+    {"plugins": [_NATIVE_16]},
+    {"plugins": [Obj.of("NativeMixedPrecisionPlugin", precision="bf16", device="cpu")]},
+    {"plugins": [Obj.of("MixedPrecisionPlugin", precision=16, device="cuda")]},
+    {"plugins": [Obj.of("MixedPrecisionPlugin", precision="16-mixed", device="cuda")]},
+    {"plugins": [Obj.of("MixedPrecision", precision="bf16-mixed", device="cpu")]},
+    {"plugins": [Obj.of("DoublePrecisionPlugin")]},
+    {"plugins": [Obj.of("PrecisionPlugin")]},
+    {"plugins": [Obj.of("ApexMixedPrecisionPlugin", amp_level="O1")]},
+    {"plugins": [Obj.of("DoublePrecision"), Obj.of("LightningEnvironment")]},
+    {"plugins": [Obj.of("TorchCheckpointIO")]},
+    # a 1.4 script: the precision said twice (issue 9)
+    {"precision": 16, "plugins": [_NATIVE_14]},
+    {"precision": 16, "plugins": [Obj.of("DDPPlugin", find_unused_parameters=False), _NATIVE_14]},
+    {"precision": 16, "plugins": [Obj.of("DDPPlugin", find_unused_parameters=False), _NATIVE_16]},
+    {"precision": "16-mixed", "plugins": [Obj.of("MixedPrecision", precision="16-mixed", device="cuda")]},
+)
+
+
+def precision_cases() -> Iterator[dict[str, Value]]:
+    for base in PRECISION_BASES:
+        for precision in PRECISIONS:
+            flags = dict(base)
+            plugins = precision.get("plugins")
+            if isinstance(plugins, list) and any(p.cls == "DDPPlugin" for p in plugins if isinstance(p, Obj)):
+                if "gpus" not in base:
+                    continue  # a training type beside another one: the main grid has those
+                del flags["accelerator"]  # the 1.4 script: Trainer(gpus=2, precision=16, plugins=[...])
+            flags.update(precision)
+            yield flags
+
+
 def cases() -> Iterator[dict[str, Value]]:
+    yield from distribution_cases()
+    yield from precision_cases()
+
+
+def distribution_cases() -> Iterator[dict[str, Value]]:
     for distribution in DISTRIBUTIONS:
         for accelerator in DEVICE_ACCELERATORS:
             if accelerator is not None and "accelerator" in distribution:

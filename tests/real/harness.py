@@ -34,6 +34,7 @@ from lightning_migrate.semantics.model import (
     Hardware,
     Obj,
     Outcome,
+    Precision,
     Rejected,
     Setup,
     Strategy,
@@ -539,7 +540,7 @@ def observe(flags: dict[str, Value], hardware: Hardware) -> Outcome:
         except Exception as exc:
             return rejected(exc)
         passed = zip(_items(kwargs.get("plugins")), _items(flags.get("plugins")))
-        plugins = [(real, obj) for real, obj in passed if isinstance(obj, Obj)]
+        plugins = [(real, obj) for real, obj in passed if isinstance(obj, Obj) and not is_precision(real)]
         return replace(read_setup(trainer), plugins=kept_plugins(trainer, plugins))
 
 
@@ -574,6 +575,61 @@ def normalize(message: str) -> str:
         r"(Available names are: )([\w, ]+)",
         lambda m: m.group(1) + ", ".join(sorted(m.group(2).split(", "))),
         message,
+    )
+
+
+# --- precision ---------------------------------------------------------------------------------------------
+#
+# The precision plugin the Trainer holds, read into the model's release-independent ``Precision``:
+# - the value in 2.x's words: 1.x plugins hold 32, 64, 16, "bf16" (and 1.4/1.5's mixed-precision base class
+#   "mixed", which is float16 AMP); the torch-AMP classes autocast to bfloat16 exactly when their precision
+#   says bf16, else to float16; 1.x/2.0 TPU half-precision plugins set XLA_USE_BF16=1 (all of the model in
+#   bfloat16, 2.1's "bf16-true");
+# - the backend: NVIDIA Apex for the Apex plugins (and a DeepSpeed plugin built with amp_type="apex");
+# - the autocast device of the plain torch-AMP classes (1.4's has none: it always uses torch.cuda.amp).
+TPU_HALF_PLUGINS = ("TPUHalfPrecisionPlugin", "TPUBf16PrecisionPlugin")
+TORCH_AMP_PLUGINS = ("NativeMixedPrecisionPlugin", "MixedPrecisionPlugin", "MixedPrecision")
+DOUBLE_PLUGINS = ("DoublePrecisionPlugin", "DoublePrecision")
+UNIFIED = {"32": "32-true", "64": "64-true", "16": "16-mixed", "bf16": "bf16-mixed", "mixed": "16-mixed"}
+
+
+def precision_base() -> Any:
+    plugins = importlib.import_module(f"{ROOT}.plugins")
+    return getattr(plugins, "Precision", None) or plugins.PrecisionPlugin
+
+
+def is_precision(value: Any) -> bool:
+    return isinstance(value, precision_base())
+
+
+def precision_plugin_of(trainer: Any) -> Any:
+    strategy = strategy_of(trainer)
+    plugin = getattr(strategy, "precision_plugin", None)  # 1.6+
+    if plugin is None:  # 1.4/1.5: the accelerator holds it
+        plugin = trainer.accelerator.precision_plugin
+    return plugin
+
+
+def read_precision(trainer: Any) -> Precision:
+    plugin = precision_plugin_of(trainer)
+    names = [cls.__name__ for cls in type(plugin).__mro__]
+    raw = str(plugin.precision)
+    if any(name in TPU_HALF_PLUGINS for name in names):
+        value = "bf16-true"
+    elif any(name in DOUBLE_PLUGINS for name in names):
+        value = "64-true"
+    elif any(name in TORCH_AMP_PLUGINS for name in names):
+        value = "bf16-mixed" if "bf16" in raw else "16-mixed"
+    else:
+        value = UNIFIED.get(raw, raw)
+    apex = "Apex" in names[0] or str(getattr(plugin, "amp_type", "")).lower().endswith("apex")
+    # (a sharded/FSDP subclass runs its strategy's own autocast: no device of its own)
+    device = str(getattr(plugin, "device", "cuda")) if names[0] in TORCH_AMP_PLUGINS else None
+    return Precision(
+        value,
+        "apex" if apex else "native",
+        str(plugin.amp_level) if apex and getattr(plugin, "amp_level", None) is not None else None,
+        device,
     )
 
 
@@ -644,6 +700,7 @@ def read_setup(trainer: Any) -> Setup:
             options=package_options(family, strategy),
         ),
         num_nodes=int(trainer.num_nodes),
+        precision=read_precision(trainer),
     )
 
 
@@ -691,6 +748,7 @@ def outcome_to_json(outcome: Outcome) -> dict[str, Any]:
         "devices": list(outcome.devices),
         "num_nodes": outcome.num_nodes,
         "strategy": str(outcome.strategy),
+        "precision": str(outcome.precision),
     }
 
 
