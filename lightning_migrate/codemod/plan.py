@@ -43,7 +43,7 @@ from ..semantics.render import (
 )
 from ..semantics.signature import MODELLED, accepts
 
-V16 = v("1.6")
+V16, V20 = v("1.6"), v("2.0")
 
 # Machines a rewrite must behave identically on: several defaults depend on the hardware.
 MACHINES: tuple[Hardware, ...] = (
@@ -100,6 +100,7 @@ class Rewrite:
     flags: dict[str, Value]  # the modelled flags after the rewrite, in call order
     source: tuple[Version, ...]  # the releases whose behaviour it keeps
     changes: tuple[str, ...] = ()  # with `unsafe`: how the behaviour differs from the old call's
+    notes: tuple[str, ...] = ()  # re-spellings the finding should mention (`precision=16` -> "16-mixed")
 
 
 @dataclass(frozen=True)
@@ -167,8 +168,27 @@ def _plan(
         if _keeps(candidate, keep, target, same):
             if candidate == flags:
                 return Unchanged()
-            return Rewrite(candidate, kept_from, _changes(candidate, keep, target, fields))
+            worded, notes = _precision_words(candidate, keep, target, same)
+            return Rewrite(worded, kept_from, _changes(worded, keep, target, fields), notes)
     return _changed_argument(flags, sources, target) or _why_not(flags, keep, target)
+
+
+# 2.0 names precisions by what they do; the old numbers still work there but warn (16, "bf16") or say less.
+MODERN_PRECISION: dict[object, str] = {16: "16-mixed", "16": "16-mixed", "bf16": "bf16-mixed", 64: "64-true"}
+
+
+def _precision_words(
+    candidate: dict[str, Value], keep: Behaviour, target: Version, same: Same
+) -> tuple[dict[str, Value], tuple[str, ...]]:
+    """A call the codemod rewrites anyway gets the precision in the target's words, where that builds the
+    very same precision (never on its own: a modern call with `precision=16` is left alone)."""
+    old = candidate.get("precision")
+    if target < V20 or isinstance(old, (bool, list, Obj)) or old not in MODERN_PRECISION:
+        return candidate, ()
+    new = {**candidate, "precision": MODERN_PRECISION[old]}
+    if not _keeps(new, keep, target, same):
+        return candidate, ()
+    return new, (f"precision={old!r} is spelled {MODERN_PRECISION[old]!r}, as Lightning {target} recommends",)
 
 
 _ROLES = {

@@ -467,8 +467,8 @@ class _Migrator(cst.CSTTransformer):
         new = rewrite.flags
         rules: dict[str, str] = {}
         for key, value in old.items():
-            if new.get(key) == value and key in new:
-                continue
+            if (new.get(key) == value and key in new) or key == "precision":
+                continue  # a re-spelled precision is a note of the rewrite, not a rule of its own
             rule = FLAG_RULES.get(key, "LM006")
             if key == "accelerator" and isinstance(value, str) and value.lower() in DEVICE_NAMES:
                 rule = "LM004"
@@ -485,6 +485,8 @@ class _Migrator(cst.CSTTransformer):
             when = dates if info.removed_in else ""
             # the fix is the same for every rule the call breaks: say it once
             message = f"{info.title}{when}" + (f"; fix: {fix}" if index == 0 else "")
+            if index == 0 and rewrite.notes:
+                message += f" ({'; '.join(rewrite.notes)})"
             if index == 0 and rewrite.changes:
                 message += f" (unsafe fix, changes behaviour: {'; '.join(rewrite.changes)})"
             self.findings.append(Finding(line, column, rule, message, True))
