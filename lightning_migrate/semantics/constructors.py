@@ -185,6 +185,12 @@ _ROWS: dict[str, tuple[tuple[str, str, bool], ...]] = {
             "ddp_comm_hook ddp_comm_wrapper",
             True,
         ),
+        (  # 1.5: no __init__ of its own, DDPPlugin's
+            "1.5",
+            "parallel_devices num_nodes cluster_environment checkpoint_io sync_batchnorm ddp_comm_state "
+            "ddp_comm_hook ddp_comm_wrapper model_averaging_period",
+            True,
+        ),
     ),
     "DDPShardedStrategy": (
         (

@@ -10,7 +10,7 @@ from __future__ import annotations
 from .model import Obj, Version, v
 from .precision import Constructor, bind
 
-V14, V16, V18 = v("1.4"), v("1.6"), v("1.8")
+V14, V16, V17, V18 = v("1.4"), v("1.6"), v("1.7"), v("1.8")
 
 _NONE = Constructor(None)  # no __init__ of its own
 
@@ -22,8 +22,17 @@ CONSTRUCTORS: dict[str, tuple[tuple[Version, Constructor], ...]] = {
         (V16, Constructor("SLURMEnvironment", (("auto_requeue", False),))),
         (V14, _NONE),
     ),
-    "TorchElasticEnvironment": ((V14, _NONE),),
-    "KubeflowEnvironment": ((V14, _NONE),),
+    # 1.6 gave the TorchElastic and Kubeflow environments an __init__ of no arguments (gone again in 1.7)
+    "TorchElasticEnvironment": (
+        (V17, _NONE),
+        (V16, Constructor("TorchElasticEnvironment")),
+        (V14, _NONE),
+    ),
+    "KubeflowEnvironment": (
+        (V17, _NONE),
+        (V16, Constructor("KubeflowEnvironment")),
+        (V14, _NONE),
+    ),
     "TorchCheckpointIO": ((V14, _NONE),),
 }
 
