@@ -144,6 +144,16 @@ trainer = pl.Trainer(gpus=-1)
 """,
         None,
     ),
+    "LM104": Example(
+        "refusals/num_nodes_none_1x",
+        "2.6",
+        """\
+import pytorch_lightning as pl
+
+trainer = pl.Trainer(accelerator="ddp", gpus=2, num_nodes=None)
+""",
+        None,
+    ),
     "LM900": Example(
         "",
         "2.6",

@@ -68,6 +68,7 @@ RULES: tuple[Rule, ...] = (
     Rule("LM101", "runtime-value", "a flag's value is only known at run time", fixable=False),
     Rule("LM102", "ambiguous-source", "the call did different things in different releases", fixable=False),
     Rule("LM103", "no-equivalent", "the target release cannot express what the call did", fixable=False),
+    Rule("LM104", "unmodelled-value", "a flag's value is one the model does not judge", fixable=False),
     Rule("LM900", "unused-noqa", "a `# noqa: LM...` code that suppresses nothing", fixable=False),
 )
 
@@ -82,6 +83,7 @@ FLAG_RULES = {
     "tpu_cores": "LM004",
     "ipus": "LM004",
     "num_processes": "LM004",
+    "auto_select_gpus": "LM004",  # dropped at its default for 2.x, with the device-count flags
     "devices": "LM004",  # a device spelling the target reads differently (2.1 numbers TPU cores from 0)
     "strategy": "LM006",
 }

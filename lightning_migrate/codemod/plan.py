@@ -26,6 +26,7 @@ from ..semantics import (
     Rejected,
     Setup,
     Strategy,
+    Unmodelled,
     Value,
     Version,
     constructors,
@@ -41,7 +42,7 @@ from ..semantics.render import (
     strategy_spellings,
     why_not,
 )
-from ..semantics.signature import MODELLED, accepts
+from ..semantics.signature import MODELLED, accepts, is_default
 
 V16, V20 = v("1.6"), v("2.0")
 
@@ -133,7 +134,11 @@ def plan(
     if decision is None:
         if len(_PLANS) >= 4096:
             _PLANS.clear()
-        decision = _PLANS[key] = _plan(dict(flags), target, source, unsafe, since)
+        try:
+            decision = _plan(dict(flags), target, source, unsafe, since)
+        except Unmodelled as refusal:  # the old call, or the target on it: nothing to judge a rewrite by
+            decision = Refusal("LM104", f"{refusal}; fix the value by hand")
+        _PLANS[key] = decision
     return replace(decision, flags=dict(decision.flags)) if isinstance(decision, Rewrite) else decision
 
 
@@ -381,7 +386,10 @@ def describe(setup: Setup) -> str:
 
 def _keeps(candidate: Mapping[str, Value], keep: Behaviour, target: Version, same: Same) -> bool:
     for machine, setup in keep.items():
-        result = interpret(candidate, target, machine)
+        try:
+            result = interpret(candidate, target, machine)
+        except Unmodelled:  # a spelling the model cannot judge is never a rewrite
+            return False
         if codemod_deprecations(result.deprecations):
             return False
         if setup is None:
@@ -415,12 +423,14 @@ Edit = dict[str, object]
 def _candidates(
     flags: dict[str, Value], keep: Behaviour, target: Version, unsafe: bool = False
 ) -> list[dict[str, Value]]:
-    """Every combination of a training-type edit and a device edit, cheapest first."""
+    """Every combination of a training-type edit, a device edit and a default dropped, cheapest first."""
     candidates: list[dict[str, Value]] = []
-    for training, devices in itertools.product(
-        _training_edits(flags, keep, target, unsafe), _device_edits(flags, target)
+    for training, devices, defaults in itertools.product(
+        _training_edits(flags, keep, target, unsafe),
+        _device_edits(flags, target),
+        _default_edits(flags, target),
     ):
-        merged = _apply(flags, training, devices)
+        merged = _apply(flags, training, devices, defaults)
         for variant in (merged, *_precision_variants(merged, keep, target)):
             if variant not in candidates:
                 candidates.append(variant)
@@ -589,6 +599,26 @@ def _device_edits(flags: Mapping[str, Value], target: Version) -> Iterator[Edit]
     if device is None:
         # the training type left `accelerator=`; the target's default accelerator may differ from 1.x's CPU
         yield {"accelerator": "cpu"}
+
+
+# The flags a default of which the codemod drops: its own (the amp and sampler flags are not its business).
+DROPPABLE = frozenset({*TRAINING_TYPE_FLAGS, *DEVICE_FLAGS, "auto_select_gpus"})
+
+
+def _default_edits(flags: Mapping[str, Value], target: Version) -> Iterator[Edit]:
+    """Nothing, or the flags at a default the target has no keyword for dropped: a config dict passes
+    `gpus=None`, `auto_select_gpus=False` for flags nobody set, and 2.x rejects the keywords."""
+    yield {}
+    dropped = {
+        k: _REMOVED
+        for k, val in flags.items()
+        if k in DROPPABLE
+        and not accepts(k, target)
+        and is_default(k, val)
+        and not (k in DEVICE_FLAGS and val is not None)  # a count is the device edits' (`devices=1`)
+    }
+    if dropped:
+        yield dropped
 
 
 def _device_values(flag: str, count: Value) -> Iterator[Value]:

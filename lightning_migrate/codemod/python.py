@@ -19,7 +19,7 @@ from ..findings import Finding, Result
 from ..rules import BY_CODE, FLAG_RULES
 from ..semantics.classes import lookup
 from ..semantics.model import RELEASES, Obj, Value, Version, v
-from ..semantics.signature import MODELLED
+from ..semantics.signature import MODELLED, is_default
 from .edit import Edited, derived, edit_arguments, rebuilt
 from .imports import ImportChanges, RenameUses, fix_imports, new_module
 from .plan import DEVICE_NAMES, Decision, Refusal, Rewrite, Unchanged, plan
@@ -469,6 +469,8 @@ class _Migrator(cst.CSTTransformer):
         for key, value in old.items():
             if (new.get(key) == value and key in new) or key == "precision":
                 continue  # a re-spelled precision is a note of the rewrite, not a rule of its own
+            if key in new and is_default(key, value):
+                continue  # `accelerator=None` given a device: part of the rewrite another rule asks for
             rule = FLAG_RULES.get(key, "LM006")
             if key == "accelerator" and isinstance(value, str) and value.lower() in DEVICE_NAMES:
                 rule = "LM004"

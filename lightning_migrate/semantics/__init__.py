@@ -16,6 +16,7 @@ from .model import (
     Rejected,
     Setup,
     Strategy,
+    Unmodelled,
     Value,
     Version,
 )
@@ -32,6 +33,7 @@ __all__ = [
     "Rejected",
     "Setup",
     "Strategy",
+    "Unmodelled",
     "Value",
     "Version",
     "interpret",

@@ -17,7 +17,19 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from . import classes, precision, registry
-from .model import MISCONF, Hardware, Obj, Precision, Reject, Setup, Strategy, Value, Version, v
+from .model import (
+    MISCONF,
+    Hardware,
+    Obj,
+    Precision,
+    Reject,
+    Setup,
+    Strategy,
+    Unmodelled,
+    Value,
+    Version,
+    v,
+)
 
 Warn = Callable[[str, str], None]
 V15 = v("1.5")
@@ -297,7 +309,7 @@ class _Connector:
         self.num_processes = flags.get("num_processes", 1)
         self.devices = flags.get("devices")
         self.ipus = flags.get("ipus")
-        self.num_nodes = int(flags.get("num_nodes", 1))  # type: ignore[arg-type]
+        self.num_nodes = _num_nodes(flags.get("num_nodes", 1))
         plugins = flags.get("plugins")
         self.plugins = (
             [] if plugins is None else list(plugins) if isinstance(plugins, (list, tuple)) else [plugins]
@@ -800,7 +812,10 @@ class _Connector:
             )
         if self.use_ipu():
             return tuple(range(self.ipus if isinstance(self.ipus, int) else 0))
-        return tuple(range(int(self.num_processes)))  # type: ignore[arg-type]
+        count = self.num_processes  # `[torch.device("cpu")] * self.num_processes`
+        if isinstance(count, int):  # a negative count is no process, `True` one
+            return tuple(range(count))
+        raise Reject("TypeError", f"can't multiply sequence by non-int of type '{_class_name(count)}'")
 
 
 def _gt(value: Value, limit: int) -> bool:
@@ -955,3 +970,11 @@ def _check_apex(connector: _Connector, sharded: bool, sharded_message: str) -> N
         )
     if sharded:
         raise Reject(MISCONF, sharded_message)
+
+
+def _num_nodes(value: Value) -> int:
+    """1.4 and 1.5 keep `num_nodes` as given and compare it with 1 here and there (`None > 1` raises, `1.5`
+    is more than one node, `0` builds a world of size 0): the model judges whole numbers of nodes only."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise Unmodelled("num_nodes", value, "a whole number of nodes, 1 or more, in 1.4 and 1.5")
+    return value

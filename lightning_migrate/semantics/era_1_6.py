@@ -23,7 +23,19 @@ from typing import Callable, Union
 
 from . import classes, precision, registry
 from .device_parser import check_data_type, parse_cpu_cores, parse_gpu_ids, to_int
-from .model import MISCONF, Hardware, Obj, Precision, Reject, Setup, Strategy, Value, Version, v
+from .model import (
+    MISCONF,
+    Hardware,
+    Obj,
+    Precision,
+    Reject,
+    Setup,
+    Strategy,
+    Unmodelled,
+    Value,
+    Version,
+    v,
+)
 
 Warn = Callable[[str, str], None]
 V16, V17, V171, V18, V19, V191, V192, V193, V194 = (
@@ -673,7 +685,8 @@ class _Connector:
             self.built = classes.strategy_of(flag, self.version)
         elif isinstance(flag, Single):
             self.built = Strategy(flag.family)
-        assert self.built is not None
+        else:  # 1.6 raises a RuntimeError of its own at this point, 1.7+ a MisconfigurationException
+            raise Unmodelled("strategy", flag, "a strategy name or a strategy object")
         if self.built.name == "xla" and self.v17:  # TPUSpawnStrategy passes start_method="fork" from 1.7
             self.built = Strategy("xla", "fork", None, self.built.options)
 

@@ -17,6 +17,7 @@ from .model import (
     Reject,
     Rejected,
     Setup,
+    Unmodelled,
     Value,
     Version,
     v,
@@ -80,6 +81,7 @@ def _interpret(flags: Flags, version: Version, hardware: Hardware) -> Interpreta
             if flag in MODELLED and not accepts(flag, version):
                 raise Reject("TypeError", f"Trainer.__init__() got an unexpected keyword argument {flag!r}")
         relevant = {k: val for k, val in flags.items() if k in MODELLED}
+        _check_counts(relevant)
         connect = next(connector for since, connector in ERAS if version >= since)
         setup = connect(relevant, version, hardware, lambda f, m: deprecations.append(Deprecation(f, m)))
     except Reject as exc:
@@ -87,6 +89,24 @@ def _interpret(flags: Flags, version: Version, hardware: Hardware) -> Interpreta
     kept = _kept_plugins(flags.get("plugins"))
     setup = replace(setup, devices=_tpu_cores_from_zero(setup, version), plugins=kept)
     return Interpretation(setup, deprecations)
+
+
+# A device count becomes a tuple of device indices: counts beyond any machine's are not modelled (a
+# billion CPU processes would be a billion-entry tuple).
+MAX_COUNT = 1 << 16
+COUNT_FLAGS = ("gpus", "num_processes", "devices", "tpu_cores", "ipus", "num_nodes")
+
+
+def _check_counts(flags: Flags) -> None:
+    for flag in COUNT_FLAGS:
+        value = flags.get(flag)
+        number: float | None = None
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            number = value
+        elif isinstance(value, str) and value.strip().lstrip("-").isdigit():
+            number = int(value.strip())
+        if number is not None and abs(number) > MAX_COUNT:
+            raise Unmodelled(flag, value, f"device and node counts up to {MAX_COUNT}")
 
 
 def _tpu_cores_from_zero(setup: Setup, version: Version) -> tuple[int, ...]:

@@ -205,6 +205,16 @@ class Reject(Exception):
         self.rejected = Rejected(error, message)
 
 
+class Unmodelled(Exception):
+    """A value the model does not judge (``num_nodes=None``, ``strategy=True``, a billion processes): a
+    refusal, never a guess. ``interpret`` raises it instead of answering; the codemod reports it (LM104) and
+    the shim hands the call to the real Trainer as written, which then does what it does with it."""
+
+    def __init__(self, flag: str, value: Value, expected: str) -> None:
+        super().__init__(f"the model does not judge `{flag}={value!r}`: it only models {expected}")
+        self.flag, self.value, self.expected = flag, value, expected
+
+
 MISCONF = "MisconfigurationException"
 
 

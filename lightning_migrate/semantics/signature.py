@@ -25,6 +25,35 @@ TRAINER_FLAGS: dict[str, tuple[Version, Version | None]] = {
     "use_distributed_sampler": (v("2.0"), None),
 }
 
+# Every default each flag has had in a release's `Trainer.__init__` signature (read from the wheels;
+# `tests/real/test_registry.py` checks the installed release's). A config dict or an argparse namespace
+# passes a flag nobody set at one of these.
+DEFAULTS: dict[str, tuple[object, ...]] = {
+    "accelerator": (None, "auto"),
+    "strategy": (None, "auto"),
+    "distributed_backend": (None,),
+    "plugins": (None,),
+    "devices": (None, "auto"),
+    "num_nodes": (1,),
+    "gpus": (None,),
+    "tpu_cores": (None,),
+    "ipus": (None,),
+    "num_processes": (1, None),
+    "auto_select_gpus": (False, None),
+    "sync_batchnorm": (False,),
+    "precision": (32, "32-true", None),
+    "amp_backend": ("native", None),
+    "amp_level": ("O2", None),
+    "replace_sampler_ddp": (True,),
+    "use_distributed_sampler": (True,),
+}
+
+
+def is_default(flag: str, value: object) -> bool:
+    """``value`` is a default ``flag`` had in some release (a bool is never taken for an int default)."""
+    return any(type(value) is type(default) and value == default for default in DEFAULTS.get(flag, ()))
+
+
 # The flags the model interprets; any other Trainer keyword (max_epochs, logger, ...) is irrelevant to it.
 MODELLED = frozenset(TRAINER_FLAGS)
 

@@ -19,7 +19,7 @@ from typing import Any
 
 from lightning_migrate.semantics import Hardware, Obj, Rejected, Setup, Value, Version, interpret
 from lightning_migrate.semantics.classes import CLASSES, STRATEGY, kind_of, strategy_of
-from lightning_migrate.semantics.model import MISCONF, Reject
+from lightning_migrate.semantics.model import MISCONF, Reject, Unmodelled
 from lightning_migrate.semantics.registry import DISTRIBUTED_TYPES, registered
 from lightning_migrate.semantics.render import Inexpressible, render
 from lightning_migrate.semantics.signature import accepts
@@ -108,7 +108,10 @@ def translate(flags: Flags, installed: Version, hardware: Hardware, namespace: s
     """Translate the ``TRANSLATED`` keywords of a call for Lightning ``installed`` on ``hardware``."""
     given = {k: val for k, val in flags.items() if k in TRANSLATED}
     spellings = deprecated_spellings(given)
-    result = _translate(given, installed, hardware, namespace)
+    try:
+        result = _translate(dict(given), installed, hardware, namespace)
+    except Unmodelled as refusal:  # the model has no answer: the real Trainer decides, as for any user
+        result = passthrough(given, installed, str(refusal))
     built = not isinstance(result.outcome, Rejected) and result.how.startswith("built")
     suggestion = f" Lightning {installed}: {call(result)}" if built else ""
     result.deprecated = [

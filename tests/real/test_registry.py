@@ -11,6 +11,7 @@ import pytest
 from lightning_migrate.semantics import Version, constructors
 from lightning_migrate.semantics.classes import BROKEN, CLASSES, lookup
 from lightning_migrate.semantics.registry import registered
+from lightning_migrate.semantics.signature import TRAINER_FLAGS, accepts, is_default
 
 pytestmark = pytest.mark.real
 
@@ -80,3 +81,15 @@ def test_constructor_keywords_are_the_releases(name: str) -> None:
     expected = constructors.parameters(name, version, row.renamed_to)
     assert expected is not None, f"the table has no row for {name} in {version}"
     assert _real_parameters(harness.find_class(name)) == expected
+
+
+def test_trainer_signature_defaults_are_tabled() -> None:
+    """Every hardware/distribution keyword the installed Trainer has, and its default, as the model tables
+    them (``signature.TRAINER_FLAGS`` and ``signature.DEFAULTS``)."""
+    version = Version.parse(harness.release())
+    init = harness.lightning().Trainer.__init__
+    parameters = inspect.signature(init).parameters
+    for flag in TRAINER_FLAGS:
+        assert (flag in parameters) == accepts(flag, version), flag
+        if flag in parameters:
+            assert is_default(flag, parameters[flag].default), (flag, parameters[flag].default)

@@ -157,6 +157,31 @@ def test_four_tpu_cores_are_refused_by_the_release_itself() -> None:
     assert re.search(r"can only be .*1, 8", str(error)), str(error)
 
 
+# Values the model refuses to judge (`Unmodelled`) on some release: the shim hands them to the real Trainer.
+UNMODELLED = (
+    {"num_nodes": None},
+    {"num_nodes": 0, "accelerator": "cpu"},
+    {"strategy": True},
+    {"accelerator": "cpu", "devices": 100_000},
+    {"num_processes": 100_000},
+)
+
+
+@pytest.mark.parametrize("flags", UNMODELLED, ids=repr)
+def test_what_the_model_does_not_judge_the_real_trainer_decides(flags: dict[str, Any]) -> None:
+    """Through the shim, such a call builds what the release builds from it, or raises what it raises."""
+    shimmed, _ = build(flags, CPU)
+    real, _ = build(flags, CPU, harness.lightning().Trainer)
+    assert isinstance(shimmed, Exception) == isinstance(real, Exception), (shimmed, real)
+    if isinstance(real, Exception):
+        assert (type(shimmed), str(shimmed)) == (type(real), str(real))
+    else:
+        assert type(harness.strategy_of(shimmed)) is type(harness.strategy_of(real))
+        assert harness.device_indices(harness.strategy_of(shimmed)) == harness.device_indices(
+            harness.strategy_of(real)
+        )
+
+
 def test_deprecated_spellings_warn_once_each_and_build_the_old_meaning() -> None:
     flags = {"distributed_backend": "ddp_spawn", "num_processes": 2}
     trainer, deprecations = build(flags, CPU)
