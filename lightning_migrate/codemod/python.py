@@ -600,8 +600,13 @@ def _fix_imports(module: cst.Module, migrator: _Migrator) -> tuple[cst.Module, s
         RemoveImportsVisitor.remove_unused_import(context, module_name, cls)
     for shim in migrator.shim_imports:
         AddImportsVisitor.add_needed_import(context, shim)
-    module = AddImportsVisitor(context).transform_module(fixed.module)
-    return RemoveImportsVisitor(context).transform_module(module), fixed.still_used
+    # each visitor walks the whole module (RemoveImportsVisitor with a scope analysis): only when it has work
+    module = fixed.module
+    if context.scratch.get(AddImportsVisitor.CONTEXT_KEY):
+        module = AddImportsVisitor(context).transform_module(module)
+    if context.scratch.get(RemoveImportsVisitor.CONTEXT_KEY):
+        module = RemoveImportsVisitor(context).transform_module(module)
+    return module, fixed.still_used
 
 
 def _other_uses(migrator: _Migrator, target: Version) -> dict[str, str]:
