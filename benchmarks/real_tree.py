@@ -95,14 +95,15 @@ def big_file(work: Path, megabytes: float) -> Path:
         "        total += value * scale  # running sum\n"
         "    return {{'step': {i}, 'total': total}}\n\n\n"
     )
-    parts, size, i = ["import pytorch_lightning as pl\n\n\n"], 0, 0
+    parts, size, i, placed = ["import pytorch_lightning as pl\n\n\n"], 0, 0, False
     while size < megabytes * 1e6:
         text = block.format(i=i)
         parts.append(text)
         size += len(text)
         i += 1
-        if i == 4000:
+        if not placed and size >= megabytes * 1e6 / 2:
             parts.append(OLD_CALL + "\n\n")
+            placed = True
     path.write_text("".join(parts), encoding="utf-8")
     return path
 

@@ -39,6 +39,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from .codemod.plan import Unchanged, plan
+from .semantics.classes import CLASSES, STRATEGY
 from .semantics.model import RELEASES, Value, Version
 from .semantics.signature import MODELLED
 
@@ -47,6 +48,11 @@ EVERY_SOURCE: tuple[Version | None, ...] = (None, *RELEASES)  # None: no --sourc
 _LIGHTNING = re.compile(r"\b(?:pytorch_)?lightning\b")
 _WORDS = "|".join(sorted(MODELLED, key=len, reverse=True))
 _MODELLED_WORD = re.compile(rf"\b(?:{_WORDS})\b")
+# The `*Plugin` training-type classes 1.6 renamed: a file that imports one follows the rename (from 1.6 on)
+# even without a Trainer call (`codemod.imports.stale_imports`).
+_RENAMED = sorted(row.name for row in CLASSES if row.kind == STRATEGY and row.renamed_to)
+_RENAMED_CLASS = re.compile(rf"\b(?:{'|'.join(_RENAMED)})\b")
+V16 = Version(1, 6)
 
 # Whitespace, comments and backslash continuations: what may sit between the tokens of a call.
 _GAP = r"(?:[ \t\f\r\n]|\\\r?\n|#[^\r\n]*)*"
@@ -88,7 +94,11 @@ def may_need_migration(
 ) -> bool:
     """False only if ``codemod.python.migrate(text, target, source)`` changes nothing and reports nothing for
     every ``target`` and ``source`` given (by default every release, with or without ``--source-version``)."""
-    if "Trainer" not in text or not _LIGHTNING.search(text):
+    if not _LIGHTNING.search(text):
+        return False
+    if "import" in text and _RENAMED_CLASS.search(text) and any(target >= V16 for target in targets):
+        return True
+    if "Trainer" not in text:
         return False
     if "*" not in text and not _MODELLED_WORD.search(text):
         return False

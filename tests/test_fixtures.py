@@ -68,7 +68,8 @@ def test_fixture(case: Path, expected: Path | None, target: str) -> None:
     assert migrate(out, version, source, unsafe).code == out, "not a fixed point"
     if expected:
         checked = assert_behaviour_kept(text, out, version, source, unsafe)
-        assert checked > 0, "no rewritten call checked"
+        # a case with no Trainer call is about imports alone (`objects/plugin_imports_without_call`)
+        assert checked > 0 or not list(trainer_calls(text)), "no rewritten call checked"
 
 
 def assert_behaviour_kept(

@@ -121,3 +121,28 @@ def test_a_refusal_quotes_the_releases_that_raise() -> None:
     assert "Lightning 1.4.9 raises NotImplementedError" in decision.message
     assert "Lightning 1.5.10 raises MisconfigurationException" in decision.message
     assert "unexpected keyword" not in decision.message
+
+
+STALE = """\
+from pytorch_lightning.plugins import DDPSpawnPlugin, TPUSpawnPlugin
+
+
+class MySpawn(DDPSpawnPlugin):
+    pass
+"""
+
+
+def test_a_plugin_import_without_a_call_follows_the_rename_or_is_reported() -> None:
+    """No Trainer call in the file: the imports of renamed classes still matter (2.x lacks the old names)."""
+    from lightning_migrate.codemod.python import migrate
+
+    for_16 = migrate(STALE, v("1.6"))
+    assert "from pytorch_lightning.strategies import DDPSpawnStrategy" in for_16.code
+    assert "class MySpawn(DDPSpawnStrategy):" in for_16.code
+    assert "TPUSpawnPlugin" in for_16.code  # unused: reported, never removed (it may be re-exported)
+    assert [(f.line, f.code, f.fixable) for f in for_16.findings] == [(1, "LM005", False), (4, "LM005", True)]
+    for_26 = migrate(STALE, v("2.6"))
+    assert for_26.code == STALE  # 2.x has neither DDPSpawnPlugin nor DDPSpawnStrategy: by hand
+    assert {(f.line, f.fixable) for f in for_26.findings} == {(1, False), (4, False)}
+    assert "neither it nor `DDPSpawnStrategy`" in next(f.message for f in for_26.findings if f.line == 4)
+    assert migrate(STALE, v("1.5")).findings == []

@@ -10,11 +10,13 @@ keeps its import.
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass, field
 
 import libcst as cst
 
-from ..semantics.classes import lookup
+from ..semantics.classes import STRATEGY, lookup
+from ..semantics.model import Version, v
 
 LIGHTNING_ROOTS = ("pytorch_lightning", "lightning")
 
@@ -193,3 +195,44 @@ class RenameUses(cst.CSTTransformer):
     def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.Name:
         new = self.renames.get(original.value)
         return updated.with_changes(value=new) if new else updated
+
+
+@dataclass(frozen=True)
+class StaleImport:
+    """``from <lightning module> import Old [as local]`` of a training-type class the target renamed."""
+
+    line: int
+    column: int
+    name: str
+    local: str
+    namespace: str  # "pytorch_lightning" or "lightning.pytorch"
+    new: str  # the class's 1.6 name
+    used: bool  # the file uses ``local`` outside its imports
+
+
+def stale_imports(source: str, target: Version) -> list[StaleImport]:
+    """The imports of ``*Plugin`` training-type classes in ``source`` that ``target`` (1.6 or later) renamed,
+    whether or not a Trainer call of the file is rewritten: an old name that no call uses still fails to
+    import on 2.x. Read with ``ast``: only files that import such a name pay for more."""
+    if target < v("1.6") or "Plugin" not in source:
+        return []
+    tree = ast.parse(source)
+    found, used = [], set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            used.add(node.id)
+        if not isinstance(node, ast.ImportFrom) or node.level or not node.module:
+            continue
+        if not node.module.startswith(LIGHTNING_ROOTS):
+            continue
+        namespace = "lightning.pytorch" if node.module.startswith("lightning.") else "pytorch_lightning"
+        for alias in node.names:
+            row = lookup(alias.name)
+            if row is None or row.kind != STRATEGY or not row.renamed_to:
+                continue
+            local = alias.asname or alias.name
+            found.append((node, alias.name, local, namespace, row.renamed_to))
+    return [
+        StaleImport(node.lineno, node.col_offset + 1, name, local, namespace, new, local in used)
+        for node, name, local, namespace, new in found
+    ]

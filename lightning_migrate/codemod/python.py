@@ -21,7 +21,7 @@ from ..semantics.classes import lookup
 from ..semantics.model import RELEASES, Obj, Value, Version, v
 from ..semantics.signature import MODELLED, is_default
 from .edit import Edited, derived, edit_arguments, rebuilt
-from .imports import ImportChanges, RenameUses, fix_imports, new_module
+from .imports import ImportChanges, RenameUses, StaleImport, fix_imports, new_module, stale_imports
 from .plan import DEVICE_NAMES, Decision, Refusal, Rewrite, Unchanged, plan
 from .values import Unknown, code, read
 
@@ -54,6 +54,8 @@ def migrate(
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)  # parsed just now: nobody else holds it
     migrator = _Migrator(target, source_version, unsafe, leave, shim, splats="**" in source)
     new_module = wrapper.visit(migrator)
+    stale = stale_imports(source, target)
+    _follow_stale_imports(stale, migrator, target)
     if migrator.imports or migrator.built or migrator.shim_imports:
         renames = _other_uses(migrator, target)
         if renames:
@@ -624,6 +626,34 @@ def _other_uses(migrator: _Migrator, target: Version) -> dict[str, str]:
     return renames
 
 
+def _follow_stale_imports(stale: list[StaleImport], migrator: _Migrator, target: Version) -> None:
+    """An imported ``*Plugin`` class the file uses follows its rename like one a rewritten call built (the
+    import is replaced, the uses renamed, each use reported by ``_old_names_left``); an unused one is only
+    reported (removing it could break a module that re-exports it)."""
+    for imported in stale:
+        if not imported.used:
+            gone = "lacks it" if not _usable(imported.name, target) else "deprecates it"
+            message = (
+                f"`{imported.name}` is imported but not used here; Lightning {target} {gone}"
+                + (f" (it is `{imported.new}`)" if _usable(imported.new, target) else "")
+                + ": import the new class or remove the import"
+            )
+            migrator.findings.append(Finding(imported.line, imported.column, "LM005", message, False))
+        elif imported.local != imported.name:
+            if _usable(imported.new, target):
+                migrator.imports.aliased.setdefault(imported.local, (imported.namespace, imported.new))
+                message = f"`{imported.name} as {imported.local}` is `{imported.new}` in Lightning {target}"
+                migrator.findings.append(Finding(imported.line, imported.column, "LM005", message, True))
+            else:
+                message = (
+                    f"`{imported.name}` (as `{imported.local}`) is used here, but Lightning {target} has"
+                    f" neither it nor `{imported.new}`; change its uses by hand"
+                )
+                migrator.findings.append(Finding(imported.line, imported.column, "LM005", message, False))
+        else:
+            migrator.imports.renamed.setdefault(imported.name, (imported.namespace, imported.new))
+
+
 def _usable(cls: str, target: Version) -> bool:
     row = lookup(cls)
     return row is not None and row.exists_in(target) and not (row.stub_since and target >= row.stub_since)
@@ -654,7 +684,7 @@ def _old_names_left(source: str, names: set[str], migrator: _Migrator, target: V
         else:
             message = (
                 f"`{node.id}` is still used here and keeps its import, but Lightning {target} has neither it"
-                f" nor `{new}`: the rewritten calls build another class; change this use by hand"
+                f" nor `{new}`; change this use by hand"
             )
             findings.append(Finding(node.lineno, node.col_offset + 1, "LM005", message, False))
     return findings
