@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lightning_migrate.codemod.plan import MACHINES, PACKAGE_MACHINES, Refusal, plan
+from lightning_migrate.codemod.plan import MACHINES, PACKAGE_MACHINES, Refusal, Rewrite, plan
 from lightning_migrate.semantics import Obj, Unmodelled, constructors, interpret
 from lightning_migrate.semantics.classes import CLASSES
 from lightning_migrate.semantics.model import RELEASES, Hardware, Version
@@ -124,7 +124,7 @@ def test_values_found_unmodelled_are_answered(flags: dict[str, object], release:
         _answers(flags, release, machine)
 
 
-@_settings(120)
+@_settings(400)
 @given(_calls(RELEASES[0]), st.sampled_from(["1.5", "1.9", "2.6"]))
 def test_the_planner_refuses_what_the_model_does_not_judge(flags: dict[str, object], target: str) -> None:
     decision = plan(flags, Version.parse(target))  # type: ignore[arg-type]
@@ -140,7 +140,7 @@ def test_an_unmodelled_value_is_refused_with_its_reason() -> None:
     assert "num_nodes=None" in decision.message
 
 
-@_settings(150)
+@_settings(300)
 @given(_calls(RELEASES[0]), st.sampled_from(RELEASES), MACHINE)
 def test_the_shim_hands_what_the_model_does_not_judge_to_the_trainer(
     flags: dict[str, object], installed: Version, machine: Hardware
@@ -155,3 +155,12 @@ def test_the_shim_passes_an_unmodelled_value_through_as_written() -> None:
     assert result.how.startswith("passed through")
     assert "num_nodes=None" in result.how
     assert [d.flag for d in result.deprecated] == ["accelerator", "gpus"]
+
+
+@pytest.mark.parametrize("target", ["1.5", "1.9", "2.6"])
+def test_an_object_holding_a_list_is_planned(target: str) -> None:
+    """Setups are hashed: a user's object with a list argument (found by the search above) is held frozen."""
+    obj = Obj.of("DDPPlugin", parallel_devices=[0, 1], find_unused_parameters=False)
+    assert obj.kw()["parallel_devices"] == (0, 1)
+    decision = plan({"accelerator": "ddp", "gpus": 2, "plugins": [obj]}, Version.parse(target))  # type: ignore[dict-item]
+    assert isinstance(decision, (Refusal, Rewrite))

@@ -27,6 +27,12 @@ class Obj:
     cls: str
     kwargs: tuple[tuple[str, Value], ...] = ()
 
+    def __post_init__(self) -> None:
+        # an argument written as a list (`parallel_devices=[0, 1]`) is held as a tuple: objects end up in
+        # setups, which are compared and hashed
+        if any(isinstance(value, (list, tuple)) for _, value in self.kwargs):
+            object.__setattr__(self, "kwargs", tuple((k, _frozen(value)) for k, value in self.kwargs))
+
     @staticmethod
     def of(name: str, **kwargs: Value) -> Obj:
         return Obj(name, tuple(sorted(kwargs.items())))
@@ -37,6 +43,10 @@ class Obj:
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.kwargs)
         return f"{self.cls}({args})"
+
+
+def _frozen(value: Value) -> Value:
+    return tuple(_frozen(item) for item in value) if isinstance(value, (list, tuple)) else value
 
 
 @dataclass(frozen=True, order=True)
