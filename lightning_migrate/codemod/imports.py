@@ -216,7 +216,10 @@ def stale_imports(source: str, target: Version) -> list[StaleImport]:
     import on 2.x. Read with ``ast``: only files that import such a name pay for more."""
     if target < v("1.6") or "Plugin" not in source:
         return []
-    tree = ast.parse(source)
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:  # syntax LibCST reads but this Python's `ast` does not: nothing to follow
+        return []
     found, used = [], set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Name):
