@@ -39,7 +39,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from .codemod.plan import Unchanged, plan
-from .semantics.classes import CLASSES, STRATEGY
+from .semantics.classes import RENAMED_STRATEGIES
 from .semantics.model import RELEASES, Value, Version
 from .semantics.signature import MODELLED
 
@@ -50,8 +50,7 @@ _WORDS = "|".join(sorted(MODELLED, key=len, reverse=True))
 _MODELLED_WORD = re.compile(rf"\b(?:{_WORDS})\b")
 # The `*Plugin` training-type classes 1.6 renamed: a file that imports one follows the rename (from 1.6 on)
 # even without a Trainer call (`codemod.imports.stale_imports`).
-_RENAMED = sorted(row.name for row in CLASSES if row.kind == STRATEGY and row.renamed_to)
-_RENAMED_CLASS = re.compile(rf"\b(?:{'|'.join(_RENAMED)})\b")
+_RENAMED_CLASS = re.compile(rf"\b(?:{'|'.join(sorted(RENAMED_STRATEGIES))})\b")
 V16 = Version(1, 6)
 
 # Whitespace, comments and backslash continuations: what may sit between the tokens of a call.

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from ..semantics.classes import STRATEGY, lookup
+from ..semantics.classes import RENAMED_STRATEGIES, lookup
 from ..semantics.model import Version, v
 
 LIGHTNING_ROOTS = ("pytorch_lightning", "lightning")
@@ -231,7 +231,7 @@ def stale_imports(source: str, target: Version) -> list[StaleImport]:
         namespace = "lightning.pytorch" if node.module.startswith("lightning.") else "pytorch_lightning"
         for alias in node.names:
             row = lookup(alias.name)
-            if row is None or row.kind != STRATEGY or not row.renamed_to:
+            if row is None or alias.name not in RENAMED_STRATEGIES:
                 continue
             local = alias.asname or alias.name
             found.append((node, alias.name, local, namespace, row.renamed_to))

@@ -108,6 +108,9 @@ CLASSES: tuple[LightningClass, ...] = (
 # before that it is swallowed by **kwargs (and only breaks torch DDP later, at fit time).
 START_METHOD_PARAMETER = {"DDPSpawnStrategy": V17, "DDPStrategy": V20}
 
+# The `*Plugin` training-type classes 1.6 renamed `*Strategy`.
+RENAMED_STRATEGIES = frozenset(row.name for row in CLASSES if row.kind == STRATEGY and row.renamed_to)
+
 _BY_NAME: dict[str, list[LightningClass]] = {}
 for _row in CLASSES:
     _BY_NAME.setdefault(_row.name, []).append(_row)

@@ -49,9 +49,23 @@ DEFAULTS: dict[str, tuple[object, ...]] = {
 }
 
 
+# Default values whose equality is sameness: a user's object is never taken for a default, even if its
+# `__eq__` says so.
+DEFAULT_SCALARS = (str, int, float, bool)
+
+
+def equals_default(value: object, default: object) -> bool:
+    """``value`` is the keyword's ``default``: no choice of the user's (a bool is never taken for an int
+    default). LightningCLI, jsonargparse, `Trainer.from_argparse_args`, Hydra's `instantiate` of a full
+    config and config dicts pass every keyword of the signature, each at its default unless set."""
+    if value is default:
+        return True
+    return isinstance(default, DEFAULT_SCALARS) and type(value) is type(default) and value == default
+
+
 def is_default(flag: str, value: object) -> bool:
-    """``value`` is a default ``flag`` had in some release (a bool is never taken for an int default)."""
-    return any(type(value) is type(default) and value == default for default in DEFAULTS.get(flag, ()))
+    """``value`` is a default ``flag`` had in some release."""
+    return any(equals_default(value, default) for default in DEFAULTS.get(flag, ()))
 
 
 # The flags the model interprets; any other Trainer keyword (max_epochs, logger, ...) is irrelevant to it.

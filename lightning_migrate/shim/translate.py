@@ -23,6 +23,7 @@ from lightning_migrate.semantics.model import MISCONF, Reject, Unmodelled
 from lightning_migrate.semantics.registry import DISTRIBUTED_TYPES, registered
 from lightning_migrate.semantics.render import Inexpressible, render
 from lightning_migrate.semantics.signature import accepts
+from lightning_migrate.semantics.signature import equals_default as is_default
 
 REFERENCE = Version(1, 5, 10)
 V15 = Version(1, 5)
@@ -61,10 +62,6 @@ ADVICE = {
 }
 NOT_A_SPELLING: dict[str, tuple[Value, ...]] = {"num_processes": (None, 1)}
 
-# Default values whose equality is sameness: a user's object is never taken for a default, even if its
-# `__eq__` says so.
-DEFAULT_SCALARS = (str, int, float, bool)
-
 Flags = dict[str, Value]
 
 
@@ -85,15 +82,6 @@ class Translation:
     outcome: Flags | Rejected
     deprecated: list[Deprecated] = field(default_factory=list)
     how: str = ""
-
-
-def is_default(value: Any, default: Any) -> bool:
-    """``value`` is the keyword's ``default``: no choice of the user's. LightningCLI, jsonargparse,
-    `Trainer.from_argparse_args` and Hydra's `instantiate` of a full config pass every keyword of the
-    signature, each at its default unless the config sets it."""
-    if value is default:
-        return True
-    return isinstance(default, DEFAULT_SCALARS) and type(value) is type(default) and value == default
 
 
 def given_flags(kwargs: Mapping[str, Any], defaults: Mapping[str, Any]) -> dict[str, Any]:
