@@ -3,19 +3,24 @@ nothing to migrate. Every skip is checked against ``migrate`` itself."""
 
 from __future__ import annotations
 
+import ast
 import re
+import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from lightning_migrate.codemod.python import migrate
 from lightning_migrate.prefilter import may_need_migration
 from lightning_migrate.semantics.model import RELEASES, Version, release
+from lightning_migrate.sourcefile import SourceError
 
 ROOT = Path(__file__).parent.parent
 TARGETS = tuple(r for r in RELEASES if r >= release("1.5"))
+# f-strings that nest their own quotes (PEP 701): the codemod reads them where Python does, from 3.12
+PEP701 = pytest.mark.skipif(sys.version_info < (3, 12), reason="PEP 701 f-strings need Python 3.12")
 FILES = sorted(ROOT.glob("fixtures/**/*.py")) + sorted(ROOT.glob("examples/**/*.py"))
 
 
@@ -92,14 +97,27 @@ def test_code_with_nothing_to_migrate_is_skipped(text: str) -> None:
         assert_untouched(text, target, None)
 
 
+def test_syntax_this_python_cannot_read_is_an_error_that_says_so() -> None:
+    """The codemod locates calls with this Python's own parser: code written for a newer Python is reported
+    (with the way out), never silently passed."""
+    text = IMPORT + 'x = f"{d["k"]}{pl.Trainer(gpus=2)}"\n'
+    if sys.version_info >= (3, 12):
+        assert migrate(text, TARGETS[-1]).findings
+        return
+    with pytest.raises(SourceError, match=r"cannot parse with Python 3\.\d+: .*run lightning-migrate with"):
+        migrate(text, TARGETS[-1])
+
+
 @pytest.mark.parametrize(
     "text",
     [
         pytest.param(IMPORT + "pl.Trainer(gpus=2)\n", id="deprecated"),
         pytest.param(IMPORT + "pl.Trainer(gpus  # two\n    = 2)\n", id="comment-before-equals"),
         pytest.param(IMPORT + "pl.Trainer(gpus \\\n= 2)\n", id="continuation-before-equals"),
-        pytest.param(IMPORT + 'x = f"{d["k"]}{pl.Trainer(gpus=2)}"\n', id="pep701-fstring"),
-        pytest.param(IMPORT + 'x = f"{\'}\'}{d["k"]}{pl.Trainer(gpus=2)}"\n', id="pep701-balanced-prefix"),
+        pytest.param(IMPORT + 'x = f"{d["k"]}{pl.Trainer(gpus=2)}"\n', id="pep701-fstring", marks=PEP701),
+        pytest.param(
+            IMPORT + 'x = f"{\'}\'}{d["k"]}{pl.Trainer(gpus=2)}"\n', id="pep701-balanced-prefix", marks=PEP701
+        ),
         pytest.param(IMPORT + "x = f'{pl.Trainer(gpus=2)}'\n", id="fstring"),
         pytest.param(IMPORT + 'pl.Trainer(**cfg, accelerator="gpu", devices=2)\n', id="kwargs-with-flags"),
         pytest.param(IMPORT + "pl.Trainer(accelerator=args.accelerator)\n", id="runtime-value"),
@@ -194,7 +212,17 @@ def trainer_files(draw: st.DrawFn) -> str:
     call = form.format(callee, draw(st.sampled_from(SEPARATORS)).join(arguments))
     wrap = draw(st.sampled_from(["t = {}", "def f(n=2):\n    return {}", "x = f'{{{}}}'", "x = [{}]"]))
     lines = [*imports, "from functools import partial, partial as P", STRATEGY, CONSTANTS, wrap.format(call)]
-    return "\n".join(lines) + "\n"
+    text = "\n".join(lines) + "\n"
+    assume(_readable(text))  # an f-string holding a comment or its own quote: PEP 701, Python 3.12
+    return text
+
+
+def _readable(text: str) -> bool:
+    try:
+        ast.parse(text)
+    except SyntaxError:
+        return False
+    return True
 
 
 @settings(max_examples=1000, deadline=None, derandomize=True)  # the same examples in every CI run

@@ -210,15 +210,11 @@ class StaleImport:
     used: bool  # the file uses ``local`` outside its imports
 
 
-def stale_imports(source: str, target: Version) -> list[StaleImport]:
+def stale_imports(tree: ast.Module, target: Version) -> list[StaleImport]:
     """The imports of ``*Plugin`` training-type classes in ``source`` that ``target`` (1.6 or later) renamed,
     whether or not a Trainer call of the file is rewritten: an old name that no call uses still fails to
-    import on 2.x. Read with ``ast``: only files that import such a name pay for more."""
-    if target < v("1.6") or "Plugin" not in source:
-        return []
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:  # syntax LibCST reads but this Python's `ast` does not: nothing to follow
+    import on 2.x."""
+    if target < v("1.6"):
         return []
     found, used = [], set()
     for node in ast.walk(tree):

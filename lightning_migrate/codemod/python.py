@@ -1,35 +1,30 @@
-"""Rewrite the Trainer calls of one Python file (LibCST), and report what cannot be rewritten safely."""
+"""The Python front end: locate a file's Trainer calls with ``ast``, decide each with the planner, and write
+the rewrites with LibCST where they are (``splice``); report what cannot be rewritten safely."""
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
+from dataclasses import dataclass
 
 import libcst as cst
 from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
-from libcst.metadata import (
-    MetadataWrapper,
-    PositionProvider,
-    QualifiedNameSource,
-    ScopeProvider,
-)
 
 from ..findings import Finding, Result
 from ..rules import BY_CODE, FLAG_RULES
 from ..semantics.classes import lookup
 from ..semantics.model import RELEASES, Obj, Value, Version, v
 from ..semantics.signature import MODELLED, is_default
+from ..sourcefile import SourceError
 from .edit import Edited, derived, edit_arguments, rebuilt
 from .imports import ImportChanges, RenameUses, StaleImport, fix_imports, new_module, stale_imports
+from .locate import PACKAGES, TRAINER_NAMES, Located, Scope, TrainerCall, locate
 from .plan import DEVICE_NAMES, Decision, Refusal, Rewrite, Unchanged, plan
-from .values import Unknown, code, read
+from .splice import Edit, splice
+from .text import Text
+from .values import Reader, Unknown
 
-PACKAGES = ("pytorch_lightning", "lightning.pytorch", "lightning")
-TRAINER_NAMES = frozenset(
-    f"{package}.{path}Trainer" for package in PACKAGES for path in ("", "trainer.", "trainer.trainer.")
-)
-PARTIAL_NAMES = frozenset({"functools.partial"})
 LIGHTNING_PACKAGE = v("1.8")
 SHIM_MODULES = {
     "pytorch_lightning": "lightning_migrate.shim",
@@ -50,71 +45,102 @@ def migrate(
     modern spelling even where it adopts a changed default (each such finding says what changes). The calls
     at the (line, column) positions in ``leave`` are reported but not rewritten (``# noqa``). With ``shim``,
     a call whose flags are only known at run time builds the runtime shim's Trainer instead."""
-    module = cst.parse_module(source)
-    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)  # parsed just now: nobody else holds it
-    migrator = _Migrator(target, source_version, unsafe, leave, shim, splats="**" in source)
-    new_module = wrapper.visit(migrator)
-    stale = stale_imports(source, target)
-    _follow_stale_imports(stale, migrator, target)
+    tree = _parse(source)
+    text = Text(source)
+    located = locate(tree, text)
+    migrator = _Migrator(text, located, target, source_version, unsafe, leave, shim)
+    migrator.run()
+    new_code = splice(text, migrator.edits)
+    if "Plugin" in source:  # the renamed classes are all `*Plugin`s
+        _follow_stale_imports(stale_imports(tree, target), migrator, target)
     if migrator.imports or migrator.built or migrator.shim_imports:
+        # imports move at the top of the file and must follow every use in it: LibCST reads the whole file
+        module = cst.parse_module(new_code)
         renames = _other_uses(migrator, target)
         if renames:
-            new_module = new_module.visit(RenameUses(renames))
-        new_module, still_used = _fix_imports(new_module, migrator)
-        migrator.findings.extend(_old_names_left(source, set(renames) | still_used, migrator, target))
-    new_code = new_module.code
+            module = module.visit(RenameUses(renames))
+        module, still_used = _fix_imports(module, migrator)
+        migrator.findings.extend(_old_names_left(tree, set(renames) | still_used, migrator, target))
+        new_code = module.code
     if new_code != source:
         _check_parses(new_code)
     return Result(new_code, sorted(migrator.findings, key=lambda f: (f.line, f.column, f.code)))
 
 
-class _Calls(cst.CSTVisitor):
-    """The calls that must be decided before any node is left: those that pass ``**something`` (their dict
-    may be written anywhere) and those that pass a name (it may be bound to an object built earlier)."""
-
-    def __init__(self, splats: bool) -> None:
-        super().__init__()
-        self.want_splats = splats
-        self.splats: list[cst.Call] = []
-        self.named: list[cst.Call] = []
-
-    def visit_Call(self, node: cst.Call) -> None:
-        if self.want_splats and any(arg.star == "**" for arg in node.args):
-            self.splats.append(node)
-        elif any(arg.keyword is not None and _names_in(arg.value) for arg in node.args):
-            self.named.append(node)
-
-
-def _names_in(node: cst.BaseExpression) -> list[cst.Name]:
-    """The bare names an argument value is made of: ``ddp`` or the items of ``[ddp, env]``."""
-    items = [e.value for e in node.elements] if isinstance(node, (cst.List, cst.Tuple)) else [node]
-    return [
-        item for item in items if isinstance(item, cst.Name) and item.value not in ("True", "False", "None")
-    ]
+def _parse(source: str) -> ast.Module:
+    try:
+        return ast.parse(source)
+    except (SyntaxError, ValueError) as exc:
+        cst.parse_module(source)  # LibCST's verdict on what this Python cannot read (the runner reports it)
+        version = ".".join(map(str, __import__("sys").version_info[:2]))
+        line = getattr(exc, "lineno", None) or 0
+        raise SourceError(
+            f"cannot parse with Python {version}: {getattr(exc, 'msg', exc)}; run lightning-migrate with the"
+            " Python this code is written for",
+            line,
+            getattr(exc, "offset", None) or 0,
+        ) from exc
 
 
 def _check_parses(code: str) -> None:
-    """Never hand out code that does not parse (Python's own parser is quick; LibCST has the last word on
-    syntax newer than the running interpreter)."""
-    try:
-        ast.parse(code)
-    except SyntaxError:
-        cst.parse_module(code)
+    """Never hand out code that does not parse."""
+    ast.parse(code)
 
 
-class _Migrator(cst.CSTTransformer):
-    METADATA_DEPENDENCIES = (PositionProvider, ScopeProvider)
+@dataclass(frozen=True)
+class _Arg:
+    """One argument of a call as written: ``keyword=value``, a positional ``value``, ``*value`` or
+    ``**value`` (``node``: what its position is, the keyword or the starred node)."""
 
+    keyword: str | None
+    star: str
+    value: ast.expr
+    node: ast.expr | ast.keyword
+
+
+def _arguments(call: ast.Call) -> list[_Arg]:
+    """The arguments of ``call`` in the order they are written."""
+    args = [
+        _Arg(None, "*", a.value, a) if isinstance(a, ast.Starred) else _Arg(None, "", a, a) for a in call.args
+    ]
+    args += [_Arg(k.arg, "" if k.arg else "**", k.value, k) for k in call.keywords]
+    return sorted(args, key=lambda a: (a.node.lineno, a.node.col_offset))
+
+
+def _names_in(node: ast.expr) -> list[ast.Name]:
+    """The bare names an argument value is made of: ``ddp`` or the items of ``[ddp, env]``."""
+    items = list(node.elts) if isinstance(node, (ast.List, ast.Tuple)) else [node]
+    items = [item.value if isinstance(item, ast.Starred) else item for item in items]
+    return [item for item in items if isinstance(item, ast.Name)]
+
+
+def _post_order(text: Text, nodes: Iterable[ast.expr]) -> list[ast.expr]:
+    """Nodes in the order a transformer leaves them: inner before outer, then in source order."""
+    return sorted(nodes, key=lambda n: (text.end(n), -text.start(n)))
+
+
+@dataclass(frozen=True)
+class _DictEdit:
+    node: ast.Dict | ast.Call
+    call: TrainerCall
+    old: dict[str, Value]
+    new: dict[str, Value]
+
+
+class _Migrator:
     def __init__(
         self,
+        text: Text,
+        located: Located,
         target: Version,
         source: Version | None,
         unsafe: bool,
         leave: frozenset[tuple[int, int]],
         shim: bool,
-        splats: bool,
     ) -> None:
-        super().__init__()
+        self.text = text
+        self.located = located
+        self.reader = Reader(located, text)
         self.leave = leave
         self.shim = shim
         self.shim_imports: set[str] = set()  # shim modules the file now imports
@@ -123,84 +149,64 @@ class _Migrator(cst.CSTTransformer):
         self.source = source
         self.unsafe = unsafe
         self.findings: list[Finding] = []
+        self.edits: list[Edit] = []
         self.imports = ImportChanges()  # imports to rewrite: renamed classes, kept aliases, unused names
         self.built: dict[str, str] = {}  # class of an object written from scratch -> namespace
-        self._objects: dict[int, tuple[Obj, Obj]] = {}  # id(call building a bound object) -> (old, new)
-        self.rewritten: list[tuple[tuple[int, int], tuple[int, int]]] = []  # (line, column 0-based) spans
+        # id(call building a bound object) -> (the call, its scope, the object, the object it becomes)
+        self._objects: dict[int, tuple[ast.Call, Scope, Obj, Obj]] = {}
+        self.rewritten: list[tuple[tuple[int, int], tuple[int, int]]] = []  # (line, byte column) spans
         self._splats: dict[int, object] = {}  # id(call with `**`) -> how `_plan_splat` decided it
-        self._dict_edits: dict[int, tuple[cst.Call, dict[str, Value], dict[str, Value]]] = {}
-        self._assigned: dict[int, tuple[cst.BaseExpression, bool]] = {}  # see `_assignments`
-        self._splat_in_source = splats  # the text has `**`: some call may pass a dict
+        self._dict_edits: dict[int, _DictEdit] = {}  # id(dict display or `dict(...)` call) -> its edit
 
-    # --- name resolution ----------------------------------------------------------------------------------
-
-    def _resolve(self, name: cst.Name) -> cst.BaseExpression | None:
-        """The expression ``name`` is bound to, when it is bound exactly once (a constant)."""
-        return self._binding(name, sole_use=False)
-
-    def _binding(self, name: cst.Name, sole_use: bool) -> cst.BaseExpression | None:
-        scope = self.get_metadata(ScopeProvider, name, None)
-        assignments = list(scope[name.value]) if scope is not None else []
-        if len(assignments) != 1 or (sole_use and len(assignments[0].references) != 1):
-            return None
-        target = getattr(assignments[0], "node", None)
-        bound = self._assigned.get(id(target))
-        if bound is None or (sole_use and not bound[1]):
-            return None
-        return bound[0]
-
-    def _qualified(
-        self, node: cst.CSTNode, source: QualifiedNameSource = QualifiedNameSource.IMPORT
-    ) -> set[str]:
-        # asked of the scope for the few nodes that matter: QualifiedNameProvider computes every node's names
-        scope = self.get_metadata(ScopeProvider, node, None)
-        if scope is None:
-            return set()
-        return {q.name for q in scope.get_qualified_names_for(node) if q.source == source}
-
-    def _lightning_class(self, func: cst.BaseExpression) -> str | None:
-        for name in self._qualified(func):
-            if name.startswith(tuple(f"{p}." for p in PACKAGES)):
-                cls = name.rsplit(".", 1)[-1]
-                if lookup(cls) is not None:
-                    return cls
-        return None
+    def run(self) -> None:
+        """Decide every call, then turn the decisions into edits in the order a transformer would make
+        them. A `**cfg` dict or a `ddp = DDPPlugin(...)` object may be written before or after its call:
+        the calls that pass one are decided first, so the dict or object is rewritten where it is built."""
+        calls = sorted(self.located.calls, key=lambda c: (self.text.start(c.node), -self.text.end(c.node)))
+        splats = [c for c in calls if any(k.arg is None for k in c.node.keywords)]
+        for call in splats:
+            self._splats[id(call.node)] = self._plan_splat(call)
+        for call in calls:
+            if id(call.node) not in self._splats and any(
+                k.arg is not None and _names_in(k.value) for k in call.node.keywords
+            ):
+                self._plan_bound_objects(call)
+        by_node: dict[int, TrainerCall] = {id(c.node): c for c in calls}
+        nodes: dict[int, ast.expr] = {id(c.node): c.node for c in calls}
+        nodes.update((key, node) for key, (node, _, _, _) in self._objects.items())
+        nodes.update((key, edit.node) for key, edit in self._dict_edits.items())
+        for node in _post_order(self.text, nodes.values()):
+            if id(node) in self._objects:
+                self._edit_object(self._objects[id(node)][0])
+            elif id(node) in self._dict_edits:
+                self._edit_dict(self._dict_edits[id(node)].node)
+            else:
+                self._migrate(by_node[id(node)])
 
     # --- the calls ------------------------------------------------------------------------------------------
 
-    def _trainer_call(self, call: cst.Call) -> int | None:
-        """How many leading arguments precede the Trainer flags, if ``call`` builds a Lightning Trainer."""
-        names = self._qualified(call.func)
-        if names & TRAINER_NAMES:
-            return 0
-        if names & PARTIAL_NAMES and call.args and self._qualified(call.args[0].value) & TRAINER_NAMES:
-            return 1  # functools.partial(Trainer, ...)
-        if any(
-            n.endswith(".Trainer.from_argparse_args") and n[: -len(".from_argparse_args")] in TRAINER_NAMES
-            for n in names
-        ):
-            return 1  # Trainer.from_argparse_args(args, ...)
-        return None
+    def _edit(self, node: ast.Call | ast.Dict, change: object) -> None:
+        self.edits.append(Edit(node, self.located.indents[id(node)], change))  # type: ignore[arg-type]
 
-    def visit_Module(self, node: cst.Module) -> None:
-        self._assigned = _assignments(node)
-        # A `**cfg` dict or a `ddp = DDPPlugin(...)` object may be written before or after its call; decide
-        # every such call before any node is left, so the dict or object can be rewritten where it is built.
-        calls = _Calls(self._splat_in_source)
-        node.visit(calls)
-        for call in calls.splats:
-            skip = self._trainer_call(call)
-            if skip is not None:
-                self._splats[id(call)] = self._plan_splat(call, skip)
-        for call in calls.named:
-            skip = self._trainer_call(call)
-            if skip is not None:
-                self._plan_bound_objects(call, skip)
+    def _edit_object(self, node: ast.Call) -> None:
+        """A strategy object bound to a name a Trainer call uses, rebuilt where it is built."""
+        _, scope, old, new = self._objects[id(node)]
+        quote = _quote(node, self.text)
 
-    def _plan_bound_objects(self, call: cst.Call, skip: int) -> None:
+        def change(original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
+            assert isinstance(updated, cst.Call)
+            edited = Edited([])
+            updated = rebuilt(updated, old, new, quote, edited)
+            self._record_renames(node, scope, edited)
+            return updated
+
+        self._record_span(node)
+        self._edit(node, change)
+
+    def _plan_bound_objects(self, call: TrainerCall) -> None:
         """Where ``call`` passes a name bound to a strategy object and the rewrite renames that object, edit
         it where it is built (``ddp = DDPPlugin(...)`` -> ``ddp = DDPStrategy(...)``) and keep the name."""
-        args = [a for a in call.args[skip:] if not a.star]
+        args = [a for a in _arguments(call.node)[call.skip :] if not a.star]
         flags = self._read_flags(call, args, quiet=True)
         if not flags:
             return
@@ -210,95 +216,86 @@ class _Migrator(cst.CSTTransformer):
         new_objects = [val for val in _flat(decision.flags.values()) if isinstance(val, Obj)]
         for arg in args:
             for name in _names_in(arg.value):
-                bound = self._resolve(name)
-                if not isinstance(bound, cst.Call):
+                bound = self.located.bound(name, call.scope)
+                if bound is None or not isinstance(bound[0], ast.Call):
                     continue
-                old = read(bound, self._resolve, self._lightning_class)
+                old = self.reader.read(bound[0], bound[1])
                 if not isinstance(old, Obj):
                     continue
                 new = next((o for o in new_objects if derived(old, o)), None)
                 if new is not None and new != old:
-                    self._objects[id(bound)] = (old, new)
-
-    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
-        if id(original) in self._objects:  # a strategy object bound to a name a Trainer call uses
-            old, new = self._objects[id(original)]
-            edited = Edited([])
-            updated = rebuilt(updated, old, new, _quote(original), edited)
-            self._record_renames(original, edited)
-            self._record_span(original)
-            return updated
-        if id(original) in self._dict_edits:
-            return updated.with_changes(args=self._edit_dict_args(original, list(updated.args)))
-        skip = self._trainer_call(original)
-        if skip is None:
-            return updated
-        updated = self._migrate(original, updated, skip)
-        return self._to_shim(original, updated) if id(original) in self._shimmed else updated
-
-    def leave_Dict(self, original: cst.Dict, updated: cst.Dict) -> cst.BaseExpression:
-        if id(original) not in self._dict_edits:
-            return updated
-        args = [_as_arg(element) for element in updated.elements]
-        edited = self._edit_dict_args(original, args)
-        return updated.with_changes(elements=[_as_element(arg, updated, args) for arg in edited])
+                    self._objects[id(bound[0])] = (bound[0], bound[1], old, new)
 
     def _read_flags(
-        self, call: cst.Call, args: Sequence[cst.Arg], quiet: bool = False
+        self, call: TrainerCall, args: list[_Arg], quiet: bool = False
     ) -> dict[str, Value] | None:
         """The modelled flags among keyword ``args``; None (reported unless ``quiet``) when one is only known
         at run time."""
         flags: dict[str, Value] = {}
         for arg in args:
-            key = arg.keyword.value if arg.keyword is not None else None
-            if key not in MODELLED:
+            if arg.keyword not in MODELLED:
                 continue
-            value = read(arg.value, self._resolve, self._lightning_class)
+            value = self.reader.read(arg.value, call.scope)
             if isinstance(value, Unknown):
                 if not quiet:
-                    self._runtime(call, arg, f"`{key}={code(arg.value)}`: {value.reason}")
+                    self._runtime(
+                        call, arg.node, f"`{arg.keyword}={self.text.segment(arg.value)}`: {value.reason}"
+                    )
                 return None
-            flags[key] = value
+            flags[arg.keyword] = value
         return flags
 
-    def _migrate(self, original: cst.Call, updated: cst.Call, skip: int) -> cst.Call:
-        splat = self._splats.get(id(original))
-        if splat is not None and splat is not _NO_FLAGS:
-            return updated  # decided with its `**` dict (see `_plan_splat`)
-        flags = self._read_flags(original, [a for a in original.args[skip:] if not a.star])
-        if not flags:
-            return updated
-        decision = self._decide(original, flags)
-        if not isinstance(decision, Rewrite):
-            return updated
-        head, tail = list(updated.args[:skip]), list(updated.args[skip:])
-        edited = edit_arguments(tail, flags, decision.flags, _quote(original))
-        self._record_renames(original, edited)
-        self._record_dropped(original, flags, decision.flags)
-        self._record_span(original)
-        return updated.with_changes(args=[*head, *edited.args])
+    def _migrate(self, call: TrainerCall) -> None:
+        splat = self._splats.get(id(call.node))
+        decision: Decision | None = None
+        flags: dict[str, Value] | None = None
+        if splat is None or splat is _NO_FLAGS:
+            flags = self._read_flags(call, [a for a in _arguments(call.node)[call.skip :] if not a.star])
+            if flags:
+                decision = self._decide(call, flags)
+        rewrite = decision if isinstance(decision, Rewrite) else None
+        shimmed = id(call.node) in self._shimmed
+        if rewrite is None and not shimmed:
+            return
+        quote = _quote(call.node, self.text)
 
-    def _since(self, call: cst.Call) -> Version:
+        def change(original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
+            assert isinstance(updated, cst.Call)
+            if rewrite is not None and flags is not None:
+                head, tail = list(updated.args[: call.skip]), list(updated.args[call.skip :])
+                edited = edit_arguments(tail, flags, rewrite.flags, quote)
+                self._record_renames(call.node, call.scope, edited)
+                self._record_dropped(call, flags, rewrite.flags)
+                updated = updated.with_changes(args=[*head, *edited.args])
+            return self._to_shim(call, updated) if shimmed else updated
+
+        if rewrite is not None:
+            self._record_span(call.node)
+        self._edit(call.node, change)
+
+    def _since(self, call: TrainerCall) -> Version:
         """The oldest release the call can have been written for: the unified `lightning` package (its
         `lightning.pytorch` namespace) first shipped with 1.8. Narrowing the sources avoids asking for
         `--source-version` over differences between releases the code never ran on."""
-        return LIGHTNING_PACKAGE if self._namespace(call) == "lightning.pytorch" else RELEASES[0]
+        return (
+            LIGHTNING_PACKAGE
+            if self._namespace(call.node, call.scope) == "lightning.pytorch"
+            else RELEASES[0]
+        )
 
-    def _decide(self, call: cst.Call, flags: dict[str, Value]) -> Decision:
+    def _decide(self, call: TrainerCall, flags: dict[str, Value]) -> Decision:
         """Plan ``call`` and report the outcome (the rewrite, or why there is none)."""
-        position = self.get_metadata(PositionProvider, call).start
+        line, column = self.text.position(call.node)
         decision = self._plan(call, flags)
         if isinstance(decision, Refusal):
-            self.findings.append(
-                Finding(position.line, position.column + 1, decision.code, decision.message, False)
-            )
+            self.findings.append(Finding(line, column, decision.code, decision.message, False))
         elif isinstance(decision, Rewrite):
-            self._report_rewrite(call, flags, decision, position.line, position.column + 1)
-            if (position.line, position.column + 1) in self.leave:
+            self._report_rewrite(flags, decision, line, column)
+            if (line, column) in self.leave:
                 return Unchanged()
         return decision
 
-    def _plan(self, call: cst.Call, flags: dict[str, Value]) -> Decision:
+    def _plan(self, call: TrainerCall, flags: dict[str, Value]) -> Decision:
         decision = plan(flags, self.target, self.source, self.unsafe, self._since(call))
         if isinstance(decision, Refusal) and decision.code == "LM100":
             # written with `lightning` imports but old flags no `lightning` release took: an import rename
@@ -308,28 +305,33 @@ class _Migrator(cst.CSTTransformer):
 
     # --- `Trainer(**cfg)` -----------------------------------------------------------------------------------
 
-    def _plan_splat(self, call: cst.Call, skip: int) -> object:
+    def _plan_splat(self, call: TrainerCall) -> object:
         """Decide a call that passes ``**something``: rewrite the dict it names when that dict is certain and
         used nowhere else; otherwise report. Returns ``_NO_FLAGS`` when the dict holds no modelled flag (the
         call is then migrated as if it had no ``**``)."""
-        starred = [a for a in call.args[skip:] if a.star]
-        explicit = self._read_flags(call, [a for a in call.args[skip:] if not a.star])
+        args = _arguments(call.node)[call.skip :]
+        starred = [a for a in args if a.star]
+        explicit = self._read_flags(call, [a for a in args if not a.star])
         if explicit is None:
             return _REPORTED
-        source = self._dict_of(starred[0].value) if len(starred) == 1 and starred[0].star == "**" else None
-        entries = _dict_entries(source) if source is not None else None
-        if entries is None:
+        source = (
+            self._dict_of(starred[0].value, call.scope)
+            if len(starred) == 1 and starred[0].star == "**"
+            else None
+        )
+        entries = _dict_entries(source[0]) if source is not None else None
+        if source is None or entries is None:
             self._runtime(
                 call,
-                starred[0],
-                f"`{starred[0].star}{code(starred[0].value)}`: the flags it passes are only known at run time"
-                " (or come from a dict that is also used elsewhere)",
+                starred[0].node,
+                f"`{starred[0].star}{self.text.segment(starred[0].value)}`: the flags it passes are only"
+                " known at run time (or come from a dict that is also used elsewhere)",
             )
             return _REPORTED
-        modelled = [a for a in entries if a.keyword is not None and a.keyword.value in MODELLED]
+        modelled = [a for a in entries if a.keyword in MODELLED]
         if not modelled:
             return _NO_FLAGS
-        flags = self._read_flags(call, modelled)
+        flags = self._read_flags(TrainerCall(call.node, call.skip, source[1], call.indent), modelled)
         if flags is None:
             return _REPORTED
         if explicit:
@@ -337,70 +339,83 @@ class _Migrator(cst.CSTTransformer):
             if isinstance(plan(merged, self.target, self.source, self.unsafe, self._since(call)), Unchanged):
                 return _REPORTED
             self._report(
-                starred[0],
+                starred[0].node,
                 "LM101",
-                f"`{code(starred[0].value)}` and the call both pass hardware/distribution flags; write them"
-                " in one place and run lightning-migrate again",
+                f"`{self.text.segment(starred[0].value)}` and the call both pass hardware/distribution flags;"
+                " write them in one place and run lightning-migrate again",
             )
             return _REPORTED
         decision = self._decide(call, flags)
         if isinstance(decision, Rewrite):
-            self._dict_edits[id(source)] = (call, flags, decision.flags)
+            self._dict_edits[id(source[0])] = _DictEdit(source[0], call, flags, decision.flags)
         return _REPORTED
 
-    def _dict_of(self, node: cst.BaseExpression) -> cst.Dict | cst.Call | None:
+    def _dict_of(self, node: ast.expr, scope: Scope) -> tuple[ast.Dict | ast.Call, Scope] | None:
         """The dict display or ``dict(...)`` call ``node`` is, or names when the name is bound once to one and
         used only here (rewriting a dict shared with other code would change that code too)."""
-        if isinstance(node, cst.Name):
-            bound = self._binding(node, sole_use=True)
+        if isinstance(node, ast.Name):
+            bound = self.located.bound(node, scope, sole_use=True)
             if bound is None:
                 return None
-            node = bound
-        if isinstance(node, cst.Dict):
-            return node
-        if isinstance(node, cst.Call) and "builtins.dict" in self._qualified(
-            node.func, QualifiedNameSource.BUILTIN
-        ):
-            return node
+            node, scope = bound
+        if isinstance(node, ast.Dict):
+            return node, scope
+        if isinstance(node, ast.Call) and self.located.builtin(node.func, scope) and node.func.id == "dict":  # type: ignore[attr-defined]
+            return node, scope
         return None
 
-    def _edit_dict_args(self, original: cst.CSTNode, args: list[cst.Arg]) -> list[cst.Arg]:
-        call, old, new = self._dict_edits[id(original)]
-        edited = edit_arguments(args, old, new, _quote(call))
-        self._record_renames(call, edited)
-        self._record_dropped(call, old, new)
-        self._record_span(original)
-        return edited.args
+    def _edit_dict(self, node: ast.Dict | ast.Call) -> None:
+        edit = self._dict_edits[id(node)]
+        quote = _quote(edit.call.node, self.text)
 
-    def _record_dropped(self, call: cst.Call, old: dict[str, Value], new: dict[str, Value]) -> None:
+        def arguments(args: list[cst.Arg]) -> list[cst.Arg]:
+            edited = edit_arguments(args, edit.old, edit.new, quote)
+            self._record_renames(edit.call.node, edit.call.scope, edited)
+            self._record_dropped(edit.call, edit.old, edit.new)
+            return edited.args
+
+        def change(original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
+            if isinstance(updated, cst.Call):
+                return updated.with_changes(args=arguments(list(updated.args)))
+            assert isinstance(updated, cst.Dict)
+            args = [_as_arg(element) for element in updated.elements]
+            new = arguments(args)
+            return updated.with_changes(elements=[_as_element(arg, updated, args) for arg in new])
+
+        self._record_span(node)
+        self._edit(node, change)
+
+    def _record_dropped(self, call: TrainerCall, old: dict[str, Value], new: dict[str, Value]) -> None:
         """Lightning classes the call no longer uses (a ``DDPPlugin()`` rebuilt as ``DDPStrategy(...)``)."""
         kept = {v.cls for v in _flat(new.values()) if isinstance(v, Obj)}
         gone = {v.cls for v in _flat(old.values()) if isinstance(v, Obj)} - kept
-        for name in self._all_qualified(call):
+        for name in self._all_qualified(call.node, call.scope):
             module, _, cls = name.rpartition(".")
             if cls in gone:
                 self.imports.dropped.add((module, cls))
-        for arg in call.args:  # `plugins.DDPPlugin(...)` became `DDPStrategy(...)`: maybe `plugins` is unused
-            nodes = arg.value.elements if isinstance(arg.value, (cst.List, cst.Tuple)) else [arg.value]
-            for item in nodes:
-                node = item.value if isinstance(item, cst.BaseElement) else item
+        for arg in _arguments(
+            call.node
+        ):  # `plugins.DDPPlugin(...)` became `DDPStrategy(...)`: maybe `plugins` is unused
+            items = arg.value.elts if isinstance(arg.value, (ast.List, ast.Tuple)) else [arg.value]
+            for node in items:
                 if (
-                    isinstance(node, cst.Call)
-                    and isinstance(node.func, cst.Attribute)
-                    and isinstance(node.func.value, cst.Name)
-                    and node.func.attr.value in gone
+                    isinstance(node, ast.Call)
+                    and isinstance(node.func, ast.Attribute)
+                    and isinstance(node.func.value, ast.Name)
+                    and node.func.attr in gone
                 ):
-                    for name in self._qualified(node.func.value):
+                    for name in self.located.qualified(node.func.value, call.scope):
                         module, _, alias = name.rpartition(".")
                         if module:
                             self.imports.dropped.add((module, alias))
 
-    def _record_span(self, node: cst.CSTNode) -> None:
-        where = self.get_metadata(PositionProvider, node)
-        self.rewritten.append(((where.start.line, where.start.column), (where.end.line, where.end.column)))
+    def _record_span(self, node: ast.expr) -> None:
+        assert node.end_lineno is not None
+        assert node.end_col_offset is not None
+        self.rewritten.append(((node.lineno, node.col_offset), (node.end_lineno, node.end_col_offset)))
 
-    def _record_renames(self, call: cst.Call, edited: Edited) -> None:
-        qualified = self._all_qualified(call)
+    def _record_renames(self, node: ast.Call, scope: Scope, edited: Edited) -> None:
+        qualified = self._all_qualified(node, scope)
         namespace = next(
             (p for p in PACKAGES for n in qualified if n.startswith(f"{p}.") and p != "lightning"), None
         )
@@ -414,58 +429,56 @@ class _Migrator(cst.CSTTransformer):
         for cls in edited.built:
             self.built.setdefault(cls, namespace)
 
-    def _all_qualified(self, call: cst.Call) -> set[str]:
+    def _all_qualified(self, call: ast.Call, scope: Scope) -> set[str]:
         found: set[str] = set()
-        values = [a.value for a in call.args]
+        values = [a.value for a in _arguments(call)]
         for value in list(values):  # the objects of a `plugins=[...]` list too
-            if isinstance(value, (cst.List, cst.Tuple)):
-                values.extend(element.value for element in value.elements)
+            if isinstance(value, (ast.List, ast.Tuple)):
+                values.extend(value.elts)
         for node in (call.func, *values):
-            found |= self._qualified(node)
-            if isinstance(node, cst.Call):
-                found |= self._qualified(node.func)
+            found |= self.located.qualified(node, scope)
         return found
 
-    def _runtime(self, call: cst.Call, node: cst.CSTNode, why: str) -> None:
+    def _runtime(self, call: TrainerCall, node: ast.expr | ast.keyword, why: str) -> None:
         """Report a flag value only known at run time (LM101); with ``shim``, route the call through the
         runtime shim, which applies the migration when the Trainer is built."""
         if not self.shim:
             self._report(node, "LM101", f"{why}; use the runtime shim (`--shim`) or pass the flags literally")
             return
-        module = SHIM_MODULES[self._namespace(call)]
-        self._shimmed[id(call)] = module
+        module = SHIM_MODULES[self._namespace(call.node, call.scope)]
+        self._shimmed[id(call.node)] = module
         message = f"{why}; the call now builds `{module}.Trainer`, which migrates the flags at run time"
         self._report(node, "LM101", message, fixable=True)
 
-    def _namespace(self, call: cst.Call) -> str:
+    def _namespace(self, call: ast.Call, scope: Scope) -> str:
         """``lightning.pytorch`` when the call names anything of the unified ``lightning`` package."""
-        lightning = any(n.startswith("lightning.") for n in self._all_qualified(call))
+        lightning = any(n.startswith("lightning.") for n in self._all_qualified(call, scope))
         return "lightning.pytorch" if lightning else "pytorch_lightning"
 
-    def _to_shim(self, original: cst.Call, updated: cst.Call) -> cst.Call:
+    def _to_shim(self, call: TrainerCall, updated: cst.Call) -> cst.Call:
         """``updated`` building the shim's Trainer instead of Lightning's (``Trainer(...)``,
         ``Trainer.from_argparse_args(...)``, ``partial(Trainer, ...)``)."""
-        module = self._shimmed[id(original)]
+        module = self._shimmed[id(call.node)]
         shim = cst.parse_expression(f"{module}.Trainer")
-        for name in self._all_qualified(original):
+        for name in self._all_qualified(call.node, call.scope):
             if name in TRAINER_NAMES:
                 self.imports.dropped.add(tuple(name.rsplit(".", 1)))  # type: ignore[arg-type]
         self.shim_imports.add(module)
-        if self._qualified(original.func) & TRAINER_NAMES:
+        if self.located.qualified(call.node.func, call.scope) & TRAINER_NAMES:
             return updated.with_changes(func=shim)
         if isinstance(updated.func, cst.Attribute) and updated.func.attr.value == "from_argparse_args":
             return updated.with_changes(func=updated.func.with_changes(value=shim))
         first = updated.args[0].with_changes(value=shim)  # functools.partial(Trainer, ...)
         return updated.with_changes(args=[first, *updated.args[1:]])
 
-    def _report(self, node: cst.CSTNode, rule: str, message: str, fixable: bool | None = None) -> None:
-        start = self.get_metadata(PositionProvider, node).start
-        fixed = BY_CODE[rule].fixable if fixable is None else fixable
-        self.findings.append(Finding(start.line, start.column + 1, rule, message, fixed))
-
-    def _report_rewrite(
-        self, call: cst.Call, old: dict[str, Value], rewrite: Rewrite, line: int, column: int
+    def _report(
+        self, node: ast.expr | ast.keyword, rule: str, message: str, fixable: bool | None = None
     ) -> None:
+        line, column = self.text.position(node)
+        fixed = BY_CODE[rule].fixable if fixable is None else fixable
+        self.findings.append(Finding(line, column, rule, message, fixed))
+
+    def _report_rewrite(self, old: dict[str, Value], rewrite: Rewrite, line: int, column: int) -> None:
         new = rewrite.flags
         rules: dict[str, str] = {}
         for key, value in old.items():
@@ -506,44 +519,19 @@ def _flat(values: Iterable[Value]) -> list[Value]:
     return out
 
 
-# Statements that hold other statements: where an assignment can be, short of expressions.
-_BLOCKS = (
-    cst.BaseSuite,
-    cst.BaseCompoundStatement,
-    cst.Else,
-    cst.ExceptHandler,
-    cst.ExceptStarHandler,
-    cst.Finally,
-    cst.MatchCase,
-)
-
-
-def _assignments(module: cst.Module) -> dict[int, tuple[cst.BaseExpression, bool]]:
-    """id(assigned Name) -> (the value, whether it is the only target) for every ``x = ...`` and
-    ``x: T = ...`` statement: a walk over statements only, much cheaper than a parent map of every node."""
-    found: dict[int, tuple[cst.BaseExpression, bool]] = {}
-    stack: list[cst.CSTNode] = list(module.body)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
-            for small in node.body:
-                if isinstance(small, cst.Assign):
-                    for target in small.targets:
-                        if isinstance(target.target, cst.Name):
-                            found[id(target.target)] = (small.value, len(small.targets) == 1)
-                elif isinstance(small, cst.AnnAssign) and small.value and isinstance(small.target, cst.Name):
-                    found[id(small.target)] = (small.value, True)
-        elif isinstance(node, _BLOCKS):
-            stack.extend(child for child in node.children if isinstance(child, (*_BLOCKS, cst.BaseStatement)))
-    return found
-
-
-def _dict_entries(node: cst.Dict | cst.Call) -> list[cst.Arg] | None:
-    """A dict display or ``dict(...)`` call as keyword arguments, or None when a key is not a plain string."""
-    if isinstance(node, cst.Call):
-        return list(node.args) if all(a.keyword is not None and not a.star for a in node.args) else None
-    args = [_as_arg(element) for element in node.elements]
-    return None if any(a.keyword is None for a in args) else args
+def _dict_entries(node: ast.Dict | ast.Call) -> list[_Arg] | None:
+    """A dict display or ``dict(...)`` call as keyword arguments, or None when a key is not an identifier
+    string (or an entry is ``**other``)."""
+    if isinstance(node, ast.Call):
+        if node.args or any(k.arg is None for k in node.keywords):
+            return None
+        return [_Arg(k.arg, "", k.value, k) for k in node.keywords]
+    entries = []
+    for key, value in zip(node.keys, node.values):
+        if not (isinstance(key, ast.Constant) and isinstance(key.value, str) and key.value.isidentifier()):
+            return None
+        entries.append(_Arg(key.value, "", value, key))
+    return entries
 
 
 def _as_arg(element: cst.BaseDictElement) -> cst.Arg:
@@ -584,11 +572,12 @@ def _requote(key: cst.BaseExpression, text: str) -> str:
     return f"{prefix}{quote}{text}{quote}"
 
 
-def _quote(call: cst.Call) -> str:
-    """The quote style the call already uses."""
-    for node in call.args:
-        if isinstance(node.value, cst.SimpleString):
-            return '"' if node.value.quote.endswith('"') else "'"
+def _quote(call: ast.Call, text: Text) -> str:
+    """The quote style the call already uses (that of its first string argument)."""
+    for arg in _arguments(call):
+        if isinstance(arg.value, ast.Constant) and isinstance(arg.value.value, (str, bytes)):
+            quote = text.segment(arg.value).lstrip("rRbBuU")[:1]
+            return '"' if quote == '"' else "'"
     return '"'
 
 
@@ -659,14 +648,14 @@ def _usable(cls: str, target: Version) -> bool:
     return row is not None and row.exists_in(target) and not (row.stub_since and target >= row.stub_since)
 
 
-def _old_names_left(source: str, names: set[str], migrator: _Migrator, target: Version) -> list[Finding]:
+def _old_names_left(tree: ast.Module, names: set[str], migrator: _Migrator, target: Version) -> list[Finding]:
     """The other uses of a class the rewrite renamed (``isinstance(s, DDPPlugin)``, a subclass): renamed
     too where the target has the new class (a subclass may then need the new constructor's arguments), else
     reported, its import kept."""
     if not names:
         return []
     findings = []
-    for node in ast.walk(ast.parse(source)):
+    for node in ast.walk(tree):
         if not isinstance(node, ast.Name) or node.id not in names:
             continue
         where = (node.lineno, node.col_offset)

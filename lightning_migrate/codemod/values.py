@@ -1,4 +1,4 @@
-"""Read Trainer keyword values from LibCST nodes into the model's vocabulary.
+"""Read Trainer keyword values from ``ast`` nodes into the model's vocabulary.
 
 A value is either certain (a literal, a list of literals, a Lightning object built from literals, or a name
 bound exactly once to one of those) or ``Unknown`` with the reason, which the codemod reports instead of
@@ -8,12 +8,14 @@ guessing.
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable
 from dataclasses import dataclass
 
-import libcst as cst
-
+from ..semantics.classes import lookup
 from ..semantics.model import Obj, Value
+from .locate import PACKAGES, Located, Scope
+from .text import Text
+
+LIGHTNING_PREFIXES = tuple(f"{package}." for package in PACKAGES)
 
 
 @dataclass(frozen=True)
@@ -23,70 +25,72 @@ class Unknown:
     reason: str
 
 
-# Resolves a Name to the expression it is bound to (a module/function constant), or None.
-Resolver = Callable[[cst.Name], "cst.BaseExpression | None"]
-# Gives the Lightning class name a call's callee refers to (``DDPPlugin``), or None for anything else.
-ClassNamer = Callable[[cst.BaseExpression], "str | None"]
+@dataclass(frozen=True)
+class Reader:
+    """Reads values in one file: its names resolve through ``located``, its text quotes them."""
 
-_MODULE = cst.Module(body=[])
+    located: Located
+    text: Text
 
+    def read(self, node: ast.expr, scope: Scope, depth: int = 0) -> Value | Unknown:
+        code = self.text.segment
+        if depth > 8:
+            return Unknown(f"`{code(node)}` is defined too indirectly")
+        if isinstance(node, (ast.Constant, ast.UnaryOp)):
+            return self._literal(node)
+        if isinstance(node, ast.Name):
+            bound = self.located.bound(node, scope)
+            if bound is None:
+                return Unknown(f"`{node.id}` is only known at run time")
+            return self.read(bound[0], bound[1], depth + 1)
+        if isinstance(node, (ast.List, ast.Tuple)):
+            items: list[Value] = []
+            for element in node.elts:
+                if isinstance(element, ast.Starred):
+                    return Unknown(f"`{code(node)}` is built at run time")
+                value = self.read(element, scope, depth + 1)
+                if isinstance(value, Unknown):
+                    return value
+                items.append(value)
+            return items
+        if isinstance(node, ast.Call):
+            return self._object(node, scope, depth)
+        return Unknown(f"`{code(node)}` is only known at run time")
 
-def code(node: cst.CSTNode) -> str:
-    return _MODULE.code_for_node(node)
+    def lightning_class(self, func: ast.expr, scope: Scope) -> str | None:
+        """The Lightning class a callee names (``DDPPlugin``), through the file's imports."""
+        for name in self.located.qualified(func, scope):
+            if name.startswith(LIGHTNING_PREFIXES):
+                cls = name.rsplit(".", 1)[-1]
+                if lookup(cls) is not None:
+                    return cls
+        return None
 
+    def _literal(self, node: ast.Constant | ast.UnaryOp) -> Value | Unknown:
+        if isinstance(node, ast.Constant) and (node.value is Ellipsis or isinstance(node.value, complex)):
+            return Unknown(f"`{self.text.segment(node)}` is only known at run time")
+        try:
+            value = ast.literal_eval(node)
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            return Unknown(f"`{self.text.segment(node)}` is only known at run time")
+        if value is None or isinstance(value, (bool, int, float, str)):
+            return value
+        return Unknown(f"`{self.text.segment(node)}` is not a Trainer flag value")
 
-def read(
-    node: cst.BaseExpression, resolve: Resolver, class_name: ClassNamer, depth: int = 0
-) -> Value | Unknown:
-    if depth > 8:
-        return Unknown(f"`{code(node)}` is defined too indirectly")
-    if isinstance(
-        node, (cst.SimpleString, cst.ConcatenatedString, cst.Integer, cst.Float, cst.UnaryOperation)
-    ):
-        return _literal(node)
-    if isinstance(node, cst.Name):
-        if node.value in ("True", "False", "None"):
-            return {"True": True, "False": False, "None": None}[node.value]
-        bound = resolve(node)
-        if bound is None:
-            return Unknown(f"`{node.value}` is only known at run time")
-        return read(bound, resolve, class_name, depth + 1)
-    if isinstance(node, (cst.List, cst.Tuple)):
-        items: list[Value] = []
-        for element in node.elements:
-            if not isinstance(element, cst.Element):
-                return Unknown(f"`{code(node)}` is built at run time")
-            value = read(element.value, resolve, class_name, depth + 1)
+    def _object(self, node: ast.Call, scope: Scope, depth: int) -> Value | Unknown:
+        name = self.lightning_class(node.func, scope)
+        if name is None:
+            return Unknown(f"`{self.text.segment(node)}` is only known at run time")
+        if node.args or any(k.arg is None for k in node.keywords):
+            return Unknown(
+                f"`{self.text.segment(node)}` passes positional arguments, whose meaning changed between"
+                " releases"
+            )
+        kwargs: dict[str, Value] = {}
+        for keyword in node.keywords:
+            assert keyword.arg is not None
+            value = self.read(keyword.value, scope, depth + 1)
             if isinstance(value, Unknown):
                 return value
-            items.append(value)
-        return items
-    if isinstance(node, cst.Call):
-        return _object(node, resolve, class_name, depth)
-    return Unknown(f"`{code(node)}` is only known at run time")
-
-
-def _literal(node: cst.BaseExpression) -> Value | Unknown:
-    try:
-        value = ast.literal_eval(code(node))
-    except (ValueError, SyntaxError):
-        return Unknown(f"`{code(node)}` is only known at run time")
-    if isinstance(value, (bool, int, float, str)):
-        return value
-    return Unknown(f"`{code(node)}` is not a Trainer flag value")
-
-
-def _object(node: cst.Call, resolve: Resolver, class_name: ClassNamer, depth: int) -> Value | Unknown:
-    name = class_name(node.func)
-    if name is None:
-        return Unknown(f"`{code(node)}` is only known at run time")
-    if any(arg.keyword is None for arg in node.args):
-        return Unknown(f"`{code(node)}` passes positional arguments, whose meaning changed between releases")
-    kwargs: dict[str, Value] = {}
-    for arg in node.args:
-        assert arg.keyword is not None
-        value = read(arg.value, resolve, class_name, depth + 1)
-        if isinstance(value, Unknown):
-            return value
-        kwargs[arg.keyword.value] = value
-    return Obj.of(name, **kwargs)
+            kwargs[keyword.arg] = value
+        return Obj.of(name, **kwargs)

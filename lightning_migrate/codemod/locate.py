@@ -1,0 +1,385 @@
+"""Locate the Trainer calls of a Python file with the standard library's ``ast``, and resolve their names.
+
+One walk over the tree builds Python's scopes (module, class, function, lambda, comprehension, with
+``global``/``nonlocal``, class bodies that nested functions do not see, defaults and decorators evaluated
+outside the function) and records, per scope, every binding of each name and every read of it. Then:
+
+- ``qualified(node, scope)``: what a name or attribute chain is, through the imports that bind its first
+  name (``pl.Trainer`` with ``import pytorch_lightning as pl`` is ``pytorch_lightning.Trainer``); a name
+  some function parameter or local assignment shadows is not the import.
+- ``bound(name, scope)``: the expression a name is bound to when it is bound exactly once (a constant);
+  with ``sole_use``, only when that binding is also read exactly once (a ``**cfg`` dict used only there).
+- ``calls``: every call that builds a Lightning Trainer, ``Trainer(...)``, ``Trainer.from_argparse_args(args,
+  ...)`` or ``functools.partial(Trainer, ...)``, with the number of leading arguments that are not flags.
+
+These are the answers the LibCST scope analysis gave the codemod before (``tests/test_locate.py`` runs both
+on every fixture and on generated code), at a fraction of its cost: the file is read once, by CPython's
+parser, and only the statements the rewrite edits reach LibCST.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from .text import Text
+
+PACKAGES = ("pytorch_lightning", "lightning.pytorch", "lightning")
+TRAINER_NAMES = frozenset(
+    f"{package}.{path}Trainer" for package in PACKAGES for path in ("", "trainer.", "trainer.trainer.")
+)
+PARTIAL_NAMES = frozenset({"functools.partial"})
+
+
+@dataclass
+class Binding:
+    """One binding of a name: an ``x = value`` / ``x: T = value`` statement (``value``; ``single``: the only
+    target), an import (``qualified``: the dotted name it binds), or anything else (a parameter, a loop)."""
+
+    value: ast.expr | None = None
+    single: bool = False
+    qualified: str | None = None
+    scope: Scope | None = None  # where ``value`` is evaluated
+
+
+@dataclass(eq=False)
+class Scope:
+    kind: str  # "module", "class", "function" (also lambda) or "comprehension"
+    parent: Scope | None
+    bindings: dict[str, list[Binding]] = field(default_factory=dict)
+    reads: Counter[str] = field(default_factory=Counter)
+    declared_global: set[str] = field(default_factory=set)
+    declared_nonlocal: set[str] = field(default_factory=set)
+
+    def bind(self, name: str, binding: Binding) -> None:
+        owner: Scope = self
+        if name in self.declared_global:
+            owner = _module(self)
+        elif name in self.declared_nonlocal:  # the nearest enclosing function's name
+            while owner.parent is not None and (owner is self or owner.kind != "function"):
+                owner = owner.parent
+        owner.bindings.setdefault(name, []).append(binding)
+
+    def lookup(self, name: str) -> Scope | None:
+        """The scope whose bindings of ``name`` a read of it here sees; None: a builtin or undefined."""
+        scope: Scope | None = self
+        asked = True  # a class body is seen from itself, not from the functions it holds
+        while scope is not None:
+            if name in scope.declared_global:
+                module = _module(scope)
+                return module if name in module.bindings else None
+            if (
+                name in scope.bindings
+                and name not in scope.declared_nonlocal
+                and (asked or scope.kind != "class")
+            ):
+                return scope
+            asked = False
+            scope = scope.parent
+        return None
+
+
+def _module(scope: Scope) -> Scope:
+    while scope.parent is not None:
+        scope = scope.parent
+    return scope
+
+
+@dataclass(frozen=True)
+class TrainerCall:
+    node: ast.Call
+    skip: (
+        int  # leading arguments that are not flags (``args`` of ``from_argparse_args``, ``partial``'s class)
+    )
+    scope: Scope
+    indent: str  # the indentation of the statement the call is in (LibCST edits it in that context)
+
+
+@dataclass
+class Located:
+    tree: ast.Module
+    calls: list[TrainerCall]
+    scopes: list[Scope]
+    indents: dict[int, str]  # id(call or dict node) -> the indentation of its statement
+
+    def qualified(self, node: ast.expr, scope: Scope) -> set[str]:
+        """The imported names ``node`` (a name, an attribute chain, or a call or subscript of one) is."""
+        dotted = _dotted(node)
+        if dotted is None:
+            return set()
+        head, _, rest = dotted.partition(".")
+        where = scope.lookup(head)
+        if where is None:
+            return set()
+        out = set()
+        for binding in where.bindings[head]:
+            if binding.qualified is not None:
+                out.add(f"{binding.qualified}.{rest}" if rest else binding.qualified)
+        return out
+
+    def builtin(self, node: ast.expr, scope: Scope) -> bool:
+        """Is ``node`` a name no scope binds (so the builtin of that name)?"""
+        return isinstance(node, ast.Name) and scope.lookup(node.id) is None
+
+    def bound(self, name: ast.Name, scope: Scope, sole_use: bool = False) -> tuple[ast.expr, Scope] | None:
+        """The expression ``name`` is bound to, and the scope it is evaluated in, when ``name`` is bound
+        exactly once, by an assignment statement (with ``sole_use``: as its only target, and read once)."""
+        where = scope.lookup(name.id)
+        if where is None:
+            return None
+        bindings = where.bindings[name.id]
+        if len(bindings) != 1 or bindings[0].value is None or bindings[0].scope is None:
+            return None
+        if sole_use and (not bindings[0].single or self.reads(name.id, where) != 1):
+            return None
+        return bindings[0].value, bindings[0].scope
+
+    def reads(self, name: str, where: Scope) -> int:
+        return sum(s.reads[name] for s in self.scopes if name in s.reads and s.lookup(name) is where)
+
+
+def _dotted(node: ast.expr) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        value = _dotted(node.value)
+        return None if value is None else f"{value}.{node.attr}"
+    if isinstance(node, ast.Call):
+        return _dotted(node.func)
+    if isinstance(node, ast.Subscript):
+        return _dotted(node.value)
+    return None
+
+
+def trainer_skip(located: Located, call: ast.Call, scope: Scope) -> int | None:
+    """How many leading arguments precede the Trainer flags, if ``call`` builds a Lightning Trainer."""
+    names = located.qualified(call.func, scope)
+    if not names:
+        return None
+    if names & TRAINER_NAMES:
+        return 0
+    if names & PARTIAL_NAMES and call.args and located.qualified(call.args[0], scope) & TRAINER_NAMES:
+        return 1
+    if any(
+        n.endswith(".Trainer.from_argparse_args") and n[: -len(".from_argparse_args")] in TRAINER_NAMES
+        for n in names
+    ):
+        return 1
+    return None
+
+
+def locate(tree: ast.Module, text: Text) -> Located:
+    """Scopes, bindings and Trainer calls of ``tree``, parsed from ``text``."""
+    walker = _Walker(text)
+    walker.run(tree)
+    located = Located(tree, [], walker.scopes, walker.indents)
+    for call, scope in walker.calls:
+        skip = trainer_skip(located, call, scope)
+        if skip is not None:
+            located.calls.append(TrainerCall(call, skip, scope, walker.indents[id(call)]))
+    return located
+
+
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+_TYPE_PARAMETERS = tuple(getattr(ast, n) for n in ("TypeVar", "ParamSpec", "TypeVarTuple") if hasattr(ast, n))
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+class _Walker:
+    """One pass over the tree: scopes, bindings, reads, and the calls and dicts with their statement's
+    indentation."""
+
+    def __init__(self, text: Text) -> None:
+        self.text = text
+        self.scopes: list[Scope] = []
+        self.calls: list[tuple[ast.Call, Scope]] = []
+        self.indents: dict[int, str] = {}
+
+    def new_scope(self, kind: str, parent: Scope | None) -> Scope:
+        scope = Scope(kind, parent)
+        self.scopes.append(scope)
+        return scope
+
+    def indent_of(self, statement: ast.stmt) -> str:
+        line = self.text.line(statement.lineno)
+        return line[: len(line) - len(line.lstrip(" \t\f"))]
+
+    def run(self, tree: ast.Module) -> None:
+        module = self.new_scope("module", None)
+        self.block(tree.body, module)
+
+    def block(self, statements: list[ast.stmt], scope: Scope) -> None:
+        for statement in statements:
+            self.statement(statement, scope)
+
+    def statement(self, node: ast.stmt, scope: Scope) -> None:
+        handler = _STATEMENTS.get(type(node), _Walker.compound)
+        handler(self, node, scope, self.indent_of(node))
+
+    def function(self, node: ast.FunctionDef | ast.AsyncFunctionDef, scope: Scope, indent: str) -> None:
+        for decorator in node.decorator_list:
+            self.expr(decorator, scope, indent)
+        self.arguments_outside(node.args, scope, indent)
+        if node.returns is not None:
+            self.expr(node.returns, scope, indent)
+        scope.bind(node.name, Binding())
+        inner = self.new_scope("function", scope)
+        self.parameters(node.args, inner)
+        self.block(node.body, inner)
+
+    def class_(self, node: ast.ClassDef, scope: Scope, indent: str) -> None:
+        for child in (*node.decorator_list, *node.bases, *(k.value for k in node.keywords)):
+            self.expr(child, scope, indent)
+        scope.bind(node.name, Binding())
+        self.block(node.body, self.new_scope("class", scope))
+
+    def declare(self, node: ast.Global | ast.Nonlocal, scope: Scope, indent: str) -> None:
+        declared = scope.declared_global if isinstance(node, ast.Global) else scope.declared_nonlocal
+        declared.update(node.names)
+
+    def assign(self, node: ast.Assign, scope: Scope, indent: str) -> None:
+        self.expr(node.value, scope, indent)
+        for target in node.targets:
+            if isinstance(target, ast.Name):
+                scope.bind(target.id, Binding(node.value, len(node.targets) == 1, scope=scope))
+            else:
+                self.expr(target, scope, indent)
+
+    def annotated(self, node: ast.AnnAssign, scope: Scope, indent: str) -> None:
+        if node.value is not None:
+            self.expr(node.value, scope, indent)
+        self.expr(node.annotation, scope, indent)
+        if isinstance(node.target, ast.Name):
+            scope.bind(node.target.id, Binding(node.value, True, scope=scope if node.value else None))
+        else:
+            self.expr(node.target, scope, indent)
+
+    def compound(self, node: ast.stmt, scope: Scope, indent: str) -> None:
+        """Any other statement: its expressions, and the statements, handlers and cases it holds."""
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.stmt):
+                self.statement(child, scope)
+            elif isinstance(child, ast.expr):
+                self.expr(child, scope, indent)
+            elif isinstance(child, ast.ExceptHandler):
+                if child.type is not None:
+                    self.expr(child.type, scope, indent)
+                if child.name:
+                    scope.bind(child.name, Binding())
+                self.block(child.body, scope)
+            elif isinstance(child, ast.match_case):
+                self.pattern(child.pattern, scope, indent)
+                if child.guard is not None:
+                    self.expr(child.guard, scope, indent)
+                self.block(child.body, scope)
+            elif isinstance(child, ast.withitem):
+                self.expr(child.context_expr, scope, indent)
+                if child.optional_vars is not None:
+                    self.expr(child.optional_vars, scope, indent)
+            else:  # type parameters (3.12)
+                for grandchild in ast.walk(child):
+                    if isinstance(grandchild, ast.expr):
+                        self.expr(grandchild, scope, indent, shallow=True)
+                    elif isinstance(grandchild, _TYPE_PARAMETERS):
+                        scope.bind(grandchild.name, Binding())
+
+    def pattern(self, node: ast.AST, scope: Scope, indent: str) -> None:
+        for child in ast.walk(node):
+            name = getattr(child, "name", None) or getattr(child, "rest", None)
+            if isinstance(child, (ast.MatchAs, ast.MatchStar, ast.MatchMapping)) and name:
+                scope.bind(name, Binding())
+            elif isinstance(child, ast.expr):
+                self.expr(child, scope, indent, shallow=True)
+
+    def imports(self, node: ast.Import | ast.ImportFrom, scope: Scope, indent: str = "") -> None:
+        for alias in node.names:
+            if alias.name == "*":
+                continue
+            if isinstance(node, ast.Import):
+                local = alias.asname or alias.name.split(".")[0]
+                real = alias.name if alias.asname else local
+            else:
+                local = alias.asname or alias.name
+                module = "." * node.level + (node.module or "")
+                real = (
+                    f"{module}.{alias.name}" if module and not module.endswith(".") else module + alias.name
+                )
+            scope.bind(local, Binding(qualified=real))
+
+    def arguments_outside(self, args: ast.arguments, scope: Scope, indent: str) -> None:
+        """Defaults and annotations are evaluated where the function is defined."""
+        for default in (*args.defaults, *(d for d in args.kw_defaults if d is not None)):
+            self.expr(default, scope, indent)
+        for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg):
+            if arg is not None and arg.annotation is not None:
+                self.expr(arg.annotation, scope, indent)
+
+    def parameters(self, args: ast.arguments, inner: Scope) -> None:
+        for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg):
+            if arg is not None:
+                inner.bind(arg.arg, Binding())
+
+    def expr(self, node: ast.expr, scope: Scope, indent: str, shallow: bool = False) -> None:
+        stack: list[ast.AST] = [node]
+        while stack:
+            node = stack.pop()  # type: ignore[assignment]
+            if isinstance(node, ast.Name):
+                if isinstance(node.ctx, ast.Load):
+                    scope.reads[node.id] += 1
+                elif isinstance(node.ctx, ast.Store):
+                    scope.bind(node.id, Binding())
+                continue
+            if isinstance(node, ast.Call):
+                self.calls.append((node, scope))
+                self.indents[id(node)] = indent
+            elif isinstance(node, ast.Dict):
+                self.indents[id(node)] = indent
+            elif isinstance(node, ast.Lambda):
+                self.arguments_outside(node.args, scope, indent)
+                inner = self.new_scope("function", scope)
+                self.parameters(node.args, inner)
+                self.expr(node.body, inner, indent)
+                continue
+            elif isinstance(node, _COMPREHENSIONS):
+                self.comprehension(node, scope, indent)
+                continue
+            elif isinstance(node, ast.NamedExpr):
+                target = scope
+                while target.kind == "comprehension" and target.parent is not None:
+                    target = target.parent  # a walrus in a comprehension binds in the enclosing scope
+                target.bind(node.target.id, Binding())
+                stack.append(node.value)
+                continue
+            if not shallow:
+                stack.extend(ast.iter_child_nodes(node))
+
+    def comprehension(self, node: ast.expr, scope: Scope, indent: str) -> None:
+        generators: list[ast.comprehension] = node.generators  # type: ignore[attr-defined]
+        self.expr(generators[0].iter, scope, indent)  # the first iterable is evaluated outside
+        inner = self.new_scope("comprehension", scope)
+        for index, generator in enumerate(generators):
+            if index:
+                self.expr(generator.iter, inner, indent)
+            self.expr(generator.target, inner, indent)
+            for condition in generator.ifs:
+                self.expr(condition, inner, indent)
+        if isinstance(node, ast.DictComp):
+            self.expr(node.key, inner, indent)
+            self.expr(node.value, inner, indent)
+        else:
+            self.expr(node.elt, inner, indent)  # type: ignore[attr-defined]
+
+
+_STATEMENTS: dict[type, Callable[..., None]] = {
+    ast.FunctionDef: _Walker.function,
+    ast.AsyncFunctionDef: _Walker.function,
+    ast.ClassDef: _Walker.class_,
+    ast.Import: _Walker.imports,
+    ast.ImportFrom: _Walker.imports,
+    ast.Global: _Walker.declare,
+    ast.Nonlocal: _Walker.declare,
+    ast.Assign: _Walker.assign,
+    ast.AnnAssign: _Walker.annotated,
+}
