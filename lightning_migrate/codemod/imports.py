@@ -11,12 +11,17 @@ keeps its import.
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass, field
 
 import libcst as cst
+from libcst.codemod import CodemodContext
+from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 
 from ..semantics.classes import RENAMED_STRATEGIES, lookup
 from ..semantics.model import Version, v
+from .splice import splice_statements
+from .text import Text
 
 LIGHTNING_ROOTS = ("pytorch_lightning", "lightning")
 
@@ -38,59 +43,55 @@ def new_module(namespace: str, cls: str) -> str:
 
 @dataclass
 class FixedImports:
-    module: cst.Module
+    code: str
     unplaced: set[str]  # new classes whose import the caller must add (the old one was not found)
     still_used: set[str]  # old class names the file uses elsewhere, so their import stays
 
 
-def fix_imports(module: cst.Module, changes: ImportChanges) -> FixedImports:
-    """``module`` with its imports following ``changes``. A renamed class whose old import was not found
-    (written ``pl.plugins.X``, imported another way) is ``unplaced``: the caller adds its import."""
-    used = _used_names(module)
-    fixer = _ImportFixer(changes, used, _imported(module))
-    fixed = module.visit(fixer)
+def fix_imports(source: str, tree: ast.Module, changes: ImportChanges) -> FixedImports:
+    """``source`` (parsed as ``tree``) with its imports following ``changes``. A renamed class whose old
+    import was not found (written ``pl.plugins.X``, imported another way) is ``unplaced``: the caller adds
+    its import. Only the import statements that change are given to LibCST."""
+    used = used_names(tree)
+    imported = {
+        alias.asname or alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+    }
+    fixer = _ImportFixer(changes, used, imported)
+    candidates = [
+        (node, fixer)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom)
+        and not node.level
+        and (node.module or "").startswith(LIGHTNING_ROOTS)
+        and any(_changes(changes, node.module or "", alias) for alias in node.names)
+    ]
+    code = splice_statements(source, tree, sorted(candidates, key=lambda c: c[0].lineno))
     unplaced = {new for _, new in changes.renamed.values() if new in used and new not in fixer.placed}
-    return FixedImports(fixed, unplaced, {old for old in changes.renamed if old in used})
+    return FixedImports(code, unplaced, {old for old in changes.renamed if old in used})
 
 
-class _Names(cst.CSTVisitor):
-    """The names a module uses outside its imports (``x.DDPPlugin`` uses ``x``, not ``DDPPlugin``)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.names: set[str] = set()
-
-    def visit_Import(self, node: cst.Import) -> bool:
-        return False
-
-    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
-        return False
-
-    def visit_Attribute(self, node: cst.Attribute) -> bool:
-        node.value.visit(self)
-        return False
-
-    def visit_Name(self, node: cst.Name) -> None:
-        self.names.add(node.value)
+def _changes(changes: ImportChanges, module: str, alias: ast.alias) -> bool:
+    local = alias.asname or alias.name
+    return (
+        local in changes.aliased or alias.name in changes.renamed or (module, alias.name) in changes.dropped
+    )
 
 
-def _used_names(module: cst.Module) -> set[str]:
-    names = _Names()
-    module.visit(names)
-    return names.names
-
-
-def _imported(module: cst.Module) -> set[str]:
-    """The local names bound by ``from ... import`` statements anywhere in the module."""
-    found: set[str] = set()
-
-    class Visitor(cst.CSTVisitor):
-        def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
-            if not isinstance(node.names, cst.ImportStar):
-                found.update(_local(alias) for alias in node.names)
-
-    module.visit(Visitor())
-    return found
+def used_names(tree: ast.Module) -> set[str]:
+    """The names a module uses outside its imports, as LibCST's names: also the keywords of calls, the
+    parameters and the names of functions and classes (``x.DDPPlugin`` uses ``x``, not ``DDPPlugin``)."""
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            names.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.arg, ast.keyword)) and node.arg:
+            names.add(node.arg)
+    return names
 
 
 def _local(alias: cst.ImportAlias) -> str:
@@ -171,30 +172,100 @@ def _statement(module: str, name: str, local: str) -> cst.SimpleStatementLine:
     return statement
 
 
-class RenameUses(cst.CSTTransformer):
+def rename_uses(source: str, tree: ast.Module, renames: dict[str, str]) -> str:
     """Every other use of a renamed class in the file (``isinstance(s, DDPPlugin)``, ``class X(DDPPlugin)``)
     takes the new name, so the old import can go: the rewritten calls build the new class, and code that
-    asks for the old one would no longer match it. Attribute names and keywords are not uses."""
+    asks for the old one would no longer match it. Attribute names, keywords and imports are not uses."""
+    text = Text(source)
+    names: list[tuple[int, int, str]] = sorted(
+        (text.start(node), text.end(node), node.id)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Name) and node.id in renames
+    )
+    out, position = [], 0
+    for start, end, name in names:
+        if source[start:end] != name:  # a position this Python's `ast` gets wrong: never guess
+            raise AssertionError(f"`{name}` is not where ast says it is")
+        out += [source[position:start], renames[name]]
+        position = end
+    return "".join([*out, source[position:]])
 
-    def __init__(self, renames: dict[str, str]) -> None:
-        super().__init__()
-        self.renames = renames
 
-    def visit_Import(self, node: cst.Import) -> bool:
+def add_imports(source: str, tree: ast.Module, needed: list[tuple[str, str | None]]) -> str:
+    """``source`` with ``from module import name`` (``import module`` for None) for each of ``needed``,
+    where LibCST's ``AddImportsVisitor`` puts it (merged into an import of the same module, or after the
+    imports at the top of the file). It only reads the top of the file: that is all LibCST is given."""
+    context = CodemodContext()
+    for module, name in needed:
+        AddImportsVisitor.add_needed_import(context, module, name)
+    text = Text(source)
+    body = tree.body
+    top = 1 if body and _is_docstring(body[0], text) and _alone(body, 0) else 0
+    while top < len(body) and isinstance(body[top], (ast.Import, ast.ImportFrom)) and _alone(body, top):
+        top += 1
+    if top < len(body):  # the first other statement, whose leading blank line LibCST may add, as `pass`
+        following = body[top]
+        first = min([following.lineno, *(d.lineno for d in getattr(following, "decorator_list", []))])
+        head = source[: text.starts[first - 1]]
+        code = AddImportsVisitor(context).transform_module(cst.parse_module(f"{head}pass{text.newline}")).code
+        assert code.endswith(f"pass{text.newline}")
+        return code[: -len(f"pass{text.newline}")] + source[len(head) :]
+    return AddImportsVisitor(context).transform_module(cst.parse_module(source)).code
+
+
+def _is_docstring(statement: ast.stmt, text: Text) -> bool:
+    """LibCST's test: a string (not an f-string, not concatenated) alone on the first line, or
+    ``__strict__ = ...``."""
+    if isinstance(statement, ast.Assign):
+        return [getattr(t, "id", None) for t in statement.targets] == ["__strict__"]
+    if not isinstance(statement, ast.Expr) or not isinstance(statement.value, ast.Constant):
         return False
+    value = statement.value
+    return isinstance(value.value, (str, bytes)) and isinstance(
+        cst.parse_expression(text.segment(value)), cst.SimpleString
+    )
 
-    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
-        return False
 
-    def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.Attribute:
-        return updated.with_changes(attr=original.attr)
+def _alone(body: list[ast.stmt], index: int) -> bool:
+    """Is ``body[index]`` the only statement on its lines (not ``import a; import b``)?"""
+    statement = body[index]
+    before = body[index - 1].end_lineno if index else 0
+    after = body[index + 1].lineno if index + 1 < len(body) else None
+    return (before or 0) < statement.lineno and (after is None or after > (statement.end_lineno or 0))
 
-    def leave_Arg(self, original: cst.Arg, updated: cst.Arg) -> cst.Arg:
-        return updated.with_changes(keyword=original.keyword)
 
-    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.Name:
-        new = self.renames.get(original.value)
-        return updated.with_changes(value=new) if new else updated
+def remove_unused(source: str, tree: ast.Module, dropped: set[tuple[str, str]]) -> str:
+    """``source`` without the ``from module import name`` imports of ``dropped`` that nothing in the file
+    uses any more. "Used" is read generously (a name, or a word of a string: an annotation, ``__all__``):
+    an import kept is safe, one removed that was used breaks the file."""
+    used = used_names(tree)
+    words = {
+        word
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str)
+        for word in _WORD.findall(node.value)
+    }
+    context = CodemodContext()
+    statements = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.ImportFrom) or node.level or not node.module:
+            continue
+        gone = [
+            alias.name
+            for alias in node.names
+            if (node.module, alias.name) in dropped and not alias.asname and alias.name not in used | words
+        ]
+        for name in gone:
+            RemoveImportsVisitor.remove_unused_import(context, node.module, name)
+        if gone:
+            statements.append(node)
+    if not statements:
+        return source
+    remover = RemoveImportsVisitor(context)
+    return splice_statements(source, tree, [(node, remover) for node in statements])
+
+
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 @dataclass(frozen=True)

@@ -8,8 +8,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 import libcst as cst
-from libcst.codemod import CodemodContext
-from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 
 from ..findings import Finding, Result
 from ..rules import BY_CODE, FLAG_RULES
@@ -18,7 +16,16 @@ from ..semantics.model import RELEASES, Obj, Value, Version, v
 from ..semantics.signature import MODELLED, is_default
 from ..sourcefile import SourceError
 from .edit import Edited, derived, edit_arguments, rebuilt
-from .imports import ImportChanges, RenameUses, StaleImport, fix_imports, new_module, stale_imports
+from .imports import (
+    ImportChanges,
+    StaleImport,
+    add_imports,
+    fix_imports,
+    new_module,
+    remove_unused,
+    rename_uses,
+    stale_imports,
+)
 from .locate import PACKAGES, TRAINER_NAMES, Located, Scope, TrainerCall, locate
 from .plan import DEVICE_NAMES, Decision, Refusal, Rewrite, Unchanged, plan
 from .splice import Edit, splice
@@ -54,14 +61,9 @@ def migrate(
     if "Plugin" in source:  # the renamed classes are all `*Plugin`s
         _follow_stale_imports(stale_imports(tree, target), migrator, target)
     if migrator.imports or migrator.built or migrator.shim_imports:
-        # imports move at the top of the file and must follow every use in it: LibCST reads the whole file
-        module = cst.parse_module(new_code)
         renames = _other_uses(migrator, target)
-        if renames:
-            module = module.visit(RenameUses(renames))
-        module, still_used = _fix_imports(module, migrator)
+        new_code, still_used = _fix_imports(new_code, migrator, renames)
         migrator.findings.extend(_old_names_left(tree, set(renames) | still_used, migrator, target))
-        new_code = module.code
     if new_code != source:
         _check_parses(new_code)
     return Result(new_code, sorted(migrator.findings, key=lambda f: (f.line, f.column, f.code)))
@@ -581,23 +583,24 @@ def _quote(call: ast.Call, text: Text) -> str:
     return '"'
 
 
-def _fix_imports(module: cst.Module, migrator: _Migrator) -> tuple[cst.Module, set[str]]:
-    fixed = fix_imports(module, migrator.imports)
+def _fix_imports(code: str, migrator: _Migrator, renames: dict[str, str]) -> tuple[str, set[str]]:
+    """The imports of the rewritten ``code`` following its renamed, built and dropped classes and the shim;
+    each step reads the file as the step before left it."""
+    if renames:
+        code = rename_uses(code, ast.parse(code), renames)
+    fixed = fix_imports(code, ast.parse(code), migrator.imports)
+    code = fixed.code
     namespaces = {new: namespace for namespace, new in migrator.imports.renamed.values()}
-    context = CodemodContext()
-    for cls, namespace in {**{c: namespaces[c] for c in fixed.unplaced}, **migrator.built}.items():
-        AddImportsVisitor.add_needed_import(context, new_module(namespace, cls), cls)
-    for module_name, cls in migrator.imports.dropped:
-        RemoveImportsVisitor.remove_unused_import(context, module_name, cls)
-    for shim in migrator.shim_imports:
-        AddImportsVisitor.add_needed_import(context, shim)
-    # each visitor walks the whole module (RemoveImportsVisitor with a scope analysis): only when it has work
-    module = fixed.module
-    if context.scratch.get(AddImportsVisitor.CONTEXT_KEY):
-        module = AddImportsVisitor(context).transform_module(module)
-    if context.scratch.get(RemoveImportsVisitor.CONTEXT_KEY):
-        module = RemoveImportsVisitor(context).transform_module(module)
-    return module, fixed.still_used
+    needed: list[tuple[str, str | None]] = [
+        (new_module(namespace, cls), cls)
+        for cls, namespace in {**{c: namespaces[c] for c in fixed.unplaced}, **migrator.built}.items()
+    ]
+    needed += [(shim, None) for shim in sorted(migrator.shim_imports)]
+    if needed:
+        code = add_imports(code, ast.parse(code), needed)
+    if migrator.imports.dropped:
+        code = remove_unused(code, ast.parse(code), migrator.imports.dropped)
+    return code, fixed.still_used
 
 
 def _other_uses(migrator: _Migrator, target: Version) -> dict[str, str]:

@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import libcst as cst
+from libcst.codemod import Codemod
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from .text import Text
@@ -128,3 +129,66 @@ class _Apply(cst.CSTTransformer):
 
     def leave_Dict(self, original: cst.Dict, updated: cst.Dict) -> cst.BaseExpression:
         return self._change(original, updated)  # type: ignore[return-value]
+
+
+def splice_statements(
+    source: str, tree: ast.Module, changes: Sequence[tuple[ast.stmt, cst.CSTTransformer]]
+) -> str:
+    """``source`` (parsed as ``tree``) with each statement transformed as LibCST would in the whole module:
+    the statement's lines, with the blank and comment lines above it that LibCST reads as its own (they go
+    if it goes), parsed in a block indented like it. Statements on the same lines are given together to
+    the first transformer that names one of them."""
+    text = Text(source)
+    ends = sorted({n.end_lineno for n in ast.walk(tree) if isinstance(n, ast.stmt) and n.end_lineno})
+    chunks: dict[tuple[int, int], tuple[str, cst.CSTTransformer]] = {}
+    for statement, transformer in changes:
+        assert statement.end_lineno is not None
+        key = (_leading(text, statement, ends), statement.end_lineno)
+        chunks.setdefault(key, (_indent(text.line(statement.lineno)), transformer))
+    out, position = [], 0
+    for (first, last), (indent, transformer) in sorted(chunks.items()):
+        start = text.starts[first - 1]
+        end = text.starts[last] if last < len(text.starts) else len(source)
+        if start < position:
+            continue  # shares a line with a statement already transformed
+        out.append(source[position:start])
+        out.append(_transform(source[start:end], indent, text.newline, transformer))
+        position = end
+    out.append(source[position:])
+    return "".join(out)
+
+
+def _indent(line: str) -> str:
+    return line[: len(line) - len(line.lstrip(" \t\f"))]
+
+
+def _leading(text: Text, statement: ast.stmt, ends: list[int]) -> int:
+    """The first line LibCST gives ``statement`` (as its ``leading_lines``): the blank lines and the comment
+    lines indented like it right above it, after the end of the statement before."""
+    before = max((end for end in ends if end < statement.lineno), default=0)
+    indent = _indent(text.line(statement.lineno))
+    first = statement.lineno
+    while first - 1 > before:
+        line = text.line(first - 1)
+        if line.strip() and not (line.lstrip().startswith("#") and _indent(line) == indent):
+            break
+        first -= 1
+    return first
+
+
+def _transform(chunk: str, indent: str, newline: str, transformer: cst.CSTTransformer) -> str:
+    """``chunk`` (whole lines) transformed, parsed at its indentation (in a block when indented) and
+    followed by a ``pass`` that keeps the block valid if the statement goes."""
+    ended = chunk.endswith(("\n", "\r"))
+    body = chunk if ended else chunk + newline
+    header = f"if 1:{newline}" if indent else ""
+    footer = f"{indent}pass{newline}"  # (an empty module would come out as a blank line)
+    module = cst.parse_module(header + body + footer)
+    if isinstance(transformer, Codemod):  # AddImportsVisitor, RemoveImportsVisitor: with their metadata
+        code = transformer.transform_module(module).code
+    else:
+        code = module.visit(transformer).code
+    assert code.startswith(header)
+    assert code.endswith(footer)
+    new = code[len(header) : len(code) - len(footer)]
+    return new if ended or not new.endswith(newline) else new[: -len(newline)]
