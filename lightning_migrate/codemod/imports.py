@@ -48,29 +48,22 @@ class FixedImports:
     still_used: set[str]  # old class names the file uses elsewhere, so their import stays
 
 
-def fix_imports(source: str, tree: ast.Module, changes: ImportChanges) -> FixedImports:
-    """``source`` (parsed as ``tree``) with its imports following ``changes``. A renamed class whose old
+def fix_imports(source: str, tree: Parsed, changes: ImportChanges) -> FixedImports:
+    """``source`` (read as ``tree``) with its imports following ``changes``. A renamed class whose old
     import was not found (written ``pl.plugins.X``, imported another way) is ``unplaced``: the caller adds
     its import. Only the import statements that change are given to LibCST."""
-    used = used_names(tree)
-    imported = {
-        alias.asname or alias.name
-        for node in ast.walk(tree)
-        if isinstance(node, ast.ImportFrom)
-        for alias in node.names
-    }
-    fixer = _ImportFixer(changes, used, imported)
+    imported = {alias.asname or alias.name for node in tree.imports for alias in node.names}
+    fixer = _ImportFixer(changes, tree.used, imported)
     candidates = [
         (node, fixer)
-        for node in ast.walk(tree)
-        if isinstance(node, ast.ImportFrom)
-        and not node.level
+        for node in tree.imports
+        if not node.level
         and (node.module or "").startswith(LIGHTNING_ROOTS)
         and any(_changes(changes, node.module or "", alias) for alias in node.names)
     ]
-    code = splice_statements(source, tree, sorted(candidates, key=lambda c: c[0].lineno))
-    unplaced = {new for _, new in changes.renamed.values() if new in used and new not in fixer.placed}
-    return FixedImports(code, unplaced, {old for old in changes.renamed if old in used})
+    code = splice_statements(source, tree.ends, candidates)
+    unplaced = {new for _, new in changes.renamed.values() if new in tree.used and new not in fixer.placed}
+    return FixedImports(code, unplaced, {old for old in changes.renamed if old in tree.used})
 
 
 def _changes(changes: ImportChanges, module: str, alias: ast.alias) -> bool:
@@ -80,18 +73,41 @@ def _changes(changes: ImportChanges, module: str, alias: ast.alias) -> bool:
     )
 
 
-def used_names(tree: ast.Module) -> set[str]:
-    """The names a module uses outside its imports, as LibCST's names: also the keywords of calls, the
-    parameters and the names of functions and classes (``x.DDPPlugin`` uses ``x``, not ``DDPPlugin``)."""
-    names: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name):
-            names.add(node.id)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names.add(node.name)
-        elif isinstance(node, (ast.arg, ast.keyword)) and node.arg:
-            names.add(node.arg)
-    return names
+@dataclass
+class Parsed:
+    """What the import steps need of one version of the file, from one walk over its tree."""
+
+    tree: ast.Module
+    used: set[str] = field(default_factory=set)  # names used outside imports, as LibCST reads names
+    words: set[str] = field(default_factory=set)  # the identifiers in its strings (annotations, `__all__`)
+    imports: list[ast.ImportFrom] = field(default_factory=list)
+    names: list[ast.Name] = field(default_factory=list)
+    ends: list[int] = field(default_factory=list)  # the last line of every statement
+
+    @classmethod
+    def of(cls, source: str) -> Parsed:
+        parsed = cls(ast.parse(source))
+        for node in ast.walk(parsed.tree):
+            if isinstance(node, ast.Name):
+                parsed.used.add(node.id)
+                parsed.names.append(node)
+                continue
+            if isinstance(node, ast.stmt) and node.end_lineno:
+                parsed.ends.append(node.end_lineno)
+            if isinstance(node, ast.ImportFrom):
+                parsed.imports.append(node)
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                parsed.used.add(node.name)  # (LibCST's names include what a statement defines,
+            elif isinstance(node, (ast.arg, ast.keyword)) and node.arg:
+                parsed.used.add(node.arg)  # the parameters and the keywords of calls)
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+                parsed.words.update(_WORD.findall(node.value))
+        parsed.imports.sort(key=lambda node: node.lineno)
+        parsed.ends.sort()
+        return parsed
+
+
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def _local(alias: cst.ImportAlias) -> str:
@@ -172,15 +188,13 @@ def _statement(module: str, name: str, local: str) -> cst.SimpleStatementLine:
     return statement
 
 
-def rename_uses(source: str, tree: ast.Module, renames: dict[str, str]) -> str:
+def rename_uses(source: str, tree: Parsed, renames: dict[str, str]) -> str:
     """Every other use of a renamed class in the file (``isinstance(s, DDPPlugin)``, ``class X(DDPPlugin)``)
     takes the new name, so the old import can go: the rewritten calls build the new class, and code that
     asks for the old one would no longer match it. Attribute names, keywords and imports are not uses."""
     text = Text(source)
     names: list[tuple[int, int, str]] = sorted(
-        (text.start(node), text.end(node), node.id)
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Name) and node.id in renames
+        (text.start(node), text.end(node), node.id) for node in tree.names if node.id in renames
     )
     out, position = [], 0
     for start, end, name in names:
@@ -191,7 +205,7 @@ def rename_uses(source: str, tree: ast.Module, renames: dict[str, str]) -> str:
     return "".join([*out, source[position:]])
 
 
-def add_imports(source: str, tree: ast.Module, needed: list[tuple[str, str | None]]) -> str:
+def add_imports(source: str, tree: Parsed, needed: list[tuple[str, str | None]]) -> str:
     """``source`` with ``from module import name`` (``import module`` for None) for each of ``needed``,
     where LibCST's ``AddImportsVisitor`` puts it (merged into an import of the same module, or after the
     imports at the top of the file). It only reads the top of the file: that is all LibCST is given."""
@@ -199,7 +213,7 @@ def add_imports(source: str, tree: ast.Module, needed: list[tuple[str, str | Non
     for module, name in needed:
         AddImportsVisitor.add_needed_import(context, module, name)
     text = Text(source)
-    body = tree.body
+    body = tree.tree.body
     top = 1 if body and _is_docstring(body[0], text) and _alone(body, 0) else 0
     while top < len(body) and isinstance(body[top], (ast.Import, ast.ImportFrom)) and _alone(body, top):
         top += 1
@@ -234,26 +248,22 @@ def _alone(body: list[ast.stmt], index: int) -> bool:
     return (before or 0) < statement.lineno and (after is None or after > (statement.end_lineno or 0))
 
 
-def remove_unused(source: str, tree: ast.Module, dropped: set[tuple[str, str]]) -> str:
+def remove_unused(source: str, tree: Parsed, dropped: set[tuple[str, str]]) -> str:
     """``source`` without the ``from module import name`` imports of ``dropped`` that nothing in the file
     uses any more. "Used" is read generously (a name, or a word of a string: an annotation, ``__all__``):
     an import kept is safe, one removed that was used breaks the file."""
-    used = used_names(tree)
-    words = {
-        word
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Constant) and isinstance(node.value, str)
-        for word in _WORD.findall(node.value)
-    }
     context = CodemodContext()
     statements = []
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.ImportFrom) or node.level or not node.module:
+    for node in tree.imports:
+        if node.level or not node.module:
             continue
         gone = [
             alias.name
             for alias in node.names
-            if (node.module, alias.name) in dropped and not alias.asname and alias.name not in used | words
+            if (node.module, alias.name) in dropped
+            and not alias.asname
+            and alias.name not in tree.used
+            and alias.name not in tree.words
         ]
         for name in gone:
             RemoveImportsVisitor.remove_unused_import(context, node.module, name)
@@ -262,10 +272,7 @@ def remove_unused(source: str, tree: ast.Module, dropped: set[tuple[str, str]]) 
     if not statements:
         return source
     remover = RemoveImportsVisitor(context)
-    return splice_statements(source, tree, [(node, remover) for node in statements])
-
-
-_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+    return splice_statements(source, tree.ends, [(node, remover) for node in statements])
 
 
 @dataclass(frozen=True)

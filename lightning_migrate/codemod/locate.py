@@ -353,7 +353,12 @@ class _Walker:
                 stack.append(node.value)
                 continue
             if not shallow:
-                stack.extend(ast.iter_child_nodes(node))
+                for name in _CHILD_FIELDS.get(type(node)) or _child_fields(type(node)):
+                    child = getattr(node, name, None)
+                    if isinstance(child, list):
+                        stack.extend(child)
+                    elif child is not None:
+                        stack.append(child)
 
     def comprehension(self, node: ast.expr, scope: Scope, indent: str) -> None:
         generators: list[ast.comprehension] = node.generators  # type: ignore[attr-defined]
@@ -370,6 +375,17 @@ class _Walker:
             self.expr(node.value, inner, indent)
         else:
             self.expr(node.elt, inner, indent)  # type: ignore[attr-defined]
+
+
+# The fields of each node type that may hold nodes (``ast.iter_child_nodes`` without its per-node cost).
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _child_fields(kind: type) -> tuple[str, ...]:
+    leaves = {"ctx", "op", "id", "arg", "attr", "kind", "type_comment", "conversion", "is_async"}
+    fields = () if kind is ast.Constant else tuple(f for f in getattr(kind, "_fields", ()) if f not in leaves)
+    _CHILD_FIELDS[kind] = fields
+    return fields
 
 
 _STATEMENTS: dict[type, Callable[..., None]] = {

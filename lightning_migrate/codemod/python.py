@@ -18,6 +18,7 @@ from ..sourcefile import SourceError
 from .edit import Edited, derived, edit_arguments, rebuilt
 from .imports import (
     ImportChanges,
+    Parsed,
     StaleImport,
     add_imports,
     fix_imports,
@@ -587,8 +588,8 @@ def _fix_imports(code: str, migrator: _Migrator, renames: dict[str, str]) -> tup
     """The imports of the rewritten ``code`` following its renamed, built and dropped classes and the shim;
     each step reads the file as the step before left it."""
     if renames:
-        code = rename_uses(code, ast.parse(code), renames)
-    fixed = fix_imports(code, ast.parse(code), migrator.imports)
+        code = rename_uses(code, Parsed.of(code), renames)
+    fixed = fix_imports(code, Parsed.of(code), migrator.imports)
     code = fixed.code
     namespaces = {new: namespace for namespace, new in migrator.imports.renamed.values()}
     needed: list[tuple[str, str | None]] = [
@@ -597,9 +598,9 @@ def _fix_imports(code: str, migrator: _Migrator, renames: dict[str, str]) -> tup
     ]
     needed += [(shim, None) for shim in sorted(migrator.shim_imports)]
     if needed:
-        code = add_imports(code, ast.parse(code), needed)
+        code = add_imports(code, Parsed.of(code), needed)
     if migrator.imports.dropped:
-        code = remove_unused(code, ast.parse(code), migrator.imports.dropped)
+        code = remove_unused(code, Parsed.of(code), migrator.imports.dropped)
     return code, fixed.still_used
 
 

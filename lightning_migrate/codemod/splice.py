@@ -13,6 +13,7 @@ first, as a transformer over the whole module would.
 from __future__ import annotations
 
 import ast
+import bisect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -132,14 +133,13 @@ class _Apply(cst.CSTTransformer):
 
 
 def splice_statements(
-    source: str, tree: ast.Module, changes: Sequence[tuple[ast.stmt, cst.CSTTransformer]]
+    source: str, ends: list[int], changes: Sequence[tuple[ast.stmt, cst.CSTTransformer]]
 ) -> str:
-    """``source`` (parsed as ``tree``) with each statement transformed as LibCST would in the whole module:
-    the statement's lines, with the blank and comment lines above it that LibCST reads as its own (they go
-    if it goes), parsed in a block indented like it. Statements on the same lines are given together to
-    the first transformer that names one of them."""
+    """``source`` with each statement transformed as LibCST would in the whole module (``ends``: the last
+    line of every statement, sorted): the statement's lines, with the blank and comment lines above it that
+    LibCST reads as its own (they go if it goes), parsed in a block indented like it. Statements on the
+    same lines are given together to the first transformer that names one of them."""
     text = Text(source)
-    ends = sorted({n.end_lineno for n in ast.walk(tree) if isinstance(n, ast.stmt) and n.end_lineno})
     chunks: dict[tuple[int, int], tuple[str, cst.CSTTransformer]] = {}
     for statement, transformer in changes:
         assert statement.end_lineno is not None
@@ -165,7 +165,9 @@ def _indent(line: str) -> str:
 def _leading(text: Text, statement: ast.stmt, ends: list[int]) -> int:
     """The first line LibCST gives ``statement`` (as its ``leading_lines``): the blank lines and the comment
     lines indented like it right above it, after the end of the statement before."""
-    before = max((end for end in ends if end < statement.lineno), default=0)
+    before = (
+        ends[bisect.bisect_left(ends, statement.lineno) - 1] if ends and ends[0] < statement.lineno else 0
+    )
     indent = _indent(text.line(statement.lineno))
     first = statement.lineno
     while first - 1 > before:
