@@ -326,10 +326,10 @@ class _Walker:
         while stack:
             node = stack.pop()  # type: ignore[assignment]
             if isinstance(node, ast.Name):
-                if isinstance(node.ctx, ast.Load):
-                    scope.reads[node.id] += 1
-                elif isinstance(node.ctx, ast.Store):
+                if isinstance(node.ctx, ast.Store):
                     scope.bind(node.id, Binding())
+                else:  # a load, or a `del` (which also ends a dict's sole use)
+                    scope.reads[node.id] += 1
                 continue
             if isinstance(node, ast.Call):
                 self.calls.append((node, scope))
