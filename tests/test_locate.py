@@ -148,7 +148,7 @@ def test_the_locators_agree_on_every_fixture_and_example(path: Path) -> None:
     assert located(source) == reference(source)
 
 
-# --- generated files -----------------------------------------------------------------------------------------
+# --- generated files ---------------------------------------------------------------------------------------
 
 IMPORTS = [
     "import pytorch_lightning as pl",
@@ -194,6 +194,8 @@ BINDINGS = [
     "del n",
     "with open('f') as cfg: pass",
 ]
+KEYWORDS = ["accelerator=acc", "gpus=n", "plugins=ddp", "**cfg", "strategy=ddp", "max_epochs=1"]
+STATEMENTS = ["t = {}", "{}", "return {}", "x = [{} for _ in range(2)]", "y = lambda: {}"]
 SCOPES = [
     "def f():\n{body}",
     "def f(Trainer=None):\n{body}",
