@@ -63,8 +63,8 @@ def best_of(repeat: int, command: list[str], expect: set[int]) -> tuple[float, f
 
 def parsed_by_libcst(folder: Path, target: str) -> int:
     """How many files the prefilter hands to LibCST."""
-    from lightning_migrate.prefilter import may_need_migration
     from lightning_migrate.semantics.model import release
+    from lightning_migrate.sources.prefilter import may_need_migration
 
     version = release(target)
     paths = folder.rglob("*.py")

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from click.testing import CliRunner
 
-from lightning_migrate.cli import main
+from lightning_migrate.cli.main import main
 
 # Rewritten for 2.6 (LM001 + LM004, both fixable).
 FIXABLE = 'import pytorch_lightning as pl\n\ntrainer = pl.Trainer(accelerator="ddp", gpus=2, max_epochs=3)\n'

@@ -5,7 +5,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from lightning_migrate.cli import main
+from lightning_migrate.cli.main import main
 
 ROOT = Path(__file__).parent.parent
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from cli_helpers import FIXABLE, UNFIXABLE, run
 
-from lightning_migrate.config import KEYS
-from lightning_migrate.settings import CONVERSIONS
+from lightning_migrate.cli.config import KEYS
+from lightning_migrate.cli.settings import CONVERSIONS
 
 
 @pytest.fixture

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from cli_helpers import BROKEN, CLEAN, FIXABLE, FIXED, UNFIXABLE, run
 
-from lightning_migrate import command
-from lightning_migrate.command import Behaviour
-from lightning_migrate.runner import Options
+from lightning_migrate.cli import command
+from lightning_migrate.cli.command import Behaviour
+from lightning_migrate.codemod.runner import Options
 from lightning_migrate.semantics.model import release
 
 MODES = {"rewrite": (), "diff": ("--diff",), "check": ("--check",)}

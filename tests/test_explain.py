@@ -8,9 +8,9 @@ import pytest
 from cli_helpers import run
 
 from lightning_migrate.codemod.python import migrate
-from lightning_migrate.rule_examples import EXAMPLES
-from lightning_migrate.rules import RULES
-from lightning_migrate.runner import Options, process_file
+from lightning_migrate.codemod.runner import Options, process_file
+from lightning_migrate.report.rule_examples import EXAMPLES
+from lightning_migrate.report.rules import RULES
 from lightning_migrate.semantics.model import release
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from lightning_migrate.callparse import Call, trainer_calls
+from lightning_migrate.codemod.callparse import Call, trainer_calls
 from lightning_migrate.codemod.plan import codemod_deprecations, machines, modernizable, modernized
 from lightning_migrate.codemod.python import LIGHTNING_PACKAGE, migrate
 from lightning_migrate.semantics import Setup, interpret

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from cli_helpers import FIXABLE, run
 
-from lightning_migrate.noqa import suppressions
+from lightning_migrate.report.noqa import suppressions
 
 TARGET = ("--target-version", "2.6")
 MULTILINE = """\

@@ -13,9 +13,9 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from lightning_migrate.codemod.python import migrate
-from lightning_migrate.prefilter import may_need_migration
 from lightning_migrate.semantics.model import RELEASES, Version, release
-from lightning_migrate.sourcefile import SourceError
+from lightning_migrate.sources.prefilter import may_need_migration
+from lightning_migrate.sources.sourcefile import SourceError
 
 ROOT = Path(__file__).parent.parent
 TARGETS = tuple(r for r in RELEASES if r >= release("1.5"))

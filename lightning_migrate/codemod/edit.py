@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from ..semantics.model import Obj, Value
+from lightning_migrate.semantics.model import Obj, Value
 
 # Which new flags take the place of an old one that changes.
 SLOTS: dict[str, tuple[str, ...]] = {

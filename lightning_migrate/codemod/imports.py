@@ -18,10 +18,10 @@ import libcst as cst
 from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 
-from ..semantics.classes import RENAMED_STRATEGIES, lookup
-from ..semantics.model import Version, v
-from .splice import splice_statements
-from .text import Text
+from lightning_migrate.codemod.splice import splice_statements
+from lightning_migrate.codemod.text import Text
+from lightning_migrate.semantics.classes import RENAMED_STRATEGIES, lookup
+from lightning_migrate.semantics.model import Version, v
 
 LIGHTNING_ROOTS = ("pytorch_lightning", "lightning")
 

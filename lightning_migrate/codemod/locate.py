@@ -24,7 +24,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from .text import Text
+from lightning_migrate.codemod.text import Text
 
 PACKAGES = ("pytorch_lightning", "lightning.pytorch", "lightning")
 TRAINER_NAMES = frozenset(

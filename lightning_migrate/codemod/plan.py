@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Union
 
-from ..semantics import (
+from lightning_migrate.semantics import (
     Deprecation,
     Hardware,
     Rejected,
@@ -32,17 +32,17 @@ from ..semantics import (
     constructors,
     interpret,
 )
-from ..semantics.classes import PRECISION, kind_of, lookup
-from ..semantics.model import OPTIONAL_PACKAGES, RELEASES, Obj, v
-from ..semantics.registry import DISTRIBUTED_TYPES, default_find_unused_parameters, registered
-from ..semantics.render import (
+from lightning_migrate.semantics.classes import PRECISION, kind_of, lookup
+from lightning_migrate.semantics.model import OPTIONAL_PACKAGES, RELEASES, Obj, v
+from lightning_migrate.semantics.registry import DISTRIBUTED_TYPES, default_find_unused_parameters, registered
+from lightning_migrate.semantics.render import (
     accelerator_name,
     precision_objects,
     precision_spellings,
     strategy_spellings,
     why_not,
 )
-from ..semantics.signature import MODELLED, accepts, is_default
+from lightning_migrate.semantics.signature import MODELLED, accepts, is_default
 
 V16, V20 = v("1.6"), v("2.0")
 

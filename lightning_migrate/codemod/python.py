@@ -9,14 +9,8 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from ..findings import Finding, Result
-from ..rules import BY_CODE, FLAG_RULES
-from ..semantics.classes import lookup
-from ..semantics.model import RELEASES, Obj, Value, Version, v
-from ..semantics.signature import MODELLED, is_default
-from ..sourcefile import SourceError
-from .edit import Edited, derived, edit_arguments, rebuilt
-from .imports import (
+from lightning_migrate.codemod.edit import Edited, derived, edit_arguments, rebuilt
+from lightning_migrate.codemod.imports import (
     ImportChanges,
     Parsed,
     StaleImport,
@@ -27,11 +21,17 @@ from .imports import (
     rename_uses,
     stale_imports,
 )
-from .locate import PACKAGES, TRAINER_NAMES, Located, Scope, TrainerCall, locate
-from .plan import DEVICE_NAMES, Decision, Refusal, Rewrite, Unchanged, plan
-from .splice import Edit, splice
-from .text import Text
-from .values import Reader, Unknown
+from lightning_migrate.codemod.locate import PACKAGES, TRAINER_NAMES, Located, Scope, TrainerCall, locate
+from lightning_migrate.codemod.plan import DEVICE_NAMES, Decision, Refusal, Rewrite, Unchanged, plan
+from lightning_migrate.codemod.splice import Edit, splice
+from lightning_migrate.codemod.text import Text
+from lightning_migrate.codemod.values import Reader, Unknown
+from lightning_migrate.report.findings import Finding, Result
+from lightning_migrate.report.rules import BY_CODE, FLAG_RULES
+from lightning_migrate.semantics.classes import lookup
+from lightning_migrate.semantics.model import RELEASES, Obj, Value, Version, v
+from lightning_migrate.semantics.signature import MODELLED, is_default
+from lightning_migrate.sources.sourcefile import SourceError
 
 LIGHTNING_PACKAGE = v("1.8")
 SHIM_MODULES = {

@@ -21,7 +21,7 @@ import libcst as cst
 from libcst.codemod import Codemod
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from .text import Text
+from lightning_migrate.codemod.text import Text
 
 # How an edited node changes: (the node as written, the node with the edits inside it applied) -> new node.
 Change = Callable[[cst.CSTNode, cst.CSTNode], cst.CSTNode]

@@ -10,10 +10,10 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from ..semantics.classes import lookup
-from ..semantics.model import Obj, Value
-from .locate import PACKAGES, Located, Scope
-from .text import Text
+from lightning_migrate.codemod.locate import PACKAGES, Located, Scope
+from lightning_migrate.codemod.text import Text
+from lightning_migrate.semantics.classes import lookup
+from lightning_migrate.semantics.model import Obj, Value
 
 LIGHTNING_PREFIXES = tuple(f"{package}." for package in PACKAGES)
 

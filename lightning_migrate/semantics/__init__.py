@@ -3,8 +3,8 @@
 No libcst, torch or Lightning import here: the codemod and the runtime shim both stand on this package.
 """
 
-from .interpret import interpret
-from .model import (
+from lightning_migrate.semantics.interpret import interpret
+from lightning_migrate.semantics.model import (
     CPU_ONLY,
     Deprecation,
     Flags,

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from . import constructors, precision
-from .model import Obj, Reject, Strategy, Value, Version, v
-from .registry import resolve
+from lightning_migrate.semantics import constructors, precision
+from lightning_migrate.semantics.model import Obj, Reject, Strategy, Value, Version, v
+from lightning_migrate.semantics.registry import resolve
 
 STRATEGY, PRECISION, ENVIRONMENT, CHECKPOINT_IO = "strategy", "precision", "environment", "checkpoint_io"
 

@@ -10,7 +10,7 @@ in 1.6 (where it breaks ``fit``): the role changed, so such a rename does not ke
 
 from __future__ import annotations
 
-from .model import Version, v
+from lightning_migrate.semantics.model import Version, v
 
 # class -> (first minor line, parameters, whether other keywords are forwarded through **kwargs), oldest
 # first. The deprecated 1.6/1.7 `*Plugin` aliases take their `*Strategy`'s arguments (see `parameters`).

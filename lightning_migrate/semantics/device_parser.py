@@ -4,7 +4,7 @@ connector models. (1.4/1.5 parse ``gpus`` their own way, see ``era_1_4``.)"""
 
 from __future__ import annotations
 
-from .model import MISCONF, Obj, Reject, Value, Version, v
+from lightning_migrate.semantics.model import MISCONF, Obj, Reject, Value, Version, v
 
 V17, V18, V21 = v("1.7"), v("1.8"), v("2.1")
 

@@ -16,8 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
-from . import classes, precision, registry
-from .model import (
+from lightning_migrate.semantics import classes, precision, registry
+from lightning_migrate.semantics.model import (
     MISCONF,
     Hardware,
     Obj,

@@ -21,9 +21,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Union
 
-from . import classes, precision, registry
-from .device_parser import check_data_type, parse_cpu_cores, parse_gpu_ids, to_int
-from .model import (
+from lightning_migrate.semantics import classes, precision, registry
+from lightning_migrate.semantics.device_parser import check_data_type, parse_cpu_cores, parse_gpu_ids, to_int
+from lightning_migrate.semantics.model import (
     MISCONF,
     Hardware,
     Obj,

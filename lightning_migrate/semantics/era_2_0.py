@@ -16,9 +16,20 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Callable
 
-from . import classes, precision, registry
-from .device_parser import check_data_type, parse_cpu_cores, parse_gpu_ids, to_int
-from .model import MISCONF, Hardware, Obj, Precision, Reject, Setup, Strategy, Value, Version, v
+from lightning_migrate.semantics import classes, precision, registry
+from lightning_migrate.semantics.device_parser import check_data_type, parse_cpu_cores, parse_gpu_ids, to_int
+from lightning_migrate.semantics.model import (
+    MISCONF,
+    Hardware,
+    Obj,
+    Precision,
+    Reject,
+    Setup,
+    Strategy,
+    Value,
+    Version,
+    v,
+)
 
 Warn = Callable[[str, str], None]
 

@@ -6,8 +6,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from typing import Callable
 
-from . import classes, era_1_4, era_1_6, era_2_0, plugins, precision
-from .model import (
+from lightning_migrate.semantics import classes, era_1_4, era_1_6, era_2_0, plugins, precision
+from lightning_migrate.semantics.model import (
     CPU_ONLY,
     Deprecation,
     Flags,
@@ -22,7 +22,7 @@ from .model import (
     Version,
     v,
 )
-from .signature import MODELLED, accepts
+from lightning_migrate.semantics.signature import MODELLED, accepts
 
 OLDEST, NEWEST = v("1.4.0"), v("2.6.99")
 

@@ -7,8 +7,8 @@ inspect.signature by tests/real/test_plugins_real.py.
 
 from __future__ import annotations
 
-from .model import Obj, Version, v
-from .precision import Constructor, bind
+from lightning_migrate.semantics.model import Obj, Version, v
+from lightning_migrate.semantics.precision import Constructor, bind
 
 V14, V16, V17, V18 = v("1.4"), v("1.6"), v("1.7"), v("1.8")
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .model import MISCONF, Hardware, Obj, Precision, Reject, Value, Version, v
+from lightning_migrate.semantics.model import MISCONF, Hardware, Obj, Precision, Reject, Value, Version, v
 
 V14, V15, V17, V19, V20, V2_1, V2_1_1 = (v(x) for x in ("1.4", "1.5", "1.7", "1.9", "2.0", "2.1", "2.1.1"))
 

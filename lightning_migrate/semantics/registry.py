@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .model import Strategy, Value, Version, v
+from lightning_migrate.semantics.model import Strategy, Value, Version, v
 
 
 @dataclass(frozen=True)

@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from . import precision as precisions
-from .classes import CLASSES, START_METHOD_PARAMETER, STRATEGY
-from .interpret import interpret
-from .model import (
+from lightning_migrate.semantics import precision as precisions
+from lightning_migrate.semantics.classes import CLASSES, START_METHOD_PARAMETER, STRATEGY
+from lightning_migrate.semantics.interpret import interpret
+from lightning_migrate.semantics.model import (
     FULL_PRECISION,
     OPTIONAL_PACKAGES,
     Hardware,
@@ -25,7 +25,7 @@ from .model import (
     Version,
     v,
 )
-from .registry import DISTRIBUTED_TYPES, deepspeed_keywords, registered, resolve
+from lightning_migrate.semantics.registry import DISTRIBUTED_TYPES, deepspeed_keywords, registered, resolve
 
 Flags = dict[str, Value]
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .model import Version, v
+from lightning_migrate.semantics.model import Version, v
 
 # flag -> (first release with it, first release without it)
 TRAINER_FLAGS: dict[str, tuple[Version, Version | None]] = {

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .namespace import ShimmedNamespace, module_getattr
+from lightning_migrate.shim.namespace import ShimmedNamespace, module_getattr
 
 SHIM = ShimmedNamespace("pytorch_lightning", __name__)
 # install() patches `pytorch_lightning.Trainer` in place; uninstall() restores it; `with installed():` a block

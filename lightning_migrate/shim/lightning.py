@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .namespace import ShimmedNamespace, module_getattr
+from lightning_migrate.shim.namespace import ShimmedNamespace, module_getattr
 
 SHIM = ShimmedNamespace("lightning.pytorch", __name__)
 # install() patches `lightning.pytorch.Trainer` in place; uninstall() restores it; `with installed():` a block

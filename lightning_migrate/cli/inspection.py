@@ -6,9 +6,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .semantics import Hardware, Interpretation, Obj, Setup, Value, Version, interpret
-from .semantics.model import FULL_PRECISION
-from .semantics.render import Inexpressible, render
+from lightning_migrate.semantics import Hardware, Interpretation, Obj, Setup, Value, Version, interpret
+from lightning_migrate.semantics.model import FULL_PRECISION
+from lightning_migrate.semantics.render import Inexpressible, render
 
 
 def format_value(value: Value) -> str:

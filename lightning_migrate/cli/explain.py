@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import textwrap
 
-from .rule_examples import EXAMPLES
-from .rules import BY_CODE, RULES, Rule
+from lightning_migrate.report.rule_examples import EXAMPLES
+from lightning_migrate.report.rules import BY_CODE, RULES, Rule
 
 
 def rules_table() -> str:

@@ -10,12 +10,12 @@ from typing import Any
 
 import click
 
-from .config import SECTION, Config, ConfigError
-from .files import DEFAULT_EXCLUDES, FileSelection
-from .reporting import FORMATS
-from .rules import RULES
-from .runner import Options
-from .semantics.model import RELEASES, Version, release
+from lightning_migrate.cli.config import SECTION, Config, ConfigError
+from lightning_migrate.codemod.runner import Options
+from lightning_migrate.report.output import FORMATS
+from lightning_migrate.report.rules import RULES
+from lightning_migrate.semantics.model import RELEASES, Version, release
+from lightning_migrate.sources.files import DEFAULT_EXCLUDES, FileSelection
 
 
 def parse_release(value: str | None) -> Version | None:

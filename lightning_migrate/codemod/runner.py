@@ -15,11 +15,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from . import noqa, sourcefile
-from .files import matches
-from .findings import Finding, Result
-from .prefilter import may_need_migration
-from .semantics.model import RELEASES, Version, release
+from lightning_migrate.report import noqa
+from lightning_migrate.report.findings import Finding, Result
+from lightning_migrate.semantics.model import RELEASES, Version, release
+from lightning_migrate.sources import sourcefile
+from lightning_migrate.sources.files import matches
+from lightning_migrate.sources.prefilter import may_need_migration
 
 if TYPE_CHECKING:
     from libcst import ParserSyntaxError
@@ -166,7 +167,7 @@ def _migrate(
     else:
         from libcst import ParserSyntaxError  # LibCST loads only when a file needs it: quick clean runs
 
-        from .codemod.python import migrate
+        from lightning_migrate.codemod.python import migrate
 
         try:
             migrated = migrate(old, options.target, options.source, options.unsafe, left, options.shim)

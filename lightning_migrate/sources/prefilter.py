@@ -38,10 +38,10 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from .codemod.plan import Unchanged, plan
-from .semantics.classes import RENAMED_STRATEGIES
-from .semantics.model import RELEASES, Value, Version
-from .semantics.signature import MODELLED
+from lightning_migrate.codemod.plan import Unchanged, plan
+from lightning_migrate.semantics.classes import RENAMED_STRATEGIES
+from lightning_migrate.semantics.model import RELEASES, Value, Version
+from lightning_migrate.semantics.signature import MODELLED
 
 EVERY_SOURCE: tuple[Version | None, ...] = (None, *RELEASES)  # None: no --source-version
 

@@ -10,16 +10,16 @@ from typing import Any
 
 import click
 
-from . import __version__
-from .callparse import Call, parse_arguments, trainer_calls
-from .command import Behaviour, run
-from .config import ConfigError
-from .config import find as find_config
-from .explain import explain, find_rule, rules_table
-from .inspection import Report, inspect_call
-from .reporting import FORMATS
-from .semantics.model import RELEASES, Hardware, Version
-from .settings import resolve, start_of
+from lightning_migrate import __version__
+from lightning_migrate.cli.command import Behaviour, run
+from lightning_migrate.cli.config import ConfigError
+from lightning_migrate.cli.config import find as find_config
+from lightning_migrate.cli.explain import explain, find_rule, rules_table
+from lightning_migrate.cli.inspection import Report, inspect_call
+from lightning_migrate.cli.settings import resolve, start_of
+from lightning_migrate.codemod.callparse import Call, parse_arguments, trainer_calls
+from lightning_migrate.report.output import FORMATS
+from lightning_migrate.semantics.model import RELEASES, Hardware, Version
 
 
 class _DefaultToMigrate(click.Group):

@@ -12,8 +12,8 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from .semantics.model import Obj, Value
-from .semantics.signature import MODELLED
+from lightning_migrate.semantics.model import Obj, Value
+from lightning_migrate.semantics.signature import MODELLED
 
 
 class NotLiteral(ValueError):

@@ -13,11 +13,11 @@ from pathlib import Path
 import click
 from tqdm import tqdm
 
-from . import sourcefile
-from .files import discover
-from .reporting import Report, report
-from .runner import FileResult, Options, auto_target, process_all, process_file
-from .settings import Settings, start_of
+from lightning_migrate.cli.settings import Settings, start_of
+from lightning_migrate.codemod.runner import FileResult, Options, auto_target, process_all, process_file
+from lightning_migrate.report.output import Report, report
+from lightning_migrate.sources import sourcefile
+from lightning_migrate.sources.files import discover
 
 OK, WORK, ERROR = 0, 1, 2
 PROGRESS_DELAY_S = 0.5  # a bar only for runs long enough to be worth watching

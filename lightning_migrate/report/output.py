@@ -10,9 +10,9 @@ from dataclasses import dataclass
 
 import click
 
-from . import __version__
-from .runner import FileResult
-from .sarif import sarif_log
+from lightning_migrate import __version__
+from lightning_migrate.codemod.runner import FileResult
+from lightning_migrate.report.sarif import sarif_log
 
 
 @dataclass(frozen=True)

@@ -11,8 +11,8 @@ import tokenize
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .findings import Finding
-from .rules import BY_CODE
+from lightning_migrate.report.findings import Finding
+from lightning_migrate.report.rules import BY_CODE
 
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
 _OURS = "LM"
