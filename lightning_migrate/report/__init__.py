@@ -1,2 +1,3 @@
-"""What a run reports and how: findings, the rule table (`rules`, with `rule_examples`), `# noqa` suppressions,
+"""What a run reports and how: findings, the rule table (`rules`, with `rule_examples`), `# noqa`
+suppressions,
 and the text, JSON, GitHub and SARIF outputs (`output`, `sarif`)."""
