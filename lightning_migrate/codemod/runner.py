@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import ast
 import difflib
-import functools
 import importlib.metadata
 import os
 import re
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -182,37 +181,48 @@ def _migrate(
 def process_all(
     paths: Sequence[Path], options: Options, jobs: int, progress: Callable[[], object] = lambda: None
 ) -> list[FileResult]:
-    """``process_file`` over ``paths``. Each file is read and prefiltered here; those LibCST must parse go to
-    a process pool when there are several of them and several jobs (a pool for files the prefilter clears
-    would only cost its start). The results come back in the order of ``paths``."""
+    """``process_file`` over ``paths``; the results come back in the order of ``paths``. Each file is read
+    and prefiltered here, and one that must be parsed goes to a process pool at once, so the workers migrate
+    while this process goes on reading. The pool starts at the second such file (for none or one it would
+    only cost its start), and its workers are forked with the codemod already imported."""
     done: dict[Path, FileResult] = {}
-    parsed: dict[Path, bytes] = {}
-    for path in paths:
-        try:
-            data, source = sourcefile.read(path)
-        except sourcefile.SourceError:  # `process_file` reports it
-            done[path] = process_file(path, options)
-            progress()
-            continue
-        cleared = not _needs_parsing(source.text, options)
-        if cleared or jobs <= 1 or len(paths) <= 1:
-            done[path] = process_file(path, options, data, cleared)
-            progress()
-        else:
-            parsed[path] = data
-    if len(parsed) == 1:
-        ((path, data),) = parsed.items()
-        done[path] = process_file(path, options, data, False)
-        progress()
-    elif parsed:
-        worker = functools.partial(process_file, options=options)
-        workers = min(jobs, len(parsed))
-        chunk = max(1, min(32, len(parsed) // (workers * 4)))
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            for path, result in zip(parsed, pool.map(worker, parsed, chunksize=chunk)):
-                done[path] = result
+    waiting: dict[Path, Future[FileResult] | bytes] = {}  # files to parse: their result to come, or bytes
+    pool: ProcessPoolExecutor | None = None
+    try:
+        for path in paths:
+            try:
+                data, source = sourcefile.read(path)
+            except sourcefile.SourceError:  # `process_file` reports it
+                done[path] = process_file(path, options)
                 progress()
+                continue
+            cleared = not _needs_parsing(source.text, options)
+            if cleared or jobs <= 1 or len(paths) <= 1:
+                done[path] = process_file(path, options, data, cleared)
+                progress()
+                continue
+            if pool is None and waiting:
+                pool = _pool(jobs)
+                first, first_data = next(iter(waiting.items()))
+                assert isinstance(first_data, bytes)
+                waiting[first] = pool.submit(process_file, first, options, first_data, False)
+            waiting[path] = data if pool is None else pool.submit(process_file, path, options, data, False)
+        for path, pending in waiting.items():
+            if isinstance(pending, bytes):  # the only file to parse: no pool for it
+                done[path] = process_file(path, options, pending, False)
+            else:
+                done[path] = pending.result()
+            progress()
+    finally:
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
     return [done[path] for path in paths]
+
+
+def _pool(jobs: int) -> ProcessPoolExecutor:
+    from lightning_migrate.codemod import python  # noqa: F401 (imported once here, shared by forked workers)
+
+    return ProcessPoolExecutor(max_workers=jobs)
 
 
 def _needs_parsing(text: str, options: Options) -> bool:
