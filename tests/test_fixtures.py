@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 
 from lightning_migrate.codemod.callparse import Call, trainer_calls
+from lightning_migrate.codemod.callsite import LIGHTNING_PACKAGE
 from lightning_migrate.codemod.plan import codemod_deprecations, machines, modernizable, modernized
-from lightning_migrate.codemod.python import LIGHTNING_PACKAGE, migrate
+from lightning_migrate.codemod.python import migrate
 from lightning_migrate.semantics import Setup, interpret
 from lightning_migrate.semantics.model import RELEASES, Version, release
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from lightning_migrate.codemod.callsite import LIGHTNING_PACKAGE, CallSite, Run, flat
 from lightning_migrate.codemod.edit import Edited, derived, edit_arguments, rebuilt
 from lightning_migrate.codemod.imports import (
     ImportChanges,
@@ -22,18 +23,17 @@ from lightning_migrate.codemod.imports import (
     stale_imports,
 )
 from lightning_migrate.codemod.locate import PACKAGES, TRAINER_NAMES, Located, Scope, TrainerCall, locate
-from lightning_migrate.codemod.plan import DEVICE_NAMES, Decision, Refusal, Rewrite, Unchanged, plan
+from lightning_migrate.codemod.plan import Decision, Rewrite, Unchanged
 from lightning_migrate.codemod.splice import Edit, splice
 from lightning_migrate.codemod.text import Text
 from lightning_migrate.codemod.values import Reader, Unknown
 from lightning_migrate.report.findings import Finding, Result
-from lightning_migrate.report.rules import BY_CODE, FLAG_RULES
+from lightning_migrate.report.rules import BY_CODE
 from lightning_migrate.semantics.classes import lookup
-from lightning_migrate.semantics.model import RELEASES, Obj, Value, Version, v
-from lightning_migrate.semantics.signature import MODELLED, is_default
+from lightning_migrate.semantics.model import RELEASES, Obj, Value, Version
+from lightning_migrate.semantics.signature import MODELLED
 from lightning_migrate.sources.sourcefile import SourceError
 
-LIGHTNING_PACKAGE = v("1.8")
 SHIM_MODULES = {
     "pytorch_lightning": "lightning_migrate.shim",
     "lightning.pytorch": "lightning_migrate.shim.lightning",
@@ -56,7 +56,7 @@ def migrate(
     tree = _parse(source)
     text = Text(source)
     located = locate(tree, text)
-    migrator = _Migrator(text, located, target, source_version, unsafe, leave, shim)
+    migrator = _Migrator(text, located, Run(target, source_version, unsafe, leave), shim)
     migrator.run()
     new_code = splice(text, migrator.edits)
     if "Plugin" in source:  # the renamed classes are all `*Plugin`s
@@ -135,22 +135,16 @@ class _Migrator:
         self,
         text: Text,
         located: Located,
-        target: Version,
-        source: Version | None,
-        unsafe: bool,
-        leave: frozenset[tuple[int, int]],
+        run_options: Run,
         shim: bool,
     ) -> None:
         self.text = text
         self.located = located
         self.reader = Reader(located, text)
-        self.leave = leave
+        self.run_options = run_options
         self.shim = shim
         self.shim_imports: set[str] = set()  # shim modules the file now imports
         self._shimmed: dict[int, str] = {}  # id(call) -> the shim module whose Trainer it builds
-        self.target = target
-        self.source = source
-        self.unsafe = unsafe
         self.findings: list[Finding] = []
         self.edits: list[Edit] = []
         self.imports = ImportChanges()  # imports to rewrite: renamed classes, kept aliases, unused names
@@ -213,10 +207,10 @@ class _Migrator:
         flags = self._read_flags(call, args, quiet=True)
         if not flags:
             return
-        decision = self._plan(call, flags)
+        decision = self.run_options.plan(self._site(call, flags))
         if not isinstance(decision, Rewrite):
             return
-        new_objects = [val for val in _flat(decision.flags.values()) if isinstance(val, Obj)]
+        new_objects = [val for val in flat(decision.flags.values()) if isinstance(val, Obj)]
         for arg in args:
             for name in _names_in(arg.value):
                 bound = self.located.bound(name, call.scope)
@@ -276,34 +270,18 @@ class _Migrator:
             self._record_span(call.node)
         self._edit(call.node, change)
 
-    def _since(self, call: TrainerCall) -> Version:
-        """The oldest release the call can have been written for: the unified `lightning` package (its
-        `lightning.pytorch` namespace) first shipped with 1.8. Narrowing the sources avoids asking for
-        `--source-version` over differences between releases the code never ran on."""
-        return (
-            LIGHTNING_PACKAGE
-            if self._namespace(call.node, call.scope) == "lightning.pytorch"
-            else RELEASES[0]
-        )
+    def _site(self, call: TrainerCall, flags: dict[str, Value]) -> CallSite:
+        """``call`` as a call site. Written with the unified ``lightning`` package, it can only have been
+        written for 1.8 or later: narrowing the sources avoids asking for ``--source-version`` over
+        differences between releases the code never ran on."""
+        line, column = self.text.position(call.node)
+        lightning = self._namespace(call.node, call.scope) == "lightning.pytorch"
+        return CallSite(line, column, flags, LIGHTNING_PACKAGE if lightning else RELEASES[0])
 
     def _decide(self, call: TrainerCall, flags: dict[str, Value]) -> Decision:
         """Plan ``call`` and report the outcome (the rewrite, or why there is none)."""
-        line, column = self.text.position(call.node)
-        decision = self._plan(call, flags)
-        if isinstance(decision, Refusal):
-            self.findings.append(Finding(line, column, decision.code, decision.message, False))
-        elif isinstance(decision, Rewrite):
-            self._report_rewrite(flags, decision, line, column)
-            if (line, column) in self.leave:
-                return Unchanged()
-        return decision
-
-    def _plan(self, call: TrainerCall, flags: dict[str, Value]) -> Decision:
-        decision = plan(flags, self.target, self.source, self.unsafe, self._since(call))
-        if isinstance(decision, Refusal) and decision.code == "LM100":
-            # written with `lightning` imports but old flags no `lightning` release took: an import rename
-            # done before the flags; keep what the call did where it last ran
-            decision = plan(flags, self.target, self.source, self.unsafe)
+        decision, findings = self.run_options.decide(self._site(call, flags))
+        self.findings.extend(findings)
         return decision
 
     # --- `Trainer(**cfg)` -----------------------------------------------------------------------------------
@@ -339,7 +317,7 @@ class _Migrator:
             return _REPORTED
         if explicit:
             merged = {**explicit, **flags}
-            if isinstance(plan(merged, self.target, self.source, self.unsafe, self._since(call)), Unchanged):
+            if isinstance(self.run_options.plan(self._site(call, merged)), Unchanged):
                 return _REPORTED
             self._report(
                 starred[0].node,
@@ -390,8 +368,8 @@ class _Migrator:
 
     def _record_dropped(self, call: TrainerCall, old: dict[str, Value], new: dict[str, Value]) -> None:
         """Lightning classes the call no longer uses (a ``DDPPlugin()`` rebuilt as ``DDPStrategy(...)``)."""
-        kept = {v.cls for v in _flat(new.values()) if isinstance(v, Obj)}
-        gone = {v.cls for v in _flat(old.values()) if isinstance(v, Obj)} - kept
+        kept = {v.cls for v in flat(new.values()) if isinstance(v, Obj)}
+        gone = {v.cls for v in flat(old.values()) if isinstance(v, Obj)} - kept
         for name in self._all_qualified(call.node, call.scope):
             module, _, cls = name.rpartition(".")
             if cls in gone:
@@ -480,46 +458,6 @@ class _Migrator:
         line, column = self.text.position(node)
         fixed = BY_CODE[rule].fixable if fixable is None else fixable
         self.findings.append(Finding(line, column, rule, message, fixed))
-
-    def _report_rewrite(self, old: dict[str, Value], rewrite: Rewrite, line: int, column: int) -> None:
-        new = rewrite.flags
-        rules: dict[str, str] = {}
-        for key, value in old.items():
-            if (new.get(key) == value and key in new) or key == "precision":
-                continue  # a re-spelled precision is a note of the rewrite, not a rule of its own
-            if key in new and is_default(key, value):
-                continue  # `accelerator=None` given a device: part of the rewrite another rule asks for
-            rule = FLAG_RULES.get(key, "LM006")
-            if key == "accelerator" and isinstance(value, str) and value.lower() in DEVICE_NAMES:
-                rule = "LM004"
-            rules.setdefault(rule, key)
-        kept = {v.cls for v in _flat(new.values()) if isinstance(v, Obj)}
-        if any(
-            isinstance(v, Obj) and v.cls.endswith("Plugin") and v.cls not in kept for v in _flat(old.values())
-        ):
-            rules.setdefault("LM005", "")  # a `*Plugin` class the rewrite renamed
-        fix = ", ".join(f"{k}={v!r}" for k, v in new.items())
-        for index, rule in enumerate(sorted(rules)):
-            info = BY_CODE[rule]
-            dates = f" (deprecated in {info.deprecated_in}, removed in {info.removed_in})"
-            when = dates if info.removed_in else ""
-            # the fix is the same for every rule the call breaks: say it once
-            message = f"{info.title}{when}" + (f"; fix: {fix}" if index == 0 else "")
-            if index == 0 and rewrite.notes:
-                message += f" ({'; '.join(rewrite.notes)})"
-            if index == 0 and rewrite.changes:
-                message += f" (unsafe fix, changes behaviour: {'; '.join(rewrite.changes)})"
-            self.findings.append(Finding(line, column, rule, message, True))
-
-
-def _flat(values: Iterable[Value]) -> list[Value]:
-    out: list[Value] = []
-    for value in values:
-        if isinstance(value, list):
-            out.extend(_flat(value))
-        else:
-            out.append(value)
-    return out
 
 
 def _dict_entries(node: ast.Dict | ast.Call) -> list[_Arg] | None:

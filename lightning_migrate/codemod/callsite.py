@@ -1,0 +1,104 @@
+"""The pipeline's middle: a Trainer call as any front end found it, and the one decision taken for it.
+
+A front end (the Python one today; YAML, notebooks and command lines to come) turns what it reads into
+``CallSite``s: where the call is (how its findings are addressed), the modelled flags it passes with their
+values, and the oldest release it can have been written for. ``decide`` plans each with the model and says
+what the user is told: the rewrite's findings (one per rule the call breaks, the fix said once), or why there
+is none. How a rewrite is written back is the front end's own business (``edit`` and ``splice`` for Python).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from lightning_migrate.codemod.plan import DEVICE_NAMES, Decision, Refusal, Rewrite, Unchanged, plan
+from lightning_migrate.report.findings import Finding
+from lightning_migrate.report.rules import BY_CODE, FLAG_RULES
+from lightning_migrate.semantics.model import RELEASES, Obj, Value, Version, v
+from lightning_migrate.semantics.signature import is_default
+
+# The unified `lightning` package (its `lightning.pytorch` namespace) first shipped with 1.8: a call written
+# with it can only have been written for 1.8 or later.
+LIGHTNING_PACKAGE = v("1.8")
+
+
+@dataclass(frozen=True)
+class CallSite:
+    line: int
+    column: int  # 1-based, in characters
+    flags: Mapping[str, Value]  # the modelled flags, as the model reads them
+    since: Version = RELEASES[0]  # the oldest release the call can have been written for
+
+
+@dataclass(frozen=True)
+class Run:
+    """What a run asks of every call: the target, the release the code was written for (None: any), the
+    idiomatic form even where it adopts a changed default (``unsafe``), and the calls to leave as they are
+    (``# noqa``, by position)."""
+
+    target: Version
+    source: Version | None = None
+    unsafe: bool = False
+    leave: frozenset[tuple[int, int]] = frozenset()
+
+    def plan(self, site: CallSite) -> Decision:
+        decision = plan(site.flags, self.target, self.source, self.unsafe, site.since)
+        if isinstance(decision, Refusal) and decision.code == "LM100" and site.since != RELEASES[0]:
+            # written with `lightning` imports but old flags no `lightning` release took: an import rename
+            # done before the flags; keep what the call did where it last ran
+            decision = plan(site.flags, self.target, self.source, self.unsafe)
+        return decision
+
+    def decide(self, site: CallSite) -> tuple[Decision, list[Finding]]:
+        """The decision for ``site`` and its findings; a rewrite of a call to leave is reported, not made."""
+        decision = self.plan(site)
+        if isinstance(decision, Refusal):
+            return decision, [Finding(site.line, site.column, decision.code, decision.message, False)]
+        if not isinstance(decision, Rewrite):
+            return decision, []
+        findings = rewrite_findings(site, decision)
+        return (Unchanged() if (site.line, site.column) in self.leave else decision), findings
+
+
+def rewrite_findings(site: CallSite, rewrite: Rewrite) -> list[Finding]:
+    """One finding per rule the old flags break; the first says the fix, its notes and what it changes."""
+    old, new = site.flags, rewrite.flags
+    rules: dict[str, str] = {}
+    for key, value in old.items():
+        if (new.get(key) == value and key in new) or key == "precision":
+            continue  # a re-spelled precision is a note of the rewrite, not a rule of its own
+        if key in new and is_default(key, value):
+            continue  # `accelerator=None` given a device: part of the rewrite another rule asks for
+        rule = FLAG_RULES.get(key, "LM006")
+        if key == "accelerator" and isinstance(value, str) and value.lower() in DEVICE_NAMES:
+            rule = "LM004"
+        rules.setdefault(rule, key)
+    kept = {value.cls for value in flat(new.values()) if isinstance(value, Obj)}
+    if any(isinstance(o, Obj) and o.cls.endswith("Plugin") and o.cls not in kept for o in flat(old.values())):
+        rules.setdefault("LM005", "")  # a `*Plugin` class the rewrite renamed
+    fix = ", ".join(f"{k}={value!r}" for k, value in new.items())
+    findings = []
+    for index, rule in enumerate(sorted(rules)):
+        info = BY_CODE[rule]
+        dates = f" (deprecated in {info.deprecated_in}, removed in {info.removed_in})"
+        when = dates if info.removed_in else ""
+        # the fix is the same for every rule the call breaks: say it once
+        message = f"{info.title}{when}" + (f"; fix: {fix}" if index == 0 else "")
+        if index == 0 and rewrite.notes:
+            message += f" ({'; '.join(rewrite.notes)})"
+        if index == 0 and rewrite.changes:
+            message += f" (unsafe fix, changes behaviour: {'; '.join(rewrite.changes)})"
+        findings.append(Finding(site.line, site.column, rule, message, True))
+    return findings
+
+
+def flat(values: Iterable[Value]) -> list[Value]:
+    """The values, with lists (``plugins=[...]``) opened."""
+    out: list[Value] = []
+    for value in values:
+        if isinstance(value, list):
+            out.extend(flat(value))
+        else:
+            out.append(value)
+    return out
