@@ -7,8 +7,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lightning_migrate.codemod.edit import derived
-from lightning_migrate.codemod.plan import Refusal, Rewrite, plan
+from lightning_migrate.codemod.plan import Refusal, Rewrite, derived, plan
 from lightning_migrate.semantics import Obj, constructors
 from lightning_migrate.semantics.model import release, v
 

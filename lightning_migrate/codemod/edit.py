@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from lightning_migrate.codemod.plan import derived
 from lightning_migrate.semantics.model import Obj, Value
 
 # Which new flags take the place of an old one that changes.
@@ -118,15 +119,6 @@ def _fill(
         else:
             out.append(_fresh(key, new[key], quote, edited, arg))
     return out
-
-
-def derived(old: Value, new: Value) -> bool:
-    """Is ``new`` the object ``old`` with its class renamed and, perhaps, arguments added (every argument
-    the user wrote kept as written)? The planner only ever proposes such objects (``plan.kept_objects``)."""
-    if not isinstance(old, Obj) or not isinstance(new, Obj):
-        return False
-    added = new.kw()
-    return all(key in added and added[key] == value for key, value in old.kwargs)
 
 
 def _distance(old: Value, new: Value) -> int:

@@ -628,3 +628,12 @@ def _device_values(flag: str, count: Value) -> Iterator[Value]:
     yield count
     if flag == "tpu_cores" and isinstance(count, list) and len(count) == 1 and isinstance(count[0], int):
         yield [count[0] - 1]  # 2.1+ numbers TPU cores from 0
+
+
+def derived(old: Value, new: Value) -> bool:
+    """Is ``new`` the object ``old`` with its class renamed and, perhaps, arguments added (every argument
+    the user wrote kept as written)? The planner only ever proposes such objects (``plan.kept_objects``)."""
+    if not isinstance(old, Obj) or not isinstance(new, Obj):
+        return False
+    added = new.kw()
+    return all(key in added and added[key] == value for key, value in old.kwargs)

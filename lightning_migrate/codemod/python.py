@@ -1,30 +1,18 @@
-"""The Python front end: locate a file's Trainer calls with ``ast``, decide each with the planner, and write
-the rewrites with LibCST where they are (``splice``); report what cannot be rewritten safely."""
+"""The Python front end: locate a file's Trainer calls with ``ast``, decide each as a call site, and hand the
+rewrites to the applier (``apply``: LibCST, only where the edits are); report what cannot be rewritten
+safely."""
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-
-import libcst as cst
+from typing import TYPE_CHECKING
 
 from lightning_migrate.codemod.callsite import LIGHTNING_PACKAGE, CallSite, Run, flat
-from lightning_migrate.codemod.edit import Edited, derived, edit_arguments, rebuilt
-from lightning_migrate.codemod.imports import (
-    ImportChanges,
-    Parsed,
-    StaleImport,
-    add_imports,
-    fix_imports,
-    new_module,
-    remove_unused,
-    rename_uses,
-    stale_imports,
-)
+from lightning_migrate.codemod.imports import ImportChanges, StaleImport, stale_imports
 from lightning_migrate.codemod.locate import PACKAGES, TRAINER_NAMES, Located, Scope, TrainerCall, locate
-from lightning_migrate.codemod.plan import Decision, Rewrite, Unchanged
-from lightning_migrate.codemod.splice import Edit, splice
+from lightning_migrate.codemod.plan import Decision, Rewrite, Unchanged, derived
 from lightning_migrate.codemod.text import Text
 from lightning_migrate.codemod.values import Reader, Unknown
 from lightning_migrate.report.findings import Finding, Result
@@ -33,6 +21,11 @@ from lightning_migrate.semantics.classes import lookup
 from lightning_migrate.semantics.model import RELEASES, Obj, Value, Version
 from lightning_migrate.semantics.signature import MODELLED
 from lightning_migrate.sources.sourcefile import SourceError
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from lightning_migrate.codemod.edit import Edited
 
 SHIM_MODULES = {
     "pytorch_lightning": "lightning_migrate.shim",
@@ -58,12 +51,19 @@ def migrate(
     located = locate(tree, text)
     migrator = _Migrator(text, located, Run(target, source_version, unsafe, leave), shim)
     migrator.run()
-    new_code = splice(text, migrator.edits)
     if "Plugin" in source:  # the renamed classes are all `*Plugin`s
         _follow_stale_imports(stale_imports(tree, target), migrator, target)
+    new_code = source
+    if migrator.edits or migrator.imports or migrator.built or migrator.shim_imports:
+        # the applier, and LibCST with it, is imported only for a file with something to write
+        from lightning_migrate.codemod import apply
+
+        new_code = apply.write(text, migrator.edits)
     if migrator.imports or migrator.built or migrator.shim_imports:
         renames = _other_uses(migrator, target)
-        new_code, still_used = _fix_imports(new_code, migrator, renames)
+        new_code, still_used = apply.write_imports(
+            new_code, migrator.imports, migrator.built, migrator.shim_imports, renames
+        )
         migrator.findings.extend(_old_names_left(tree, set(renames) | still_used, migrator, target))
     if new_code != source:
         _check_parses(new_code)
@@ -74,7 +74,9 @@ def _parse(source: str) -> ast.Module:
     try:
         return ast.parse(source)
     except (SyntaxError, ValueError) as exc:
-        cst.parse_module(source)  # LibCST's verdict on what this Python cannot read (the runner reports it)
+        from lightning_migrate.codemod import apply  # (imported: the file has edits)
+
+        apply.parses(source)  # LibCST's verdict on what this Python cannot read (the runner reports it)
         version = ".".join(map(str, __import__("sys").version_info[:2]))
         line = getattr(exc, "lineno", None) or 0
         raise SourceError(
@@ -146,7 +148,9 @@ class _Migrator:
         self.shim_imports: set[str] = set()  # shim modules the file now imports
         self._shimmed: dict[int, str] = {}  # id(call) -> the shim module whose Trainer it builds
         self.findings: list[Finding] = []
-        self.edits: list[Edit] = []
+        self.edits: list[
+            tuple[ast.Call | ast.Dict, str, Callable[[cst.CSTNode, cst.CSTNode], cst.CSTNode]]
+        ] = []
         self.imports = ImportChanges()  # imports to rewrite: renamed classes, kept aliases, unused names
         self.built: dict[str, str] = {}  # class of an object written from scratch -> namespace
         # id(call building a bound object) -> (the call, its scope, the object, the object it becomes)
@@ -182,8 +186,10 @@ class _Migrator:
 
     # --- the calls ------------------------------------------------------------------------------------------
 
-    def _edit(self, node: ast.Call | ast.Dict, change: object) -> None:
-        self.edits.append(Edit(node, self.located.indents[id(node)], change))  # type: ignore[arg-type]
+    def _edit(
+        self, node: ast.Call | ast.Dict, change: Callable[[cst.CSTNode, cst.CSTNode], cst.CSTNode]
+    ) -> None:
+        self.edits.append((node, self.located.indents[id(node)], change))
 
     def _edit_object(self, node: ast.Call) -> None:
         """A strategy object bound to a name a Trainer call uses, rebuilt where it is built."""
@@ -191,11 +197,11 @@ class _Migrator:
         quote = _quote(node, self.text)
 
         def change(original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
-            assert isinstance(updated, cst.Call)
-            edited = Edited([])
-            updated = rebuilt(updated, old, new, quote, edited)
+            from lightning_migrate.codemod import apply  # (imported: the file has edits)
+
+            new_node, edited = apply.object_call(updated, old, new, quote)
             self._record_renames(node, scope, edited)
-            return updated
+            return new_node
 
         self._record_span(node)
         self._edit(node, change)
@@ -257,13 +263,12 @@ class _Migrator:
         quote = _quote(call.node, self.text)
 
         def change(original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
-            assert isinstance(updated, cst.Call)
             if rewrite is not None and flags is not None:
-                head, tail = list(updated.args[: call.skip]), list(updated.args[call.skip :])
-                edited = edit_arguments(tail, flags, rewrite.flags, quote)
+                from lightning_migrate.codemod import apply  # (imported: the file has edits)
+
+                updated, edited = apply.trainer_call(updated, call.skip, flags, rewrite.flags, quote)
                 self._record_renames(call.node, call.scope, edited)
                 self._record_dropped(call, flags, rewrite.flags)
-                updated = updated.with_changes(args=[*head, *edited.args])
             return self._to_shim(call, updated) if shimmed else updated
 
         if rewrite is not None:
@@ -349,19 +354,13 @@ class _Migrator:
         edit = self._dict_edits[id(node)]
         quote = _quote(edit.call.node, self.text)
 
-        def arguments(args: list[cst.Arg]) -> list[cst.Arg]:
-            edited = edit_arguments(args, edit.old, edit.new, quote)
+        def change(original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
+            from lightning_migrate.codemod import apply  # (imported: the file has edits)
+
+            new_node, edited = apply.config_dict(updated, edit.old, edit.new, quote)
             self._record_renames(edit.call.node, edit.call.scope, edited)
             self._record_dropped(edit.call, edit.old, edit.new)
-            return edited.args
-
-        def change(original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
-            if isinstance(updated, cst.Call):
-                return updated.with_changes(args=arguments(list(updated.args)))
-            assert isinstance(updated, cst.Dict)
-            args = [_as_arg(element) for element in updated.elements]
-            new = arguments(args)
-            return updated.with_changes(elements=[_as_element(arg, updated, args) for arg in new])
+            return new_node
 
         self._record_span(node)
         self._edit(node, change)
@@ -436,21 +435,18 @@ class _Migrator:
         lightning = any(n.startswith("lightning.") for n in self._all_qualified(call, scope))
         return "lightning.pytorch" if lightning else "pytorch_lightning"
 
-    def _to_shim(self, call: TrainerCall, updated: cst.Call) -> cst.Call:
+    def _to_shim(self, call: TrainerCall, updated: cst.CSTNode) -> cst.CSTNode:
         """``updated`` building the shim's Trainer instead of Lightning's (``Trainer(...)``,
         ``Trainer.from_argparse_args(...)``, ``partial(Trainer, ...)``)."""
         module = self._shimmed[id(call.node)]
-        shim = cst.parse_expression(f"{module}.Trainer")
         for name in self._all_qualified(call.node, call.scope):
             if name in TRAINER_NAMES:
                 self.imports.dropped.add(tuple(name.rsplit(".", 1)))  # type: ignore[arg-type]
         self.shim_imports.add(module)
-        if self.located.qualified(call.node.func, call.scope) & TRAINER_NAMES:
-            return updated.with_changes(func=shim)
-        if isinstance(updated.func, cst.Attribute) and updated.func.attr.value == "from_argparse_args":
-            return updated.with_changes(func=updated.func.with_changes(value=shim))
-        first = updated.args[0].with_changes(value=shim)  # functools.partial(Trainer, ...)
-        return updated.with_changes(args=[first, *updated.args[1:]])
+        direct = bool(self.located.qualified(call.node.func, call.scope) & TRAINER_NAMES)
+        from lightning_migrate.codemod import apply  # (imported: the file has edits)
+
+        return apply.shim_call(updated, module, direct)
 
     def _report(
         self, node: ast.expr | ast.keyword, rule: str, message: str, fixable: bool | None = None
@@ -475,44 +471,6 @@ def _dict_entries(node: ast.Dict | ast.Call) -> list[_Arg] | None:
     return entries
 
 
-def _as_arg(element: cst.BaseDictElement) -> cst.Arg:
-    """``"key": value`` as ``key=value`` (keyword None when the key is not an identifier string)."""
-    key = None
-    if isinstance(element, cst.DictElement) and isinstance(element.key, cst.SimpleString):
-        text = element.key.evaluated_value
-        if isinstance(text, str) and text.isidentifier():
-            key = cst.Name(text)
-    value = element.value if isinstance(element, cst.DictElement) else cst.Name("_")
-    return cst.Arg(value, keyword=key, comma=element.comma)
-
-
-def _as_element(arg: cst.Arg, original: cst.Dict, args: list[cst.Arg]) -> cst.BaseDictElement:
-    """An edited argument back as a dict entry, reusing the entry it came from (its key's quotes, spacing)."""
-    for element, before in zip(original.elements, args):
-        if arg.value is before.value and isinstance(element, cst.DictElement):
-            assert arg.keyword is not None
-            if before.keyword is not None and arg.keyword.value == before.keyword.value:
-                return element.with_changes(comma=arg.comma)
-            key = element.key.with_changes(value=_requote(element.key, arg.keyword.value))
-            return element.with_changes(key=key, comma=arg.comma)
-    assert arg.keyword is not None
-    quote = next(
-        (
-            e.key.quote
-            for e in original.elements
-            if isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString)
-        ),
-        '"',
-    )
-    return cst.DictElement(cst.SimpleString(f"{quote}{arg.keyword.value}{quote}"), arg.value, comma=arg.comma)
-
-
-def _requote(key: cst.BaseExpression, text: str) -> str:
-    quote = key.quote if isinstance(key, cst.SimpleString) else '"'
-    prefix = key.prefix if isinstance(key, cst.SimpleString) else ""
-    return f"{prefix}{quote}{text}{quote}"
-
-
 def _quote(call: ast.Call, text: Text) -> str:
     """The quote style the call already uses (that of its first string argument)."""
     for arg in _arguments(call):
@@ -520,26 +478,6 @@ def _quote(call: ast.Call, text: Text) -> str:
             quote = text.segment(arg.value).lstrip("rRbBuU")[:1]
             return '"' if quote == '"' else "'"
     return '"'
-
-
-def _fix_imports(code: str, migrator: _Migrator, renames: dict[str, str]) -> tuple[str, set[str]]:
-    """The imports of the rewritten ``code`` following its renamed, built and dropped classes and the shim;
-    each step reads the file as the step before left it."""
-    if renames:
-        code = rename_uses(code, Parsed.of(code), renames)
-    fixed = fix_imports(code, Parsed.of(code), migrator.imports)
-    code = fixed.code
-    namespaces = {new: namespace for namespace, new in migrator.imports.renamed.values()}
-    needed: list[tuple[str, str | None]] = [
-        (new_module(namespace, cls), cls)
-        for cls, namespace in {**{c: namespaces[c] for c in fixed.unplaced}, **migrator.built}.items()
-    ]
-    needed += [(shim, None) for shim in sorted(migrator.shim_imports)]
-    if needed:
-        code = add_imports(code, Parsed.of(code), needed)
-    if migrator.imports.dropped:
-        code = remove_unused(code, Parsed.of(code), migrator.imports.dropped)
-    return code, fixed.still_used
 
 
 def _other_uses(migrator: _Migrator, target: Version) -> dict[str, str]:
