@@ -80,9 +80,11 @@ def write_imports(
     """The imports of the rewritten ``code`` following its renamed, built and dropped classes and the shim
     modules it now uses; each step reads the file as the step before left it. Returns the code and the old
     class names the file still uses (their imports stay)."""
-    if renames:
-        code = rename_uses(code, Parsed.of(code), renames)
-    fixed = fix_imports(code, Parsed.of(code), changes)
+    parsed = Parsed(code)
+    if renames:  # only names change, within their lines: the imports and statements stay where they are
+        code = rename_uses(code, parsed, renames)
+        parsed = parsed.renamed(renames)
+    fixed = fix_imports(code, parsed, changes)
     code = fixed.code
     namespaces = {new: namespace for namespace, new in changes.renamed.values()}
     needed: list[tuple[str, str | None]] = [
@@ -91,9 +93,9 @@ def write_imports(
     ]
     needed += [(shim, None) for shim in sorted(shims)]
     if needed:
-        code = add_imports(code, Parsed.of(code), needed)
+        code = add_imports(code, Parsed(code), needed)
     if changes.dropped:
-        code = remove_unused(code, Parsed.of(code), changes.dropped)
+        code = remove_unused(code, Parsed(code), changes.dropped)
     return code, fixed.still_used
 
 

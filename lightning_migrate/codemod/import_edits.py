@@ -12,6 +12,7 @@ a new import goes, are given to LibCST.
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from dataclasses import dataclass, field
 
@@ -58,37 +59,80 @@ def _changes(changes: ImportChanges, module: str, alias: ast.alias) -> bool:
 
 
 @dataclass
-class Parsed:
-    """What the import steps need of one version of the file, from one walk over its tree."""
-
-    tree: ast.Module
-    used: set[str] = field(default_factory=set)  # names used outside imports, as LibCST reads names
+class _Walked:
+    named: set[str] = field(default_factory=set)  # the names read or written (ast.Name)
+    defined: set[str] = field(default_factory=set)  # defined functions and classes, parameters, keywords
     words: set[str] = field(default_factory=set)  # the identifiers in its strings (annotations, `__all__`)
     imports: list[ast.ImportFrom] = field(default_factory=list)
     names: list[ast.Name] = field(default_factory=list)
     ends: list[int] = field(default_factory=list)  # the last line of every statement
 
-    @classmethod
-    def of(cls, source: str) -> Parsed:
-        parsed = cls(ast.parse(source))
-        for node in ast.walk(parsed.tree):
+
+class Parsed:
+    """One version of the file as the import steps read it: its tree, and what one walk over it finds (made
+    only when a step asks: placing a new import needs the tree alone)."""
+
+    def __init__(self, source: str) -> None:
+        self.tree = ast.parse(source)
+
+    @functools.cached_property
+    def _walked(self) -> _Walked:
+        walked = _Walked()
+        for node in ast.walk(self.tree):
             if isinstance(node, ast.Name):
-                parsed.used.add(node.id)
-                parsed.names.append(node)
+                walked.named.add(node.id)
+                walked.names.append(node)
                 continue
             if isinstance(node, ast.stmt) and node.end_lineno:
-                parsed.ends.append(node.end_lineno)
+                walked.ends.append(node.end_lineno)
             if isinstance(node, ast.ImportFrom):
-                parsed.imports.append(node)
+                walked.imports.append(node)
             elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                parsed.used.add(node.name)  # (LibCST's names include what a statement defines,
+                walked.defined.add(node.name)
             elif isinstance(node, (ast.arg, ast.keyword)) and node.arg:
-                parsed.used.add(node.arg)  # the parameters and the keywords of calls)
+                walked.defined.add(node.arg)
             elif isinstance(node, ast.Constant) and isinstance(node.value, str):
-                parsed.words.update(_WORD.findall(node.value))
-        parsed.imports.sort(key=lambda node: node.lineno)
-        parsed.ends.sort()
-        return parsed
+                walked.words.update(_WORD.findall(node.value))
+        walked.imports.sort(key=lambda node: node.lineno)
+        walked.ends.sort()
+        return walked
+
+    @property
+    def used(self) -> set[str]:
+        """The names the module uses outside its imports, as LibCST reads names: also what it defines, the
+        parameters and the keywords of calls (``x.DDPPlugin`` uses ``x``, not ``DDPPlugin``)."""
+        return self._walked.named | self._walked.defined
+
+    @property
+    def words(self) -> set[str]:
+        return self._walked.words
+
+    @property
+    def imports(self) -> list[ast.ImportFrom]:
+        return self._walked.imports
+
+    @property
+    def names(self) -> list[ast.Name]:
+        return self._walked.names
+
+    @property
+    def ends(self) -> list[int]:
+        return self._walked.ends
+
+    def renamed(self, renames: dict[str, str]) -> Parsed:
+        """The file after ``rename_uses``: the same lines and statements, its names renamed."""
+        other = object.__new__(Parsed)
+        other.tree = self.tree
+        walked = self._walked
+        other.__dict__["_walked"] = _Walked(
+            {renames.get(name, name) for name in walked.named},
+            walked.defined,
+            walked.words,
+            walked.imports,
+            [],  # (their positions moved)
+            walked.ends,
+        )
+        return other
 
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
