@@ -19,7 +19,7 @@ from lightning_migrate.report.findings import Finding, Result
 from lightning_migrate.semantics.model import RELEASES, Version, release
 from lightning_migrate.sources import sourcefile
 from lightning_migrate.sources.files import matches
-from lightning_migrate.sources.prefilter import may_need_migration
+from lightning_migrate.sources.prefilter import may_need_migration, mentions
 
 if TYPE_CHECKING:
     from libcst import ParserSyntaxError
@@ -182,9 +182,10 @@ def process_all(
     paths: Sequence[Path], options: Options, jobs: int, progress: Callable[[], object] = lambda: None
 ) -> list[FileResult]:
     """``process_file`` over ``paths``; the results come back in the order of ``paths``. Each file is read
-    and prefiltered here, and one that must be parsed goes to a process pool at once, so the workers migrate
-    while this process goes on reading. The pool starts at the second such file (for none or one it would
-    only cost its start), and its workers are forked with the codemod already imported."""
+    here and given the word-level half of the prefilter; one that passes goes to a process pool at once
+    (the rest of the prefilter and the codemod run there), so the workers work while this process goes on
+    reading. The pool starts at the second such file (for none or one it would only cost its start), and
+    its workers are forked with the codemod's front end already imported."""
     done: dict[Path, FileResult] = {}
     waiting: dict[Path, Future[FileResult] | bytes] = {}  # files to parse: their result to come, or bytes
     pool: ProcessPoolExecutor | None = None
@@ -196,20 +197,23 @@ def process_all(
                 done[path] = process_file(path, options)
                 progress()
                 continue
-            cleared = not _needs_parsing(source.text, options)
-            if cleared or jobs <= 1 or len(paths) <= 1:
-                done[path] = process_file(path, options, data, cleared)
+            if jobs <= 1 or len(paths) <= 1:
+                done[path] = process_file(path, options, data)
+                progress()
+                continue
+            if mentions(source.text, (options.target,)) is False:  # the rest of the prefilter: in a worker
+                done[path] = process_file(path, options, data, True)
                 progress()
                 continue
             if pool is None and waiting:
                 pool = _pool(jobs)
                 first, first_data = next(iter(waiting.items()))
                 assert isinstance(first_data, bytes)
-                waiting[first] = pool.submit(process_file, first, options, first_data, False)
-            waiting[path] = data if pool is None else pool.submit(process_file, path, options, data, False)
+                waiting[first] = pool.submit(process_file, first, options, first_data)
+            waiting[path] = data if pool is None else pool.submit(process_file, path, options, data)
         for path, pending in waiting.items():
-            if isinstance(pending, bytes):  # the only file to parse: no pool for it
-                done[path] = process_file(path, options, pending, False)
+            if isinstance(pending, bytes):  # the only candidate: no pool for it
+                done[path] = process_file(path, options, pending)
             else:
                 done[path] = pending.result()
             progress()

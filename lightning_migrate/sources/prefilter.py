@@ -93,6 +93,21 @@ def may_need_migration(
 ) -> bool:
     """False only if ``codemod.python.migrate(text, target, source)`` changes nothing and reports nothing for
     every ``target`` and ``source`` given (by default every release, with or without ``--source-version``)."""
+    words = mentions(text, targets)
+    if words is not None:
+        return words
+    calls = _calls_with_flags(text)
+    if calls is None:
+        return True
+    return not all(
+        _unchanged(flags, target, source) for flags in calls for target in targets for source in sources
+    )
+
+
+def mentions(text: str, targets: Sequence[Version] = RELEASES) -> bool | None:
+    """The first, word-level half of ``may_need_migration``: False when the text lacks the words any
+    candidate needs, True when it surely is one, None when only a look at its calls can tell. (Quick
+    enough for the main process; the rest can be left to the workers.)"""
     if not _LIGHTNING.search(text):
         return False
     if "import" in text and _RENAMED_CLASS.search(text) and any(target >= V16 for target in targets):
@@ -103,12 +118,7 @@ def may_need_migration(
         return False
     if "from_argparse_args" in text:
         return True
-    calls = _calls_with_flags(text)
-    if calls is None:
-        return True
-    return not all(
-        _unchanged(flags, target, source) for flags in calls for target in targets for source in sources
-    )
+    return None
 
 
 @dataclass
