@@ -8,6 +8,7 @@ of renamed ``*Plugin`` classes in a file no rewrite touched.
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from lightning_migrate.semantics.classes import RENAMED_STRATEGIES, lookup
@@ -44,19 +45,15 @@ class StaleImport:
     used: bool  # the file uses ``local`` outside its imports
 
 
-def stale_imports(tree: ast.Module, target: Version) -> list[StaleImport]:
-    """The imports of ``*Plugin`` training-type classes in ``source`` that ``target`` (1.6 or later) renamed,
-    whether or not a Trainer call of the file is rewritten: an old name that no call uses still fails to
-    import on 2.x."""
+def stale_imports(imports: Iterable[ast.ImportFrom], used: set[str], target: Version) -> list[StaleImport]:
+    """The ``imports`` of ``*Plugin`` training-type classes that ``target`` (1.6 or later) renamed (``used``:
+    the names the file reads or writes), whether or not a Trainer call of the file is rewritten: an old name
+    that no call uses still fails to import on 2.x."""
     if target < v("1.6"):
         return []
-    found, used = [], set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name):
-            used.add(node.id)
-        if not isinstance(node, ast.ImportFrom) or node.level or not node.module:
-            continue
-        if not node.module.startswith(LIGHTNING_ROOTS):
+    found = []
+    for node in imports:
+        if node.level or not node.module or not node.module.startswith(LIGHTNING_ROOTS):
             continue
         namespace = "lightning.pytorch" if node.module.startswith("lightning.") else "pytorch_lightning"
         for alias in node.names:
@@ -64,8 +61,15 @@ def stale_imports(tree: ast.Module, target: Version) -> list[StaleImport]:
             if row is None or alias.name not in RENAMED_STRATEGIES:
                 continue
             local = alias.asname or alias.name
-            found.append((node, alias.name, local, namespace, row.renamed_to))
-    return [
-        StaleImport(node.lineno, node.col_offset + 1, name, local, namespace, new, local in used)
-        for node, name, local, namespace, new in found
-    ]
+            found.append(
+                StaleImport(
+                    node.lineno,
+                    node.col_offset + 1,
+                    alias.name,
+                    local,
+                    namespace,
+                    row.renamed_to,
+                    local in used,
+                )
+            )
+    return found

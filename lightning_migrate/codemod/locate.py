@@ -103,6 +103,8 @@ class Located:
     calls: list[TrainerCall]
     scopes: list[Scope]
     indents: dict[int, str]  # id(call or dict node) -> the indentation of its statement
+    import_froms: list[ast.ImportFrom]  # every `from ... import`, wherever it is
+    names: set[str]  # every name the code reads, writes or deletes
 
     def qualified(self, node: ast.expr, scope: Scope) -> set[str]:
         """The imported names ``node`` (a name, an attribute chain, or a call or subscript of one) is."""
@@ -174,7 +176,7 @@ def locate(tree: ast.Module, text: Text) -> Located:
     """Scopes, bindings and Trainer calls of ``tree``, parsed from ``text``."""
     walker = _Walker(text)
     walker.run(tree)
-    located = Located(tree, [], walker.scopes, walker.indents)
+    located = Located(tree, [], walker.scopes, walker.indents, walker.import_froms, walker.names)
     for call, scope in walker.calls:
         skip = trainer_skip(located, call, scope)
         if skip is not None:
@@ -193,6 +195,8 @@ class _Walker:
 
     def __init__(self, text: Text) -> None:
         self.text = text
+        self.import_froms: list[ast.ImportFrom] = []
+        self.names: set[str] = set()  # every name the code reads, writes or deletes
         self.scopes: list[Scope] = []
         self.calls: list[tuple[ast.Call, Scope]] = []
         self.indents: dict[int, str] = {}
@@ -294,6 +298,8 @@ class _Walker:
                 self.expr(child, scope, indent, shallow=True)
 
     def imports(self, node: ast.Import | ast.ImportFrom, scope: Scope, indent: str = "") -> None:
+        if isinstance(node, ast.ImportFrom):
+            self.import_froms.append(node)
         for alias in node.names:
             if alias.name == "*":
                 continue
@@ -326,6 +332,7 @@ class _Walker:
         while stack:
             node = stack.pop()  # type: ignore[assignment]
             if isinstance(node, ast.Name):
+                self.names.add(node.id)
                 if isinstance(node.ctx, ast.Store):
                     scope.bind(node.id, Binding())
                 else:  # a load, or a `del` (which also ends a dict's sole use)

@@ -52,7 +52,8 @@ def migrate(
     migrator = _Migrator(text, located, Run(target, source_version, unsafe, leave), shim)
     migrator.run()
     if "Plugin" in source:  # the renamed classes are all `*Plugin`s
-        _follow_stale_imports(stale_imports(tree, target), migrator, target)
+        stale = stale_imports(located.import_froms, located.names, target)
+        _follow_stale_imports(stale, migrator, target)
     new_code = source
     if migrator.edits or migrator.imports or migrator.built or migrator.shim_imports:
         # the applier, and LibCST with it, is imported only for a file with something to write

@@ -18,6 +18,7 @@ finds none of its variables.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Callable, Union
 
@@ -233,7 +234,7 @@ class _Connector:
     version: Version
     hardware: Hardware
     warn: Warn
-    registered: dict[str, Strategy]
+    registered: Mapping[str, Strategy]
     strategy: StrategyFlag = None  # _strategy_flag
     accelerator: str | None = None  # _accelerator_flag
     devices: Value = None  # _devices_flag

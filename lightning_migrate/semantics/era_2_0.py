@@ -208,7 +208,7 @@ def _check_constructible(
 
 
 def _registered(version: Version, hardware: Hardware) -> dict[str, Strategy]:
-    names = registry.registered(version)
+    names = dict(registry.registered(version))
     for name, (since, until, package) in _EXTERNAL_STRATEGIES.items():
         if since <= version < until and _installed(hardware, package):
             names[name] = Strategy(name)

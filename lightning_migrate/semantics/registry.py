@@ -8,7 +8,10 @@ says which releases register the name and what strategy it builds. Checked again
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 
 from lightning_migrate.semantics.model import Strategy, Value, Version, v
 
@@ -131,9 +134,10 @@ DISTRIBUTED_TYPES: dict[str, Strategy] = {
 }
 
 
-def registered(version: Version) -> dict[str, Strategy]:
-    """The strategy names ``version``'s registry knows, with what each builds."""
-    return {alias.name: alias.strategy for alias in ALIASES if alias.registered_in(version)}
+@functools.cache  # asked on every interpretation: once per release is enough
+def registered(version: Version) -> Mapping[str, Strategy]:
+    """The strategy names ``version``'s registry knows, with what each builds (read-only: it is shared)."""
+    return MappingProxyType({alias.name: alias.strategy for alias in ALIASES if alias.registered_in(version)})
 
 
 def default_find_unused_parameters(version: Version) -> bool:
