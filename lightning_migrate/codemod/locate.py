@@ -25,12 +25,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from lightning_migrate.codemod.text import Text
+from lightning_migrate.report.findings import Span
+from lightning_migrate.semantics.classes import CLASSES
 
 PACKAGES = ("pytorch_lightning", "lightning.pytorch", "lightning")
 TRAINER_NAMES = frozenset(
     f"{package}.{path}Trainer" for package in PACKAGES for path in ("", "trainer.", "trainer.trainer.")
 )
 PARTIAL_NAMES = frozenset({"functools.partial"})
+CLASS_NAMES = frozenset(row.name for row in CLASSES)
 
 
 @dataclass
@@ -105,6 +108,14 @@ class Located:
     indents: dict[int, str]  # id(call or dict node) -> the indentation of its statement
     import_froms: list[ast.ImportFrom]  # every `from ... import`, wherever it is
     names: set[str]  # every name the code reads, writes or deletes
+    class_names: list[ast.Name]  # the names of Lightning classes (the uses a class rename may follow)
+    every_call: list[ast.Call]
+
+    def call_spans(self) -> tuple[Span, ...]:
+        """Where every call of the file is (for ``# noqa`` over a multi-line call)."""
+        return tuple(
+            (c.lineno, c.col_offset, c.end_lineno or c.lineno, c.end_col_offset or 0) for c in self.every_call
+        )
 
     def qualified(self, node: ast.expr, scope: Scope) -> set[str]:
         """The imported names ``node`` (a name, an attribute chain, or a call or subscript of one) is."""
@@ -176,7 +187,16 @@ def locate(tree: ast.Module, text: Text) -> Located:
     """Scopes, bindings and Trainer calls of ``tree``, parsed from ``text``."""
     walker = _Walker(text)
     walker.run(tree)
-    located = Located(tree, [], walker.scopes, walker.indents, walker.import_froms, walker.names)
+    located = Located(
+        tree,
+        [],
+        walker.scopes,
+        walker.indents,
+        walker.import_froms,
+        walker.names,
+        walker.class_names,
+        [call for call, _ in walker.calls],
+    )
     for call, scope in walker.calls:
         skip = trainer_skip(located, call, scope)
         if skip is not None:
@@ -197,6 +217,7 @@ class _Walker:
         self.text = text
         self.import_froms: list[ast.ImportFrom] = []
         self.names: set[str] = set()  # every name the code reads, writes or deletes
+        self.class_names: list[ast.Name] = []
         self.scopes: list[Scope] = []
         self.calls: list[tuple[ast.Call, Scope]] = []
         self.indents: dict[int, str] = {}
@@ -247,6 +268,7 @@ class _Walker:
         self.expr(node.value, scope, indent)
         for target in node.targets:
             if isinstance(target, ast.Name):
+                self.seen(target)
                 scope.bind(target.id, Binding(node.value, len(node.targets) == 1, scope=scope))
             else:
                 self.expr(target, scope, indent)
@@ -256,6 +278,7 @@ class _Walker:
             self.expr(node.value, scope, indent)
         self.expr(node.annotation, scope, indent)
         if isinstance(node.target, ast.Name):
+            self.seen(node.target)
             scope.bind(node.target.id, Binding(node.value, True, scope=scope if node.value else None))
         else:
             self.expr(node.target, scope, indent)
@@ -327,12 +350,17 @@ class _Walker:
             if arg is not None:
                 inner.bind(arg.arg, Binding())
 
+    def seen(self, name: ast.Name) -> None:
+        self.names.add(name.id)
+        if name.id in CLASS_NAMES:
+            self.class_names.append(name)
+
     def expr(self, node: ast.expr, scope: Scope, indent: str, shallow: bool = False) -> None:
         stack: list[ast.AST] = [node]
         while stack:
             node = stack.pop()  # type: ignore[assignment]
             if isinstance(node, ast.Name):
-                self.names.add(node.id)
+                self.seen(node)
                 if isinstance(node.ctx, ast.Store):
                     scope.bind(node.id, Binding())
                 else:  # a load, or a `del` (which also ends a dict's sole use)

@@ -65,10 +65,11 @@ def migrate(
         new_code, still_used = apply.write_imports(
             new_code, migrator.imports, migrator.built, migrator.shim_imports, renames
         )
-        migrator.findings.extend(_old_names_left(tree, set(renames) | still_used, migrator, target))
+        migrator.findings.extend(_old_names_left(located, set(renames) | still_used, migrator, target))
     if new_code != source:
         _check_parses(new_code)
-    return Result(new_code, sorted(migrator.findings, key=lambda f: (f.line, f.column, f.code)))
+    findings = sorted(migrator.findings, key=lambda f: (f.line, f.column, f.code))
+    return Result(new_code, findings, located.call_spans())
 
 
 def _parse(source: str) -> ast.Module:
@@ -529,15 +530,15 @@ def _usable(cls: str, target: Version) -> bool:
     return row is not None and row.exists_in(target) and not (row.stub_since and target >= row.stub_since)
 
 
-def _old_names_left(tree: ast.Module, names: set[str], migrator: _Migrator, target: Version) -> list[Finding]:
+def _old_names_left(located: Located, names: set[str], migrator: _Migrator, target: Version) -> list[Finding]:
     """The other uses of a class the rewrite renamed (``isinstance(s, DDPPlugin)``, a subclass): renamed
     too where the target has the new class (a subclass may then need the new constructor's arguments), else
     reported, its import kept."""
     if not names:
         return []
     findings = []
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.Name) or node.id not in names:
+    for node in located.class_names:
+        if node.id not in names:
             continue
         where = (node.lineno, node.col_offset)
         if any(start <= where < end for start, end in migrator.rewritten):

@@ -172,7 +172,7 @@ def _migrate(
             migrated = migrate(old, options.target, options.source, options.unsafe, left, options.shim)
         except ParserSyntaxError as exc:
             raise _syntax_error(old, exc) from exc
-    outcome = noqa.apply(old, migrated.findings)
+    outcome = noqa.apply(old, migrated.findings, migrated.calls)
     result.suppressed = len(outcome.suppressed)
     shown = [f for f in (*outcome.kept, *outcome.unused) if options.selects(f.code, result.path)]
     return migrated.code, shown, [f for f in migrated.findings if f not in shown]

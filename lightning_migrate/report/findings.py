@@ -14,7 +14,12 @@ class Finding:
     fixable: bool
 
 
+# Where a call of the old source is: (line, byte column, end line, end byte column), as `ast` counts.
+Span = tuple[int, int, int, int]
+
+
 @dataclass(frozen=True)
 class Result:
     code: str  # the new source (the same text when nothing changed)
     findings: list[Finding]
+    calls: tuple[Span, ...] | None = None  # every call of the old source, when the codemod read them

@@ -11,7 +11,7 @@ import tokenize
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from lightning_migrate.report.findings import Finding
+from lightning_migrate.report.findings import Finding, Span
 from lightning_migrate.report.rules import BY_CODE
 
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
@@ -58,15 +58,16 @@ def _suppression(match: re.Match[str], line: int, offset: int) -> Suppression:
     return Suppression(line, offset + 1, parsed)
 
 
-def apply(text: str, findings: Sequence[Finding]) -> Outcome:
-    """Split ``findings`` into kept and suppressed, and report the suppressions that matched nothing."""
+def apply(text: str, findings: Sequence[Finding], calls: Sequence[Span] | None = None) -> Outcome:
+    """Split ``findings`` into kept and suppressed, and report the suppressions that matched nothing
+    (``calls``: where the calls of ``text`` are, when already known; else ``text`` is parsed for them)."""
     comments = suppressions(text)
     if not comments:
         return Outcome(list(findings), [], [])
     by_line: dict[int, list[Suppression]] = {}
     for comment in comments:
         by_line.setdefault(comment.line, []).append(comment)
-    spans = _CallSpans(text)
+    spans = _CallSpans(text, calls)
     kept: list[Finding] = []
     suppressed: list[Finding] = []
     used: set[tuple[Suppression, str]] = set()
@@ -95,29 +96,28 @@ class _CallSpans:
     """The lines of the innermost call around a position, so that a ``# noqa`` anywhere in a multi-line
     call counts (findings are reported at the call or at one of its arguments)."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, calls: Sequence[Span] | None) -> None:
         self._lines = text.splitlines()
-        try:
-            tree = ast.parse(text)
-        except (SyntaxError, ValueError):  # then a suppression must be on the finding's own line
-            tree = None
-        self._calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call)] if tree else []
+        if calls is None:
+            try:
+                tree = ast.parse(text)
+            except (SyntaxError, ValueError):  # then a suppression must be on the finding's own line
+                tree = None
+            nodes = [node for node in ast.walk(tree) if isinstance(node, ast.Call)] if tree else []
+            calls = [(n.lineno, n.col_offset, n.end_lineno or n.lineno, n.end_col_offset or 0) for n in nodes]
+        self._calls = calls
 
     def lines_of(self, line: int, column: int) -> tuple[int, int]:
         position = (line, column - 1)
         around = [
-            call
-            for call in self._calls
-            if call.end_lineno is not None
-            and call.end_col_offset is not None
-            and (call.lineno, self._chars(call.lineno, call.col_offset))
-            <= position
-            < (call.end_lineno, self._chars(call.end_lineno, call.end_col_offset))
+            (start, column, end, end_column)
+            for start, column, end, end_column in self._calls
+            if (start, self._chars(start, column)) <= position < (end, self._chars(end, end_column))
         ]
         if not around:
             return line, line
-        innermost = min(around, key=lambda c: (c.end_lineno or 0) - c.lineno)
-        return innermost.lineno, innermost.end_lineno or innermost.lineno
+        innermost = min(around, key=lambda c: c[2] - c[0])
+        return innermost[0], innermost[2]
 
     def _chars(self, line: int, byte_offset: int) -> int:
         """ast counts columns in UTF-8 bytes, LibCST in characters."""
