@@ -6,6 +6,7 @@ file that has something to write (LibCST takes longer to import than most files 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import libcst as cst
@@ -99,9 +100,16 @@ def write_imports(
     return code, fixed.still_used
 
 
-def parses(source: str) -> None:
-    """Raise LibCST's own syntax error for ``source`` (what Python's parser could not read)."""
-    cst.parse_module(source)
+_PARSER_PREFIX = re.compile(r"^parser error: error at \d+:\d+: ")  # the position is reported apart
+
+
+def syntax_error(source: str) -> tuple[str, int, int] | None:
+    """LibCST's account of why ``source`` is not Python (message, line, column), or None if it reads it."""
+    try:
+        cst.parse_module(source)
+    except cst.ParserSyntaxError as exc:
+        return _PARSER_PREFIX.sub("", exc.message), exc.raw_line, exc.raw_column + 1
+    return None
 
 
 def _as_arg(element: cst.BaseDictElement) -> cst.Arg:

@@ -5,6 +5,7 @@ safely."""
 from __future__ import annotations
 
 import ast
+import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -73,20 +74,22 @@ def migrate(
 
 
 def _parse(source: str) -> ast.Module:
+    """The file's tree; a file Python cannot read is a ``SourceError`` in Python's own words (exact position,
+    familiar message) or, where only this Python is too old for it, one that says so."""
     try:
         return ast.parse(source)
     except (SyntaxError, ValueError) as exc:
-        from lightning_migrate.codemod import apply  # (imported: the file has edits)
+        from lightning_migrate.codemod import apply  # LibCST's verdict: is the code newer than this Python?
 
-        apply.parses(source)  # LibCST's verdict on what this Python cannot read (the runner reports it)
-        version = ".".join(map(str, __import__("sys").version_info[:2]))
-        line = getattr(exc, "lineno", None) or 0
-        raise SourceError(
-            f"cannot parse with Python {version}: {getattr(exc, 'msg', exc)}; run lightning-migrate with the"
-            " Python this code is written for",
-            line,
-            getattr(exc, "offset", None) or 0,
-        ) from exc
+        broken = apply.syntax_error(source)
+        if broken is None:
+            version = ".".join(map(str, sys.version_info[:2]))
+            message = f"cannot parse with Python {version}: {getattr(exc, 'msg', exc)}; run lightning-migrate"
+            where = (getattr(exc, "lineno", None) or 0, getattr(exc, "offset", None) or 0)
+            raise SourceError(f"{message} with the Python this code is written for", *where) from exc
+        if isinstance(exc, SyntaxError):
+            raise SourceError(f"cannot parse: {exc.msg}", exc.lineno or 0, exc.offset or 0) from exc
+        raise SourceError(f"cannot parse: {broken[0]}", broken[1], broken[2]) from exc  # e.g. a null byte
 
 
 def _check_parses(code: str) -> None:

@@ -3,7 +3,6 @@ filtered by ``# noqa`` and the selection, and which target release was chosen an
 
 from __future__ import annotations
 
-import ast
 import difflib
 import importlib.metadata
 import os
@@ -12,7 +11,6 @@ from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from lightning_migrate.report import noqa
 from lightning_migrate.report.findings import Finding, Result
@@ -20,9 +18,6 @@ from lightning_migrate.semantics.model import RELEASES, Version, release
 from lightning_migrate.sources import sourcefile
 from lightning_migrate.sources.files import matches
 from lightning_migrate.sources.prefilter import may_need_migration, mentions
-
-if TYPE_CHECKING:
-    from libcst import ParserSyntaxError
 
 
 @dataclass(frozen=True)
@@ -117,22 +112,6 @@ def process_file(
     return result
 
 
-_PARSER_PREFIX = re.compile(r"^parser error: error at \d+:\d+: ")  # the position is reported apart
-
-
-def _syntax_error(text: str, exc: ParserSyntaxError) -> sourcefile.SourceError:
-    """Python's own account of a syntax error (exact position, familiar words) when it has one; LibCST's
-    parser may stop a token later, or reject code newer than its grammar."""
-    try:
-        ast.parse(text)
-    except SyntaxError as python:
-        return sourcefile.SourceError(f"cannot parse: {python.msg}", python.lineno or 0, python.offset or 0)
-    except ValueError:  # e.g. a null byte
-        pass
-    message = "cannot parse: " + _PARSER_PREFIX.sub("", exc.message)
-    return sourcefile.SourceError(message, exc.raw_line, exc.raw_column + 1)
-
-
 def _process(result: FileResult, options: Options, data: bytes | None, cleared: bool | None) -> None:
     if data is None:
         data, source = sourcefile.read(result.path)
@@ -164,14 +143,9 @@ def _migrate(
     if result.skipped:  # nothing to migrate; only unused suppressions (LM900) can be found
         migrated = Result(old, [])
     else:
-        from libcst import ParserSyntaxError  # LibCST loads only when a file needs it: quick clean runs
+        from lightning_migrate.codemod.python import migrate  # (not needed by a run the prefilter clears)
 
-        from lightning_migrate.codemod.python import migrate
-
-        try:
-            migrated = migrate(old, options.target, options.source, options.unsafe, left, options.shim)
-        except ParserSyntaxError as exc:
-            raise _syntax_error(old, exc) from exc
+        migrated = migrate(old, options.target, options.source, options.unsafe, left, options.shim)
     outcome = noqa.apply(old, migrated.findings, migrated.calls)
     result.suppressed = len(outcome.suppressed)
     shown = [f for f in (*outcome.kept, *outcome.unused) if options.selects(f.code, result.path)]
