@@ -2,8 +2,9 @@
 migrated to (no expected file: the case must come out unchanged for ``2.6``; ``<target>.unsafe`` for the
 output of ``--unsafe-fixes``, checked with the defaults it may change left out). A fixture may pin the release
 it was written for with a first line ``# source: X.Y``, and name findings it must report at ``2.6`` in lines
-``# expect: CODE``. Every case is also checked to be a fixed point, and
-every rewritten Trainer call to build the same setup in the target as the original did in its source."""
+``# expect: CODE``; a case in ``fixtures/no_finding`` must report nothing, for any target from 1.6. Every
+case is also checked to be a fixed point, and every rewritten Trainer call to build the same setup in the
+target as the original did in its source."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from lightning_migrate.semantics.model import RELEASES, Version, release
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 DEFAULT_TARGET = "2.6"
+NO_FINDING = "no_finding"  # calls in the target's own form, or that no release builds: no finding at all
 UNSAFE = ".unsafe"  # `<case>.2.6.unsafe.expected.py`: the output of `--unsafe-fixes`
 
 
@@ -32,6 +34,8 @@ def cases() -> list[tuple[Path, Path | None, str]]:
         expected = sorted(case.parent.glob(f"{case.stem}.*.expected.py"))
         if not expected:
             found.append((case, None, DEFAULT_TARGET))
+        if case.parent.name == NO_FINDING:
+            found.extend((case, None, t) for t in ("1.6", "1.7", "1.9", "2.0"))
         for path in expected:
             target = path.name[len(case.stem) + 1 : -len(".expected.py")]
             found.append((case, path, target))
@@ -66,6 +70,8 @@ def test_fixture(case: Path, expected: Path | None, target: str) -> None:
     assert out == want
     if target == DEFAULT_TARGET:  # `# expect: LM101` lines name findings the case must report
         assert set(re.findall(r"# expect: (LM\d+)", text)) <= {f.code for f in result.findings}
+    if case.parent.name == NO_FINDING:
+        assert result.findings == []
     assert migrate(out, version, source, unsafe).code == out, "not a fixed point"
     if expected:
         checked = assert_behaviour_kept(text, out, version, source, unsafe)

@@ -9,26 +9,39 @@ is none. How a rewrite is written back is the front end's own business (``edit``
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from lightning_migrate.codemod.plan import DEVICE_NAMES, Decision, Refusal, Rewrite, Unchanged, plan
 from lightning_migrate.report.findings import Finding
 from lightning_migrate.report.rules import BY_CODE, FLAG_RULES
-from lightning_migrate.semantics.model import RELEASES, Obj, Value, Version, v
-from lightning_migrate.semantics.signature import is_default
+from lightning_migrate.semantics import Setup, interpret
+from lightning_migrate.semantics.classes import lookup
+from lightning_migrate.semantics.model import RELEASES, Hardware, Obj, Value, Version, v
+from lightning_migrate.semantics.signature import accepts, current, is_default
 
 # The unified `lightning` package (its `lightning.pytorch` namespace) first shipped with 1.8: a call written
 # with it can only have been written for 1.8 or later.
 LIGHTNING_PACKAGE = v("1.8")
+V16 = v("1.6")
+
+UNPACKED = "**"  # the key in ``CallSite.unknown`` of flags passed in a `**dict` or `*args` nobody can read
+# Before `strategy=` split it off, these keywords took the training type: a name each took (1.4 to 1.6).
+TRAINING_TYPE_PROBES: dict[str, Value] = {"accelerator": "ddp", "plugins": "ddp_sharded"}
+# A call that uses one of these is written for the `strategy=` API: its unknown `accelerator=` is hardware.
+NEW_API = frozenset({"strategy", "devices"})
 
 
 @dataclass(frozen=True)
 class CallSite:
     line: int
     column: int  # 1-based, in characters
-    flags: Mapping[str, Value]  # the modelled flags, as the model reads them
+    flags: Mapping[str, Value]  # the modelled flags whose values are known, as the model reads them
     since: Version = RELEASES[0]  # the oldest release the call can have been written for
+    # the modelled flags whose values are only known at run time (``UNPACKED``: what a `**dict` holds), each
+    # with the Lightning class its value builds where that is known (`DDPPlugin(find_unused_parameters=x)`)
+    unknown: Mapping[str, str | None] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -50,6 +63,39 @@ class Run:
             decision = plan(site.flags, self.target, self.source, self.unsafe)
         return decision
 
+    def old_api(self, site: CallSite) -> str | None:
+        """For a call with values only known at run time: the sign that it may be old usage for the target,
+        in words, or None when it is written in the target's own form and so gets no finding whatever those
+        values are. The signs: a keyword the target lacks or deprecates; a Lightning class it renamed or
+        lacks; a known value that is old usage on its own (`accelerator="ddp"`); or, in a call with neither
+        `strategy=` nor `devices=`, an unknown `accelerator=`/`plugins=` (or `**dict`) where a release the
+        call may be written for took a training type."""
+        target = self.target
+        for flag in [*site.flags, *site.unknown]:
+            if flag != UNPACKED and not current(flag, target):
+                return f"Lightning {target} {'deprecates' if accepts(flag, target) else 'has no'} `{flag}=`"
+        for cls in filter(None, site.unknown.values()):
+            row = lookup(cls)
+            if row is not None and (not row.exists_in(target) or (row.renamed_to and target >= V16)):
+                gone = "gone from" if not row.exists_in(target) else "renamed in"
+                return f"`{cls}` is {gone} Lightning {target}"
+        for flag, value in site.flags.items():
+            if not isinstance(
+                self.plan(CallSite(site.line, site.column, {flag: value}, site.since)), Unchanged
+            ):
+                return f"`{flag}={value!r}` is old usage for Lightning {target}"
+        if NEW_API.isdisjoint([*site.flags, *site.unknown]):
+            for flag in site.unknown:
+                for carrier in TRAINING_TYPE_PROBES if flag == UNPACKED else [flag]:
+                    took = _took_training_type(carrier, site.since, target)
+                    if took is not None:
+                        where = "a `**` dict" if flag == UNPACKED else f"`{carrier}=`"
+                        return (
+                            f"up to Lightning {took}, {where} could hold a training type, and the call has"
+                            " neither `strategy=` nor `devices=`"
+                        )
+        return None
+
     def decide(self, site: CallSite) -> tuple[Decision, list[Finding]]:
         """The decision for ``site`` and its findings; a rewrite of a call to leave is reported, not made."""
         decision = self.plan(site)
@@ -59,6 +105,20 @@ class Run:
             return decision, []
         findings = rewrite_findings(site, decision)
         return (Unchanged() if (site.line, site.column) in self.leave else decision), findings
+
+
+@functools.cache
+def _took_training_type(flag: str, since: Version, target: Version) -> Version | None:
+    """The last release from ``since`` to ``target`` whose ``flag=`` took a training type, if any."""
+    probe = TRAINING_TYPE_PROBES.get(flag)
+    took = [
+        release
+        for release in RELEASES
+        if probe is not None
+        and since <= release <= target
+        and isinstance(interpret({flag: probe}, release, Hardware(cuda=2)).outcome, Setup)
+    ]
+    return took[-1] if took else None
 
 
 def rewrite_findings(site: CallSite, rewrite: Rewrite) -> list[Finding]:

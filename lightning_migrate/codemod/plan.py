@@ -149,8 +149,12 @@ def _plan(
     flags: dict[str, Value], target: Version, source: Version | None, unsafe: bool, since: Version
 ) -> Decision:
     rejected = [interpret(flags, target, m).outcome for m in machines(flags)]
-    if source is None and not _legacy_in(flags, target):
-        if all(isinstance(outcome, Rejected) for outcome in rejected):
+    if source is None and not _legacy_in(flags, target, since):
+        # Not old usage. A call the target rejects everywhere is reported only where it is in another
+        # release's words (`strategy="fsdp_native"` for 1.5); one that no release builds, or whose every
+        # value the target takes on its own (`strategy="ddp_spawn", accelerator="tpu"`), is an error-path
+        # test or a bug of its own, not this codemod's business.
+        if all(isinstance(outcome, Rejected) for outcome in rejected) and _foreign(flags, target, RELEASES):
             machine = reported_on(flags)
             where = machines(flags).index(machine)
             return Refusal(
@@ -237,18 +241,49 @@ def _objects_in(flags: Mapping[str, Value]) -> Iterator[Obj]:
                 yield item
 
 
-def _legacy_in(flags: Mapping[str, Value], target: Version) -> bool:
+def _legacy_in(flags: Mapping[str, Value], target: Version, since: Version = RELEASES[0]) -> bool:
     """Does the call use a spelling ``target`` deprecates or removed: a deprecation warning, a keyword it
-    lacks, or a call it rejects everywhere though an older release built it somewhere?"""
+    lacks, or a call it rejects everywhere in words of an older release (from ``since``) that built it?"""
     if any(flag in MODELLED and not accepts(flag, target) for flag in flags):
         return True
     results = [interpret(flags, target, machine) for machine in machines(flags)]
-    if any(codemod_deprecations(result.deprecations) for result in results):
-        return True
+    if any(codemod_deprecations(r.deprecations) for r in results if isinstance(r.outcome, Setup)):
+        return True  # (a warning before an error everywhere says nothing: the call never ran this way)
     if all(isinstance(result.outcome, Rejected) for result in results):
-        older = [r for r in RELEASES if r < target]
-        return any(isinstance(interpret(flags, r, m).outcome, Setup) for r in older for m in machines(flags))
+        return _foreign(flags, target, [r for r in RELEASES if since <= r < target])
     return False
+
+
+def _foreign(flags: Mapping[str, Value], target: Version, releases: Sequence[Version]) -> bool:
+    """Is a call ``target`` rejects everywhere written in the words of one of ``releases`` that built it? A
+    value of it the target rejects on its own, named in some release's tables (so a typo 1.6 happened to
+    take, `accelerator="invalid"`, is not), and one of ``releases`` builds the call."""
+    alone = [
+        (flag, value)
+        for flag, value in flags.items()
+        if all(
+            isinstance(interpret({flag: value}, target, m).outcome, Rejected) for m in machines({flag: value})
+        )
+    ]
+    if not alone or not all(_documented(value) for flag, value in alone if flag in _NAMED_FLAGS):
+        return False
+    return any(isinstance(interpret(flags, r, m).outcome, Setup) for r in releases for m in machines(flags))
+
+
+_NAMED_FLAGS = frozenset({*TRAINING_TYPE_FLAGS, "strategy"})  # the flags that take strategy and device names
+_DOCUMENTED_NAMES = frozenset(
+    name.lower()
+    for names in (DISTRIBUTED_TYPES, DEVICE_NAMES, {"ddp_cpu"}, *(registered(r) for r in RELEASES))
+    for name in names
+)
+
+
+def _documented(value: Value) -> bool:
+    """A string value of a ``_NAMED_FLAGS`` flag is a name some release's tables know; other values are the
+    model's to judge."""
+    if isinstance(value, list):
+        return all(map(_documented, value))
+    return not isinstance(value, str) or value.lower() in _DOCUMENTED_NAMES
 
 
 # Deprecations of flags this codemod does not rewrite (precision=16, amp_level, ...) are not its business.

@@ -7,10 +7,10 @@ from __future__ import annotations
 import ast
 import sys
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from lightning_migrate.codemod.callsite import LIGHTNING_PACKAGE, CallSite, Run, flat
+from lightning_migrate.codemod.callsite import LIGHTNING_PACKAGE, UNPACKED, CallSite, Run, flat
 from lightning_migrate.codemod.imports import ImportChanges, StaleImport, stale_imports
 from lightning_migrate.codemod.locate import PACKAGES, TRAINER_NAMES, Located, Scope, TrainerCall, locate
 from lightning_migrate.codemod.plan import Decision, Rewrite, Unchanged, derived
@@ -235,23 +235,43 @@ class _Migrator:
                     self._objects[id(bound[0])] = (bound[0], bound[1], old, new)
 
     def _read_flags(
-        self, call: TrainerCall, args: list[_Arg], quiet: bool = False
+        self, call: TrainerCall, args: list[_Arg], quiet: bool = False, unpacked: _Arg | None = None
     ) -> dict[str, Value] | None:
-        """The modelled flags among keyword ``args``; None (reported unless ``quiet``) when one is only known
-        at run time."""
+        """The modelled flags among keyword ``args``, or None when one is only known at run time (or the call
+        unpacks ``unpacked``, a `**dict` nobody can read). Such a call is reported (unless ``quiet``) only
+        where it shows a sign of the old API (``Run.old_api``): written in the target's own form, it is
+        left alone whatever its values are."""
         flags: dict[str, Value] = {}
+        unknown: dict[str, str | None] = {}
+        first: tuple[_Arg, str] | None = None
+        if unpacked is not None:
+            unknown[UNPACKED] = None
+            first = (
+                unpacked,
+                "the flags it passes are only known at run time (or come from a dict that is also used"
+                " elsewhere)",
+            )
         for arg in args:
             if arg.keyword not in MODELLED:
                 continue
             value = self.reader.read(arg.value, call.scope)
             if isinstance(value, Unknown):
-                if not quiet:
-                    self._runtime(
-                        call, arg.node, f"`{arg.keyword}={self.text.segment(arg.value)}`: {value.reason}"
-                    )
-                return None
-            flags[arg.keyword] = value
-        return flags
+                unknown[arg.keyword] = value.cls
+                first = first or (arg, value.reason)
+            else:
+                flags[arg.keyword] = value
+        if first is None:
+            return flags
+        sign = self.run_options.old_api(replace(self._site(call, flags), unknown=unknown))
+        if sign is not None and not quiet:
+            arg, reason = first
+            written = (
+                f"{arg.star}{self.text.segment(arg.value)}"
+                if arg.star
+                else f"{arg.keyword}={self.text.segment(arg.value)}"
+            )
+            self._runtime(call, arg.node, f"`{written}`: {reason}; {sign}")
+        return None
 
     def _migrate(self, call: TrainerCall) -> None:
         splat = self._splats.get(id(call.node))
@@ -302,23 +322,18 @@ class _Migrator:
         call is then migrated as if it had no ``**``)."""
         args = _arguments(call.node)[call.skip :]
         starred = [a for a in args if a.star]
-        explicit = self._read_flags(call, [a for a in args if not a.star])
-        if explicit is None:
-            return _REPORTED
         source = (
             self._dict_of(starred[0].value, call.scope)
             if len(starred) == 1 and starred[0].star == "**"
             else None
         )
         entries = _dict_entries(source[0]) if source is not None else None
-        if source is None or entries is None:
-            self._runtime(
-                call,
-                starred[0].node,
-                f"`{starred[0].star}{self.text.segment(starred[0].value)}`: the flags it passes are only"
-                " known at run time (or come from a dict that is also used elsewhere)",
-            )
+        explicit = self._read_flags(
+            call, [a for a in args if not a.star], unpacked=starred[0] if entries is None else None
+        )
+        if explicit is None or entries is None:
             return _REPORTED
+        assert source is not None
         modelled = [a for a in entries if a.keyword in MODELLED]
         if not modelled:
             return _NO_FLAGS

@@ -20,9 +20,11 @@ LIGHTNING_PREFIXES = tuple(f"{package}." for package in PACKAGES)
 
 @dataclass(frozen=True)
 class Unknown:
-    """A value only known at run time."""
+    """A value only known at run time; ``cls``: the Lightning class it builds, where it is an object of one
+    whose arguments are (``DDPPlugin(find_unused_parameters=args.fup)``)."""
 
     reason: str
+    cls: str | None = None
 
 
 @dataclass(frozen=True)
@@ -84,13 +86,14 @@ class Reader:
         if node.args or any(k.arg is None for k in node.keywords):
             return Unknown(
                 f"`{self.text.segment(node)}` passes positional arguments, whose meaning changed between"
-                " releases"
+                " releases",
+                name,
             )
         kwargs: dict[str, Value] = {}
         for keyword in node.keywords:
             assert keyword.arg is not None
             value = self.read(keyword.value, scope, depth + 1)
             if isinstance(value, Unknown):
-                return value
+                return Unknown(value.reason, value.cls or name)
             kwargs[keyword.arg] = value
         return Obj.of(name, **kwargs)

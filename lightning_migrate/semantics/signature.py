@@ -25,6 +25,17 @@ TRAINER_FLAGS: dict[str, tuple[Version, Version | None]] = {
     "use_distributed_sampler": (v("2.0"), None),
 }
 
+# The hardware/distribution keywords a release deprecates (it warns for every value the user sets) before it
+# removes them: passing one is old usage whatever its value (spec section 1).
+DEPRECATED_KEYWORDS: dict[str, Version] = {
+    "distributed_backend": v("1.4"),
+    "gpus": v("1.7"),
+    "tpu_cores": v("1.7"),
+    "ipus": v("1.7"),
+    "num_processes": v("1.7"),
+    "auto_select_gpus": v("1.9"),
+}
+
 # Every default each flag has had in a release's `Trainer.__init__` signature (read from the wheels;
 # `tests/real/test_registry.py` checks the installed release's). A config dict or an argparse namespace
 # passes a flag nobody set at one of these.
@@ -75,3 +86,9 @@ MODELLED = frozenset(TRAINER_FLAGS)
 def accepts(flag: str, version: Version) -> bool:
     since, until = TRAINER_FLAGS[flag]
     return since <= version and (until is None or version < until)
+
+
+def current(flag: str, version: Version) -> bool:
+    """``version`` has the keyword and does not deprecate it."""
+    deprecated = DEPRECATED_KEYWORDS.get(flag)
+    return accepts(flag, version) and (deprecated is None or version < deprecated)

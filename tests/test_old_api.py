@@ -1,0 +1,94 @@
+"""The rule for calls with values known only at run time (``Run.old_api``): written in the target's own form
+they get no finding whatever the values are; LM101 is for calls that show a sign of the old API."""
+
+from __future__ import annotations
+
+import pytest
+
+from lightning_migrate.codemod.callsite import LIGHTNING_PACKAGE, UNPACKED, CallSite, Run
+from lightning_migrate.semantics import interpret
+from lightning_migrate.semantics.model import RELEASES, Hardware, Obj, release
+from lightning_migrate.semantics.signature import DEPRECATED_KEYWORDS, accepts
+
+OLD = RELEASES[0]
+# (known flags, unknown flags -> class, the oldest release the call may be for, target, the sign, or None)
+CASES = [
+    # the target's own form: nothing to say
+    ({}, {"strategy": None, "accelerator": None}, OLD, "2.6", None),
+    ({"devices": 2}, {"strategy": None, "accelerator": None}, OLD, "2.6", None),
+    ({}, {"accelerator": None, "devices": None}, OLD, "2.6", None),
+    ({"accelerator": "gpu"}, {"devices": None, "precision": None}, OLD, "2.6", None),
+    ({"strategy": "deepspeed_stage_2"}, {"devices": None}, OLD, "2.6", None),
+    ({}, {"num_nodes": None, "sync_batchnorm": None}, OLD, "2.6", None),
+    ({}, {"strategy": "DDPStrategy"}, OLD, "2.6", None),
+    # written with `lightning.pytorch`: from 1.8, where `accelerator=` names hardware only
+    ({}, {"accelerator": None}, LIGHTNING_PACKAGE, "2.6", None),
+    ({}, {UNPACKED: None}, LIGHTNING_PACKAGE, "2.6", None),
+    ({}, {"plugins": None}, LIGHTNING_PACKAGE, "2.6", None),
+    # a keyword the target lacks or deprecates
+    ({}, {"gpus": None}, OLD, "2.6", "Lightning 2.6.6 has no `gpus=`"),
+    ({}, {"gpus": None}, OLD, "1.7", "Lightning 1.7.7 deprecates `gpus=`"),
+    ({}, {"gpus": None}, OLD, "1.6", None),
+    ({"gpus": 2}, {"precision": None}, OLD, "2.6", "has no `gpus=`"),
+    ({}, {"distributed_backend": None}, OLD, "1.5", "Lightning 1.5.10 has no `distributed_backend=`"),
+    ({}, {"auto_select_gpus": None, "devices": None}, OLD, "1.9", "deprecates `auto_select_gpus=`"),
+    # a class the target renamed or lacks
+    ({}, {"strategy": "DDPPlugin"}, OLD, "1.6", "`DDPPlugin` is renamed in Lightning 1.6.5"),
+    ({}, {"strategy": "DDPPlugin"}, OLD, "2.6", "`DDPPlugin` is gone from Lightning 2.6.6"),
+    ({}, {"plugins": "DDPPlugin"}, OLD, "1.5", "`plugins=` could hold a training type"),
+    # a known value that is old usage on its own
+    ({"accelerator": "ddp"}, {"devices": None}, OLD, "2.6", "`accelerator='ddp'` is old usage"),
+    (
+        {"plugins": [Obj.of("DDPPlugin")]},
+        {"devices": None},
+        OLD,
+        "2.6",
+        "`plugins=[DDPPlugin()]` is old usage",
+    ),
+    # a training type may hide in an unknown `accelerator=`/`plugins=`/`**` of a call without the new API
+    (
+        {},
+        {"accelerator": None},
+        OLD,
+        "2.6",
+        "up to Lightning 1.6.5, `accelerator=` could hold a training type",
+    ),
+    ({"num_nodes": 2}, {"plugins": None}, OLD, "2.6", "`plugins=` could hold a training type"),
+    ({}, {UNPACKED: None}, OLD, "2.6", "a `**` dict could hold a training type"),
+    ({}, {UNPACKED: None}, OLD, "1.5", "up to Lightning 1.5.10"),
+    ({}, {UNPACKED: None, "strategy": None}, OLD, "2.6", None),
+]
+
+
+@pytest.mark.parametrize(("known", "unknown", "since", "target", "sign"), CASES)
+def test_old_api(known: dict, unknown: dict, since: object, target: str, sign: str | None) -> None:
+    site = CallSite(1, 1, known, since, unknown)  # type: ignore[arg-type]
+    said = Run(release(target)).old_api(site)
+    if sign is None:
+        assert said is None
+    else:
+        assert said is not None
+        assert sign in said
+
+
+# A value of each deprecated keyword, and a machine that builds it.
+PROBES = {
+    "distributed_backend": ("ddp", Hardware(cuda=2)),
+    "gpus": (1, Hardware(cuda=2)),
+    "tpu_cores": (8, Hardware(tpu_cores=8)),
+    "ipus": (1, Hardware()),  # (IPU machines are not modelled: the warning comes first)
+    "num_processes": (2, Hardware()),
+    "auto_select_gpus": (True, Hardware(cuda=2)),
+}
+
+
+@pytest.mark.parametrize("flag", sorted(DEPRECATED_KEYWORDS))
+def test_the_deprecated_keywords_are_those_the_model_warns_for(flag: str) -> None:
+    """``DEPRECATED_KEYWORDS`` agrees with the model (itself proven against every release) on when a release
+    starts to warn for a keyword."""
+    value, machine = PROBES[flag]
+    for version in RELEASES:
+        if not accepts(flag, version):
+            continue
+        warned = any(d.flag == flag for d in interpret({flag: value}, version, machine).deprecations)
+        assert warned == (version >= DEPRECATED_KEYWORDS[flag]), version
