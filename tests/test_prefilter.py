@@ -89,6 +89,15 @@ IMPORT = "import pytorch_lightning as pl\nfrom pytorch_lightning.strategies impo
             id="parameters-named-like-flags",
         ),
         pytest.param(IMPORT + "# pl.Trainer(gpus=2)\ndoc = 'Trainer(gpus=2)'\n", id="comment-and-string"),
+        pytest.param(
+            IMPORT + "def build(strategy, accelerator, n):\n"
+            "    return pl.Trainer(strategy=strategy, accelerator=accelerator, devices=n)\n",
+            id="runtime-values-in-the-strategy-form",
+        ),
+        pytest.param(
+            IMPORT + "for precision in (16, 32):\n    pl.Trainer(precision=precision, num_nodes=nodes)\n",
+            id="runtime-values-of-modern-keywords",
+        ),
     ],
 )
 def test_code_with_nothing_to_migrate_is_skipped(text: str) -> None:
@@ -122,6 +131,13 @@ def test_syntax_this_python_cannot_read_is_an_error_that_says_so() -> None:
         pytest.param(IMPORT + 'pl.Trainer(**cfg, accelerator="gpu", devices=2)\n', id="kwargs-with-flags"),
         pytest.param(IMPORT + "pl.Trainer(accelerator=args.accelerator)\n", id="runtime-value"),
         pytest.param(IMPORT + "GPUS = 2\npl.Trainer(gpus=GPUS)\n", id="constant"),
+        pytest.param(IMPORT + "S = 'ddp'\npl.Trainer(accelerator=S, devices=2)\n", id="bound-name"),
+        pytest.param(IMPORT + "S: str = 'ddp'\npl.Trainer(accelerator=S, devices=2)\n", id="annotated"),
+        pytest.param(IMPORT + "(S) = 'ddp'\npl.Trainer(accelerator=S, devices=2)\n", id="parenthesized"),
+        pytest.param(IMPORT + "A = S = 'ddp'\npl.Trainer(accelerator=S, devices=2)\n", id="chained"),
+        pytest.param(
+            IMPORT + "def f(accelerator):\n    pl.Trainer(accelerator=accelerator)\n", id="no-strategy"
+        ),
         pytest.param(
             IMPORT + "pl.Trainer(strategy=DDPStrategy(), devices=2, accelerator='gpu')\n", id="object"
         ),
@@ -172,29 +188,36 @@ IMPORTS = {  # import line -> how the file spells the Trainer
     "from transformers import Trainer": "Trainer",  # not Lightning's
     "from lightning.fabric import Fabric as Trainer": "Trainer",  # not a Trainer at all
 }
-MODERN = {  # plain literals of the strategy= form: what the prefilter must learn to skip
-    "accelerator": ["'gpu'", '"cpu"', "'cuda'", "'auto'", "'tpu'", "'mps'"],
-    "strategy": ["'ddp'", '"ddp_spawn"', "'auto'", "'ddp_find_unused_parameters_false'", "'deepspeed'"],
-    "devices": ["1", "2", "4", "-1", "'auto'", "'2'", "0"],
-    "num_nodes": ["1", "2"],
+MODERN = {  # the strategy= form, with literals and unbound names: what the prefilter must learn to skip
+    "accelerator": ["'gpu'", '"cpu"', "'cuda'", "'auto'", "'tpu'", "'mps'", "acc"],
+    "strategy": [
+        "'ddp'",
+        '"ddp_spawn"',
+        "'auto'",
+        "'ddp_find_unused_parameters_false'",
+        "'deepspeed'",
+        "strat",
+    ],
+    "devices": ["1", "2", "4", "-1", "'auto'", "'2'", "0", "devs"],
+    "num_nodes": ["1", "2", "nodes"],
     "precision": ["16", "32", "'16-mixed'", "'bf16'"],
     "sync_batchnorm": ["True", "False"],
     "max_epochs": ["3"],
     "logger": ["False"],
 }
-LEGACY = {  # old spellings, and values only known at run time
-    "accelerator": ["'ddp'", "'ddp_spawn'", "'dp'", "None", "ACC"],
-    "strategy": ["S", "DDPStrategy()"],
+LEGACY = {  # old spellings, and values only known at run time or bound by an assignment
+    "accelerator": ["'ddp'", "'ddp_spawn'", "'dp'", "None", "ACC", "A2"],
+    "strategy": ["S", "DDPStrategy()", "P2", "'ddp_sharded'"],
     "devices": ["[0, 1]", "n"],
-    "gpus": ["0", "1", "2", "-1", "'1'", "[0]", "None"],
+    "gpus": ["0", "1", "2", "-1", "'1'", "[0]", "None", "g", "Y"],
     "num_processes": ["1", "2"],
     "tpu_cores": ["8", "[1]"],
     "distributed_backend": ["'ddp'", "'dp'"],
-    "plugins": ["'ddp_sharded'", "[]", "DDPStrategy()"],
+    "plugins": ["'ddp_sharded'", "[]", "DDPStrategy()", "plg"],
 }
 EVERY = {key: MODERN.get(key, []) + LEGACY.get(key, []) for key in {*MODERN, *LEGACY}}
 STRATEGY = "from pytorch_lightning.strategies import DDPStrategy"
-CONSTANTS = "ACC = 'gpu'\nS = 'ddp'\nn = int('2')\n"
+CONSTANTS = "ACC = 'gpu'\nS = 'ddp'\nn = int('2')\nA2: str = 'ddp'\n(P2) = 'ddp_sharded'\nX = Y = 2\n"
 SEPARATORS = [", ", ",\n    ", ",  # note\n    ", ", \\\n    "]
 EQUALS = ["=", " = ", "  # why\n    =", "=\\\n"]
 
@@ -210,7 +233,17 @@ def trainer_files(draw: st.DrawFn) -> str:
         arguments.insert(draw(st.integers(0, len(arguments))), "**cfg")
     form = draw(st.sampled_from(["{}({})", "({})({})", "partial({}, {})", "P({}, {})"]))
     call = form.format(callee, draw(st.sampled_from(SEPARATORS)).join(arguments))
-    wrap = draw(st.sampled_from(["t = {}", "def f(n=2):\n    return {}", "x = f'{{{}}}'", "x = [{}]"]))
+    wrap = draw(
+        st.sampled_from(
+            [
+                "t = {}",
+                "def f(n=2, strat='dp'):\n    return {}",
+                "x = f'{{{}}}'",
+                "x = [{}]",
+                "for acc in A:\n    {}",
+            ]
+        )
+    )
     lines = [*imports, "from functools import partial, partial as P", STRATEGY, CONSTANTS, wrap.format(call)]
     text = "\n".join(lines) + "\n"
     assume(_readable(text))  # an f-string holding a comment or its own quote: PEP 701, Python 3.12

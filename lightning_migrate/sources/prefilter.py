@@ -12,11 +12,15 @@ call whose callee may be a Trainer (its last name is ``Trainer``, ``partial``, `
 call whose modelled arguments are all plain literals is judged by the codemod's own planner for the run's
 target and source releases. The file is skipped only if the planner leaves every such call unchanged, so
 already-migrated code (``Trainer(accelerator="gpu", devices=2, strategy="ddp")``) is skipped without a table
-that could drift from the model.
+that could drift from the model. A call that also passes bare names no assignment statement of the file
+binds (parameters, loop variables, imports: values the codemod cannot read either) is judged by the
+codemod's own rule for values known only at run time (``Run.old_api``), so modern code such as
+``Trainer(strategy=strategy, accelerator=accelerator, devices=2)`` is skipped too.
 
-Treated as "maybe" (the file goes to LibCST) although the codemod may well leave it alone:
-- a modelled keyword whose value is not a plain literal: a name (even a constant), a list, an object such as
-  ``DDPStrategy(...)``, an expression, a string with a prefix or an escape, a float, ``+1``;
+Treated as "maybe" (the file is parsed) although the codemod may well leave it alone:
+- a modelled keyword whose value is not a plain literal or such a name: a name an assignment binds (even to
+  something unreadable), a list, an object such as ``DDPStrategy(...)``, an expression, an attribute, a
+  string with a prefix or an escape, a float, ``+1``;
 - a call that may be a Trainer call and unpacks ``*args`` or ``**cfg``, even with no modelled keyword (the
   dict may hold flags);
 - the same modelled keyword twice in one call;
@@ -34,16 +38,19 @@ from __future__ import annotations
 
 import ast
 import functools
+import keyword
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from lightning_migrate.codemod.callsite import LIGHTNING_PACKAGE, CallSite, Run
 from lightning_migrate.codemod.plan import Unchanged, plan
 from lightning_migrate.semantics.classes import RENAMED_STRATEGIES
 from lightning_migrate.semantics.model import RELEASES, Value, Version
 from lightning_migrate.semantics.signature import MODELLED
 
 EVERY_SOURCE: tuple[Version | None, ...] = (None, *RELEASES)  # None: no --source-version
+SINCE = (RELEASES[0], LIGHTNING_PACKAGE)  # the oldest release a call is for: `pytorch_lightning`, `lightning`
 
 _LIGHTNING = re.compile(r"\b(?:pytorch_)?lightning\b")
 _WORDS = "|".join(sorted(MODELLED, key=len, reverse=True))
@@ -75,6 +82,7 @@ _ASSIGN = re.compile(rf"{_GAP}=(?!=)")
 _LITERAL = re.compile(
     rf"{_GAP}(?P<literal>\"[^\"\\\r\n]*\"|'[^'\\\r\n]*'|-?[0-9]+|True|False|None){_GAP}(?=[,)])"
 )
+_NAME = re.compile(rf"{_GAP}(?P<name>[A-Za-z_][A-Za-z0-9_]*){_GAP}(?=[,)])")
 _DEFINITION = re.compile(r"\b(?:def|class)[ \t]+\w+[ \t]*\Z")  # same line: `def`, a name, then `(`
 # The names a Trainer call's callee can end with: qualified names come from imports and attributes, never
 # from assignments (`T = pl.Trainer; T(...)` is not resolved by the codemod either).
@@ -96,11 +104,30 @@ def may_need_migration(
     words = mentions(text, targets)
     if words is not None:
         return words
-    calls = _calls_with_flags(text)
-    if calls is None:
+    lexed = _calls_with_flags(text)
+    if lexed is None:
+        return True
+    calls, top_level = lexed
+    if any(_may_be_bound(text, top_level, [name for _, name in names]) for _, names in calls):
         return True
     return not all(
-        _unchanged(flags, target, source) for flags in calls for target in targets for source in sources
+        _quiet(flags, tuple(k for k, _ in names), target, source)
+        if names
+        else _unchanged(flags, target, source)
+        for flags, names in calls
+        for target in targets
+        for source in sources
+    )
+
+
+def _may_be_bound(text: str, top_level: str, names: Sequence[str]) -> bool:
+    """Can the codemod read a value for one of ``names``? It reads a name bound by an assignment statement
+    (``n = ...``, ``n: T = ...``, ``a = n = ...``), whose target stands outside every bracket (``top_level``:
+    the text with what brackets hold left out), or is one parenthesized name (``(n) = ...``)."""
+    return any(
+        re.search(rf"(?<![\w.]){name}{_GAP}(?::[^=\r\n]*)?=(?!=)", top_level)
+        or re.search(rf"\((?:{_GAP}\()*{_GAP}{name}(?:{_GAP}\))*{_GAP}\){_GAP}(?::[^=\r\n]*)?=(?!=)", text)
+        for name in names
     )
 
 
@@ -126,16 +153,24 @@ class _Group:
     bracket: str
     call: bool  # a call's argument list (not a definition's parameters, not a tuple or list)
     flags: dict[str, Value] = field(default_factory=dict)
-    opaque: bool = False  # a modelled keyword whose value is not a plain literal, or given twice
+    opaque: bool = False  # a modelled keyword whose value is not a plain literal or name, or given twice
     starred: bool = False
+    names: dict[str, str] = field(default_factory=dict)  # modelled keyword -> the bare name it passes
 
 
-def _calls_with_flags(text: str) -> list[tuple[tuple[str, Value], ...]] | None:
-    """The literal modelled keyword arguments of each call that may be a Trainer call and has some, or None
-    when such a call has one this test cannot read (or the text does not lex cleanly)."""
+# a call's literal flags, and the (keyword, name) of each flag it passes a bare name
+Lexed = tuple[tuple[tuple[str, Value], ...], tuple[tuple[str, str], ...]]
+
+
+def _calls_with_flags(text: str) -> tuple[list[Lexed], str] | None:
+    """The literal modelled keyword arguments of each call that may be a Trainer call and has some, with the
+    keywords that pass a bare name, and the text outside every bracket; or None when such a call has one this
+    test cannot read (or the text does not lex cleanly)."""
     callees = {*CALLEES, *_ALIAS.findall(text)}
     stack: list[_Group] = []
-    calls: list[tuple[tuple[str, Value], ...]] = []
+    calls: list[Lexed] = []
+    top_level: list[str] = []  # the text outside every bracket, piece by piece
+    outside = 0  # where the current piece starts
     code_from, after = 0, ""  # where the code since the last token starts; that token (comments skipped)
     for token in _TOKENS.finditer(text):
         kind = token.lastgroup
@@ -148,6 +183,8 @@ def _calls_with_flags(text: str) -> list[tuple[tuple[str, Value], ...]] | None:
         elif kind == "open":
             bracket, start = token.group(), token.start()
             call = bracket == "(" and _may_call_trainer(text, code_from, start, after, callees)
+            if not stack:
+                top_level.append(text[outside:start])
             stack.append(_Group(bracket, call))
         elif kind == "close":
             if not stack or stack[-1].bracket != _CLOSING[token.group()]:
@@ -155,17 +192,22 @@ def _calls_with_flags(text: str) -> list[tuple[tuple[str, Value], ...]] | None:
             group = stack.pop()
             if group.opaque or (group.call and group.starred):
                 return None
-            if group.flags:
-                calls.append(tuple(group.flags.items()))
+            if group.flags or group.names:
+                calls.append((tuple(group.flags.items()), tuple(group.names.items())))
+            if not stack:
+                outside = token.end()
         elif stack and stack[-1].call and kind == "star" and _unpacks(text, code_from, token.start(), after):
             stack[-1].starred = True
         elif stack and stack[-1].call and kind == "keyword":
             assign = _ASSIGN.match(text, token.end())
             if assign is not None:
-                _add_flag(stack[-1], token.group(), _LITERAL.match(text, assign.end()))
+                _add_flag(stack[-1], token.group(), text, assign.end())
         if kind not in ("comment", "keyword"):
             code_from, after = token.end(), token.group()
-    return None if stack else calls
+    if stack:
+        return None
+    top_level.append(text[outside:])
+    return calls, "".join(top_level)
 
 
 def _unpacks(text: str, code_from: int, star: int, after: str) -> bool:
@@ -186,11 +228,15 @@ def _may_call_trainer(text: str, code_from: int, paren: int, after: str, callees
     return after == ")" and _GAP_ONLY.fullmatch(text, code_from, paren) is not None  # `(pl.Trainer)(...)`
 
 
-def _add_flag(group: _Group, name: str, value: re.Match[str] | None) -> None:
-    if value is None or name in group.flags:
+def _add_flag(group: _Group, name: str, text: str, at: int) -> None:
+    if name in group.flags or name in group.names:
         group.opaque = True
+    elif literal := _LITERAL.match(text, at):
+        group.flags[name] = ast.literal_eval(literal.group("literal"))
+    elif (bare := _NAME.match(text, at)) and not keyword.iskeyword(bare.group("name")):
+        group.names[name] = bare.group("name")
     else:
-        group.flags[name] = ast.literal_eval(value.group("literal"))
+        group.opaque = True
 
 
 def _unsafe_fstring(token: str, prefix: int) -> bool:
@@ -219,6 +265,20 @@ def _unsafe_fstring(token: str, prefix: int) -> bool:
             index = end
         index += 1
     return depth > 0
+
+
+@functools.lru_cache(maxsize=4096)
+def _quiet(
+    flags: tuple[tuple[str, Value], ...], names: tuple[str, ...], target: Version, source: Version | None
+) -> bool:
+    """Does the codemod leave a call with values it cannot read (``names``) unreported, whichever package
+    (``pytorch_lightning`` or ``lightning``) the file names it with?"""
+    run = Run(target, source)
+    unknown = dict.fromkeys(names)
+    try:
+        return all(run.old_api(CallSite(0, 0, dict(flags), since, unknown)) is None for since in SINCE)
+    except Exception:  # the real run must show it
+        return False
 
 
 @functools.lru_cache(maxsize=4096)
