@@ -60,6 +60,15 @@ CASES = [
 ]
 
 
+def test_a_call_for_an_older_release_is_reported() -> None:
+    """``--source-version 1.9``: ``accelerator="cpu", devices=n`` was ddp_spawn there for n > 1, ddp in
+    2.x."""
+    site = CallSite(1, 1, {"accelerator": "cpu"}, OLD, {"devices": None})
+    assert Run(release("2.6")).old_api(site) is None
+    assert "for Lightning 1.9.5" in (Run(release("2.6"), release("1.9")).old_api(site) or "")
+    assert Run(release("2.6"), release("2.6")).old_api(site) is None
+
+
 @pytest.mark.parametrize(("known", "unknown", "since", "target", "sign"), CASES)
 def test_old_api(known: dict, unknown: dict, since: object, target: str, sign: str | None) -> None:
     site = CallSite(1, 1, known, since, unknown)  # type: ignore[arg-type]

@@ -66,11 +66,14 @@ class Run:
     def old_api(self, site: CallSite) -> str | None:
         """For a call with values only known at run time: the sign that it may be old usage for the target,
         in words, or None when it is written in the target's own form and so gets no finding whatever those
-        values are. The signs: a keyword the target lacks or deprecates; a Lightning class it renamed or
-        lacks; a known value that is old usage on its own (`accelerator="ddp"`); or, in a call with neither
-        `strategy=` nor `devices=`, an unknown `accelerator=`/`plugins=` (or `**dict`) where a release the
-        call may be written for took a training type."""
+        values are. The signs: ``--source-version`` names an older release; a keyword the target lacks or
+        deprecates; a Lightning class it renamed or lacks; a known value that is old usage on its own
+        (`accelerator="ddp"`); or, in a call with neither `strategy=` nor `devices=`, an unknown
+        `accelerator=`/`plugins=` (or `**dict`) where a release the call may be written for took a
+        training type."""
         target = self.target
+        if self.source is not None and self.source < target:  # what changed between them may matter
+            return f"the call is for Lightning {self.source}, and {target} may build it differently"
         for flag in [*site.flags, *site.unknown]:
             if flag != UNPACKED and not current(flag, target):
                 return f"Lightning {target} {'deprecates' if accepts(flag, target) else 'has no'} `{flag}=`"

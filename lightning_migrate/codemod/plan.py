@@ -154,7 +154,9 @@ def _plan(
         # release's words (`strategy="fsdp_native"` for 1.5); one that no release builds, or whose every
         # value the target takes on its own (`strategy="ddp_spawn", accelerator="tpu"`), is an error-path
         # test or a bug of its own, not this codemod's business.
-        if all(isinstance(outcome, Rejected) for outcome in rejected) and _foreign(flags, target, RELEASES):
+        if all(isinstance(outcome, Rejected) for outcome in rejected) and (
+            _foreign(flags, target, RELEASES) or _unmodelled_hardware(flags)
+        ):
             machine = reported_on(flags)
             where = machines(flags).index(machine)
             return Refusal(
@@ -276,6 +278,15 @@ _DOCUMENTED_NAMES = frozenset(
     for names in (DISTRIBUTED_TYPES, DEVICE_NAMES, {"ddp_cpu"}, *(registered(r) for r in RELEASES))
     for name in names
 )
+
+
+# Hardware no judged machine has: "no release builds it" would only mean "on no machine the model knows".
+UNMODELLED_HARDWARE = frozenset({"ipu", "hpu"})
+
+
+def _unmodelled_hardware(flags: Mapping[str, Value]) -> bool:
+    accelerator = flags.get("accelerator")
+    return "ipus" in flags or (isinstance(accelerator, str) and accelerator.lower() in UNMODELLED_HARDWARE)
 
 
 def _documented(value: Value) -> bool:
