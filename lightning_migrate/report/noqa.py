@@ -5,6 +5,7 @@ finding belongs to. A code of ours (``LM...``) that suppresses nothing is itself
 from __future__ import annotations
 
 import ast
+import functools
 import io
 import re
 import tokenize
@@ -16,6 +17,7 @@ from lightning_migrate.report.rules import BY_CODE
 
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
 _OURS = "LM"
+_NAMES_OURS = re.compile(r"noqa\s*:[^\r\n]*lm", re.IGNORECASE)  # may name a code of ours (a superset)
 UNUSED = "LM900"
 
 
@@ -61,6 +63,8 @@ def _suppression(match: re.Match[str], line: int, offset: int) -> Suppression:
 def apply(text: str, findings: Sequence[Finding], calls: Sequence[Span] | None = None) -> Outcome:
     """Split ``findings`` into kept and suppressed, and report the suppressions that matched nothing
     (``calls``: where the calls of ``text`` are, when already known; else ``text`` is parsed for them)."""
+    if not findings and not _NAMES_OURS.search(text):  # nothing to suppress, no code of ours to call unused
+        return Outcome([], [], [])
     comments = suppressions(text)
     if not comments:
         return Outcome(list(findings), [], [])
@@ -97,15 +101,21 @@ class _CallSpans:
     call counts (findings are reported at the call or at one of its arguments)."""
 
     def __init__(self, text: str, calls: Sequence[Span] | None) -> None:
+        self._text = text
         self._lines = text.splitlines()
-        if calls is None:
-            try:
-                tree = ast.parse(text)
-            except (SyntaxError, ValueError):  # then a suppression must be on the finding's own line
-                tree = None
-            nodes = [node for node in ast.walk(tree) if isinstance(node, ast.Call)] if tree else []
-            calls = [(n.lineno, n.col_offset, n.end_lineno or n.lineno, n.end_col_offset or 0) for n in nodes]
-        self._calls = calls
+        self._known = calls
+
+    @functools.cached_property
+    def _calls(self) -> Sequence[Span]:
+        """The calls' spans, found with ``ast`` only when a finding asks and the caller did not know them."""
+        if self._known is not None:
+            return self._known
+        try:
+            tree = ast.parse(self._text)
+        except (SyntaxError, ValueError):  # then a suppression must be on the finding's own line
+            return []
+        nodes = [node for node in ast.walk(tree) if isinstance(node, ast.Call)]
+        return [(n.lineno, n.col_offset, n.end_lineno or n.lineno, n.end_col_offset or 0) for n in nodes]
 
     def lines_of(self, line: int, column: int) -> tuple[int, int]:
         position = (line, column - 1)

@@ -220,12 +220,24 @@ def _unpacks(text: str, code_from: int, star: int, after: str) -> bool:
 def _may_call_trainer(text: str, code_from: int, paren: int, after: str, callees: set[str]) -> bool:
     """Is the ``(`` at ``paren`` a call whose callee may resolve to a Trainer (or partial, ...)? ``code_from``
     is where the plain code before it starts (strings and brackets are tokens; comments may be in it)."""
-    if _DEFINITION.search(text, max(code_from, paren - 200), paren):
-        return False  # a definition's parameters
-    name = _CALLEE.search(text, code_from, paren)
-    if name is not None:
-        return name.group(1) in callees
-    return after == ")" and _GAP_ONLY.fullmatch(text, code_from, paren) is not None  # `(pl.Trainer)(...)`
+    end = paren
+    while end > code_from and text[end - 1] in " \t":
+        end -= 1
+    start = end
+    while start > code_from and (text[start - 1].isalnum() or text[start - 1] == "_"):  # what `\w` is
+        start -= 1
+    name: str | None
+    if start < end:  # the common case, `name(` or `name (`: read without a regex
+        name = text[start:end]
+    elif end == code_from:
+        name = None
+    else:  # a comment, a line break or a continuation before the `(`
+        found = _CALLEE.search(text, code_from, paren)
+        name = found.group(1) if found else None
+    if name is None:
+        return after == ")" and _GAP_ONLY.fullmatch(text, code_from, paren) is not None  # `(pl.Trainer)(...)`
+    # (a definition's parameters are no call: `def Trainer(...)`)
+    return name in callees and not _DEFINITION.search(text, max(code_from, paren - 200), paren)
 
 
 def _add_flag(group: _Group, name: str, text: str, at: int) -> None:
