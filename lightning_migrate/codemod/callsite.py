@@ -13,7 +13,7 @@ import functools
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from lightning_migrate.codemod.plan import DEVICE_NAMES, Decision, Refusal, Rewrite, Unchanged, plan
+from lightning_migrate.codemod.plan import DEVICE_NAMES, V16, Decision, Refusal, Rewrite, Unchanged, plan
 from lightning_migrate.report.findings import Finding
 from lightning_migrate.report.rules import BY_CODE, FLAG_RULES
 from lightning_migrate.semantics import Setup, interpret
@@ -24,7 +24,6 @@ from lightning_migrate.semantics.signature import accepts, current, is_default
 # The unified `lightning` package (its `lightning.pytorch` namespace) first shipped with 1.8: a call written
 # with it can only have been written for 1.8 or later.
 LIGHTNING_PACKAGE = v("1.8")
-V16 = v("1.6")
 
 UNPACKED = "**"  # the key in ``CallSite.unknown`` of flags passed in a `**dict` or `*args` nobody can read
 # Before `strategy=` split it off, these keywords took the training type: a name each took (1.4 to 1.6).
@@ -114,11 +113,12 @@ class Run:
 def _took_training_type(flag: str, since: Version, target: Version) -> Version | None:
     """The last release from ``since`` to ``target`` whose ``flag=`` took a training type, if any."""
     probe = TRAINING_TYPE_PROBES.get(flag)
+    if probe is None:
+        return None
     took = [
         release
         for release in RELEASES
-        if probe is not None
-        and since <= release <= target
+        if since <= release <= target
         and isinstance(interpret({flag: probe}, release, Hardware(cuda=2)).outcome, Setup)
     ]
     return took[-1] if took else None

@@ -273,11 +273,6 @@ def _foreign(flags: Mapping[str, Value], target: Version, releases: Sequence[Ver
 
 
 _NAMED_FLAGS = frozenset({*TRAINING_TYPE_FLAGS, "strategy"})  # the flags that take strategy and device names
-_DOCUMENTED_NAMES = frozenset(
-    name.lower()
-    for names in (DISTRIBUTED_TYPES, DEVICE_NAMES, {"ddp_cpu"}, *(registered(r) for r in RELEASES))
-    for name in names
-)
 
 
 # Hardware no judged machine has: "no release builds it" would only mean "on no machine the model knows".
@@ -545,6 +540,8 @@ def _training_type(flags: Mapping[str, Value]) -> tuple[list[str], Value]:
 
 
 STRATEGY_NAMES = frozenset(DISTRIBUTED_TYPES) | {name for r in RELEASES for name in registered(r)}
+# Every strategy and device name some release's tables know (`ddp_cpu` is special-cased by the era modules).
+_DOCUMENTED_NAMES = frozenset(name.lower() for name in STRATEGY_NAMES | DEVICE_NAMES | {"ddp_cpu"})
 
 
 def _strategy_in(plugins: Value) -> Value:

@@ -262,8 +262,10 @@ class _Migrator:
                 flags[arg.keyword] = value
         if first is None:
             return flags
+        if quiet:
+            return None
         sign = self.run_options.old_api(replace(self._site(call, flags), unknown=unknown))
-        if sign is not None and not quiet:
+        if sign is not None:
             arg, reason = first
             written = (
                 f"{arg.star}{self.text.segment(arg.value)}"
