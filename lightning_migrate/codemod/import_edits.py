@@ -17,9 +17,8 @@ import re
 from dataclasses import dataclass, field
 
 import libcst as cst
-from libcst.codemod import CodemodContext
-from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 
+from lightning_migrate.codemod.import_visitors import AddImports, RemoveNames
 from lightning_migrate.codemod.imports import LIGHTNING_ROOTS, ImportChanges, new_module
 from lightning_migrate.codemod.splice import splice_statements
 from lightning_migrate.codemod.text import Text
@@ -235,11 +234,8 @@ def rename_uses(source: str, tree: Parsed, renames: dict[str, str]) -> str:
 
 def add_imports(source: str, tree: Parsed, needed: list[tuple[str, str | None]]) -> str:
     """``source`` with ``from module import name`` (``import module`` for None) for each of ``needed``,
-    where LibCST's ``AddImportsVisitor`` puts it (merged into an import of the same module, or after the
+    where LibCST's ``AddImportsVisitor`` would put it (merged into an import of the same module, or after the
     imports at the top of the file). It only reads the top of the file: that is all LibCST is given."""
-    context = CodemodContext()
-    for module, name in needed:
-        AddImportsVisitor.add_needed_import(context, module, name)
     text = Text(source)
     body = tree.tree.body
     top = 1 if body and _is_docstring(body[0], text) and _alone(body, 0) else 0
@@ -249,10 +245,10 @@ def add_imports(source: str, tree: Parsed, needed: list[tuple[str, str | None]])
         following = body[top]
         first = min([following.lineno, *(d.lineno for d in getattr(following, "decorator_list", []))])
         head = source[: text.starts[first - 1]]
-        code = AddImportsVisitor(context).transform_module(cst.parse_module(f"{head}pass{text.newline}")).code
+        code = cst.parse_module(f"{head}pass{text.newline}").visit(AddImports(needed)).code
         assert code.endswith(f"pass{text.newline}")
         return code[: -len(f"pass{text.newline}")] + source[len(head) :]
-    return AddImportsVisitor(context).transform_module(cst.parse_module(source)).code
+    return cst.parse_module(source).visit(AddImports(needed)).code
 
 
 def _is_docstring(statement: ast.stmt, text: Text) -> bool:
@@ -280,7 +276,7 @@ def remove_unused(source: str, tree: Parsed, dropped: set[tuple[str, str]]) -> s
     """``source`` without the ``from module import name`` imports of ``dropped`` that nothing in the file
     uses any more. "Used" is read generously (a name, or a word of a string: an annotation, ``__all__``):
     an import kept is safe, one removed that was used breaks the file."""
-    context = CodemodContext()
+    unused: set[tuple[str, str]] = set()
     statements = []
     for node in tree.imports:
         if node.level or not node.module:
@@ -293,11 +289,10 @@ def remove_unused(source: str, tree: Parsed, dropped: set[tuple[str, str]]) -> s
             and alias.name not in tree.used
             and alias.name not in tree.words
         ]
-        for name in gone:
-            RemoveImportsVisitor.remove_unused_import(context, node.module, name)
+        unused.update((node.module, name) for name in gone)
         if gone:
             statements.append(node)
     if not statements:
         return source
-    remover = RemoveImportsVisitor(context)
+    remover = RemoveNames(unused)
     return splice_statements(source, tree.ends, [(node, remover) for node in statements])

@@ -18,7 +18,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import libcst as cst
-from libcst.codemod import Codemod
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from lightning_migrate.codemod.text import Text
@@ -186,10 +185,7 @@ def _transform(chunk: str, indent: str, newline: str, transformer: cst.CSTTransf
     header = f"if 1:{newline}" if indent else ""
     footer = f"{indent}pass{newline}"  # (an empty module would come out as a blank line)
     module = cst.parse_module(header + body + footer)
-    if isinstance(transformer, Codemod):  # AddImportsVisitor, RemoveImportsVisitor: with their metadata
-        code = transformer.transform_module(module).code
-    else:
-        code = module.visit(transformer).code
+    code = module.visit(transformer).code
     assert code.startswith(header)
     assert code.endswith(footer)
     new = code[len(header) : len(code) - len(footer)]
