@@ -21,7 +21,7 @@ import libcst as cst
 from lightning_migrate.codemod.import_visitors import AddImports, RemoveNames
 from lightning_migrate.codemod.imports import LIGHTNING_ROOTS, ImportChanges, new_module
 from lightning_migrate.codemod.splice import splice_statements
-from lightning_migrate.codemod.text import Text
+from lightning_migrate.codemod.text import Text, tree_of
 from lightning_migrate.semantics.classes import lookup
 
 
@@ -72,7 +72,7 @@ class Parsed:
     only when a step asks: placing a new import needs the tree alone)."""
 
     def __init__(self, source: str) -> None:
-        self.tree = ast.parse(source)
+        self.tree = tree_of(source)
 
     @functools.cached_property
     def _walked(self) -> _Walked:

@@ -14,7 +14,7 @@ from lightning_migrate.codemod.callsite import LIGHTNING_PACKAGE, UNPACKED, Call
 from lightning_migrate.codemod.imports import ImportChanges, StaleImport, stale_imports
 from lightning_migrate.codemod.locate import PACKAGES, TRAINER_NAMES, Located, Scope, TrainerCall, locate
 from lightning_migrate.codemod.plan import Decision, Rewrite, Unchanged, derived
-from lightning_migrate.codemod.text import Text
+from lightning_migrate.codemod.text import Text, tree_of
 from lightning_migrate.codemod.values import Reader, Unknown
 from lightning_migrate.report.findings import Finding, Result
 from lightning_migrate.report.rules import BY_CODE
@@ -94,7 +94,7 @@ def _parse(source: str) -> ast.Module:
 
 def _check_parses(code: str) -> None:
     """Never hand out code that does not parse."""
-    ast.parse(code)
+    tree_of(code)
 
 
 @dataclass(frozen=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 import re
 
 # CPython reads `\r\n`, `\r` and `\n` as line ends (and nothing else: not `\f`, not `\v`, not U+2028).
@@ -48,3 +49,10 @@ class Text:
     def position(self, node: ast.expr | ast.keyword | ast.stmt) -> tuple[int, int]:
         """(line, 1-based character column) of where ``node`` starts: how findings are addressed."""
         return node.lineno, self.column(node.lineno, node.col_offset) + 1
+
+
+@functools.lru_cache(maxsize=2)
+def tree_of(source: str) -> ast.Module:
+    """``ast.parse(source)``, remembered for the last two texts: the import steps and the final check read
+    a rewritten file one after another, mostly as the step before left it (never mutate the tree)."""
+    return ast.parse(source)
