@@ -20,9 +20,10 @@ from lightning_migrate.codemod.import_edits import (
     rename_uses,
 )
 from lightning_migrate.codemod.imports import ImportChanges, new_module
+from lightning_migrate.codemod.known import Known
 from lightning_migrate.codemod.splice import Change, Edit, splice
 from lightning_migrate.codemod.text import Text
-from lightning_migrate.semantics.model import Obj, Value
+from lightning_migrate.semantics.model import Obj
 
 # An edit as the front end asks for it: the ast node, its statement's indentation, how its node changes.
 Asked = tuple[object, str, Change]
@@ -40,7 +41,7 @@ def object_call(updated: cst.CSTNode, old: Obj, new: Obj, quote: str) -> tuple[c
 
 
 def trainer_call(
-    updated: cst.CSTNode, skip: int, old: dict[str, Value], new: dict[str, Value], quote: str
+    updated: cst.CSTNode, skip: int, old: dict[str, Known], new: dict[str, Known], quote: str
 ) -> tuple[cst.Call, Edited]:
     """A Trainer call with its flags (after ``skip`` leading arguments) rewritten from ``old`` to ``new``."""
     assert isinstance(updated, cst.Call)
@@ -50,7 +51,7 @@ def trainer_call(
 
 
 def config_dict(
-    updated: cst.CSTNode, old: dict[str, Value], new: dict[str, Value], quote: str
+    updated: cst.CSTNode, old: dict[str, Known], new: dict[str, Known], quote: str
 ) -> tuple[cst.CSTNode, Edited]:
     """A dict display or ``dict(...)`` call passed as ``**cfg``, its entries rewritten like arguments."""
     if isinstance(updated, cst.Call):

@@ -13,6 +13,7 @@ import functools
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from lightning_migrate.codemod.known import Choice, Known, RunTime, holes, literal_branches
 from lightning_migrate.codemod.plan import DEVICE_NAMES, V16, Decision, Refusal, Rewrite, Unchanged, plan
 from lightning_migrate.report.findings import Finding
 from lightning_migrate.report.rules import BY_CODE, FLAG_RULES
@@ -36,7 +37,9 @@ NEW_API = frozenset({"strategy", "devices"})
 class CallSite:
     line: int
     column: int  # 1-based, in characters
-    flags: Mapping[str, Value]  # the modelled flags whose values are known, as the model reads them
+    # the modelled flags whose values are known, as the model reads them, or known to be one of a domain or
+    # of a conditional's branches (``known``)
+    flags: Mapping[str, Known]
     since: Version = RELEASES[0]  # the oldest release the call can have been written for
     # the modelled flags whose values are only known at run time (``UNPACKED``: what a `**dict` holds), each
     # with the Lightning class its value builds where that is known (`DDPPlugin(find_unused_parameters=x)`)
@@ -62,6 +65,13 @@ class Run:
             decision = plan(site.flags, self.target, self.source, self.unsafe)
         return decision
 
+    def judge(self, site: CallSite) -> Decision:
+        """``plan``, where a call with values only known at run time is planned only if it shows a sign of
+        the old API: in the target's own form it is left alone whatever those values are."""
+        if holes(site.flags) and self.old_api(site) is None:
+            return Unchanged()
+        return self.plan(site)
+
     def old_api(self, site: CallSite) -> str | None:
         """For a call with values only known at run time: the sign that it may be old usage for the target,
         in words, or None when it is written in the target's own form and so gets no finding whatever those
@@ -82,10 +92,11 @@ class Run:
                 gone = "gone from" if not row.exists_in(target) else "renamed in"
                 return f"`{cls}` is {gone} Lightning {target}"
         for flag, value in site.flags.items():
-            if not isinstance(
-                self.plan(CallSite(site.line, site.column, {flag: value}, site.since)), Unchanged
-            ):
-                return f"`{flag}={value!r}` is old usage for Lightning {target}"
+            for alone in literal_branches(value) if isinstance(value, (RunTime, Choice)) else [value]:
+                if not isinstance(
+                    self.plan(CallSite(site.line, site.column, {flag: alone}, site.since)), Unchanged
+                ):
+                    return f"`{flag}={alone!r}` is old usage for Lightning {target}"
         if NEW_API.isdisjoint([*site.flags, *site.unknown]):
             for flag in site.unknown:
                 for carrier in TRAINING_TYPE_PROBES if flag == UNPACKED else [flag]:
@@ -99,8 +110,9 @@ class Run:
         return None
 
     def decide(self, site: CallSite) -> tuple[Decision, list[Finding]]:
-        """The decision for ``site`` and its findings; a rewrite of a call to leave is reported, not made."""
-        decision = self.plan(site)
+        """The decision for ``site`` (``judge``) and its findings; a rewrite of a call to leave is reported,
+        not made."""
+        decision = self.judge(site)
         if isinstance(decision, Refusal):
             return decision, [Finding(site.line, site.column, decision.code, decision.message, False)]
         if not isinstance(decision, Rewrite):
@@ -153,12 +165,13 @@ def rewrite_findings(site: CallSite, rewrite: Rewrite) -> list[Finding]:
         if index == 0 and rewrite.changes:
             message += f" (unsafe fix, changes behaviour: {'; '.join(rewrite.changes)})"
         findings.append(Finding(site.line, site.column, rule, message, True))
+    findings += [Finding(site.line, site.column, code, why, False) for code, why in rewrite.left]
     return findings
 
 
-def flat(values: Iterable[Value]) -> list[Value]:
+def flat(values: Iterable[Known]) -> list[Known]:
     """The values, with lists (``plugins=[...]``) opened."""
-    out: list[Value] = []
+    out: list[Known] = []
     for value in values:
         if isinstance(value, list):
             out.extend(flat(value))

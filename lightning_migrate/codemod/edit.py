@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from lightning_migrate.codemod.known import Choice, Known, RunTime
 from lightning_migrate.codemod.plan import derived
-from lightning_migrate.semantics.model import Obj, Value
+from lightning_migrate.semantics.model import Obj
 
 # Which new flags take the place of an old one that changes.
 SLOTS: dict[str, tuple[str, ...]] = {
@@ -43,7 +44,7 @@ class Edited:
 
 
 def edit_arguments(
-    args: Sequence[cst.Arg], old: Mapping[str, Value], new: Mapping[str, Value], quote: str
+    args: Sequence[cst.Arg], old: Mapping[str, Known], new: Mapping[str, Known], quote: str
 ) -> Edited:
     """``args`` with the flags in ``old`` rewritten to ``new`` (both: the modelled flags only)."""
     edited = Edited([])
@@ -100,7 +101,7 @@ def _with_comment(arg: cst.Arg, comment: cst.Comment | None) -> cst.Arg:
 
 
 def _fill(
-    arg: cst.Arg, old: Value, keys: list[str], new: Mapping[str, Value], quote: str, edited: Edited
+    arg: cst.Arg, old: Known, keys: list[str], new: Mapping[str, Known], quote: str, edited: Edited
 ) -> list[cst.Arg]:
     """The arguments for ``keys`` in the slot of ``arg``; the one closest to the old value takes over the
     argument, and every one made of parts of the old value (``plugins=[DDPPlugin(), env]`` split into
@@ -121,9 +122,11 @@ def _fill(
     return out
 
 
-def _distance(old: Value, new: Value) -> int:
+def _distance(old: Known, new: Known) -> int:
     if new == old:
         return 0
+    if isinstance(new, Choice) and isinstance(old, Choice):
+        return 1  # the same conditional, its branches rewritten in place
     if isinstance(new, Obj) and any(derived(o, new) for o in _items(old)):
         return 1  # the same object under a new class name
     if isinstance(new, list) and isinstance(old, list) and all(v in old for v in new):
@@ -131,15 +134,17 @@ def _distance(old: Value, new: Value) -> int:
     return 3
 
 
-def _items(value: Value) -> list[Value]:
+def _items(value: Known) -> list[Known]:
     return list(value) if isinstance(value, list) else [value]
 
 
 def _reuse(
-    node: cst.BaseExpression, old: Value, new: Value, quote: str, edited: Edited, key: str = ""
+    node: cst.BaseExpression, old: Known, new: Known, quote: str, edited: Edited, key: str = ""
 ) -> cst.BaseExpression:
     if new == old:
         return node
+    if isinstance(new, Choice) and isinstance(old, Choice) and isinstance(node, cst.IfExp):
+        return _branches(node, old, new, quote, edited)
     if isinstance(new, Obj):
         candidates = node.elements if isinstance(node, (cst.List, cst.Tuple)) else [cst.Element(node)]
         for element, value in zip(candidates, _items(old)):
@@ -159,6 +164,25 @@ def _reuse(
             kept[-1] = kept[-1].with_changes(comma=node.elements[-1].comma)
         return node.with_changes(elements=kept)
     return _literal(new, quote, edited)
+
+
+def _branches(
+    node: cst.IfExp, old: Choice, new: Choice, quote: str, edited: Edited, index: int = 0
+) -> cst.IfExp:
+    """The conditional ``node`` (``old``'s branches from ``index`` on) with each branch ``new`` changes
+    written anew, in place: its tests, the other branches and the layout stay as they are."""
+
+    def branch(at: int, written: cst.BaseExpression) -> cst.BaseExpression:
+        if new.branches[at] == old.branches[at]:
+            return written
+        return _literal(new.branches[at], quote, edited).with_changes(lpar=written.lpar, rpar=written.rpar)
+
+    last = index + 1 == len(old.branches) - 1
+    if last or not isinstance(node.orelse, cst.IfExp):
+        orelse = branch(index + 1, node.orelse)
+    else:
+        orelse = _branches(node.orelse, old, new, quote, edited, index + 1)
+    return node.with_changes(body=branch(index, node.body), orelse=orelse)
 
 
 def _trailing_comment(element: cst.BaseElement) -> cst.Comment | None:
@@ -207,7 +231,7 @@ def _renamed(func: cst.BaseExpression, old: str, new: str) -> cst.BaseExpression
 
 
 def _fresh(
-    key: str, value: Value | cst.BaseExpression, quote: str, edited: Edited, template: cst.Arg | None
+    key: str, value: Known | cst.BaseExpression, quote: str, edited: Edited, template: cst.Arg | None
 ) -> cst.Arg:
     equal: cst.AssignEqual | cst.MaybeSentinel = cst.AssignEqual(
         cst.SimpleWhitespace(""), cst.SimpleWhitespace("")
@@ -218,7 +242,15 @@ def _fresh(
     return cst.Arg(value=written, keyword=cst.Name(key), equal=equal)
 
 
-def _literal(value: Value, quote: str, edited: Edited) -> cst.BaseExpression:
+def _literal(value: Known, quote: str, edited: Edited) -> cst.BaseExpression:
+    if isinstance(value, RunTime):  # moved to another keyword: written as it was
+        return _expression(value.text)
+    if isinstance(value, Choice):  # a conditional for another keyword, with the tests as written
+        tests = [_expression(t) for t in value.tests]
+        written: cst.BaseExpression = _literal(value.branches[-1], quote, edited)
+        for test, branch in reversed(list(zip(tests, value.branches))):
+            written = cst.IfExp(test=test, body=_literal(branch, quote, edited), orelse=written)
+        return written
     if isinstance(value, str):
         escaped = value.replace("\\", "\\\\").replace(quote, "\\" + quote)
         return cst.SimpleString(f"{quote}{escaped}{quote}")
@@ -232,6 +264,17 @@ def _literal(value: Value, quote: str, edited: Edited) -> cst.BaseExpression:
     if isinstance(value, (list, tuple)):
         return cst.List([cst.Element(_literal(v, quote, edited)) for v in value])
     return cst.parse_expression(repr(value))
+
+
+def _expression(text: str) -> cst.BaseExpression:
+    """An expression written as it was, parenthesized where it spans lines or would bind looser than the
+    conditional expression it goes into."""
+    if "\n" in text:
+        return cst.parse_expression(f"({text})")
+    expression = cst.parse_expression(text)
+    if isinstance(expression, (cst.IfExp, cst.Lambda, cst.NamedExpr)) and not expression.lpar:
+        expression = expression.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    return expression
 
 
 def _separator(args: Sequence[cst.Arg]) -> cst.Comma | cst.MaybeSentinel:

@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Union
 
+from lightning_migrate.codemod.known import Choice, Known, RunTime, holes
 from lightning_migrate.semantics import (
     Deprecation,
     Hardware,
@@ -98,10 +99,13 @@ DEVICE_NAMES = frozenset({"cpu", "gpu", "cuda", "tpu", "ipu", "hpu", "mps", "aut
 
 @dataclass(frozen=True)
 class Rewrite:
-    flags: dict[str, Value]  # the modelled flags after the rewrite, in call order
+    flags: dict[str, Known]  # the modelled flags after the rewrite, in call order
     source: tuple[Version, ...]  # the releases whose behaviour it keeps
     changes: tuple[str, ...] = ()  # with `unsafe`: how the behaviour differs from the old call's
     notes: tuple[str, ...] = ()  # re-spellings the finding should mention (`precision=16` -> "16-mixed")
+    # what the rewrite leaves for the user: (code, why), e.g. a run-time `gpus=` the target deprecates that
+    # no spelling of the target keeps for every value it may take
+    left: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -120,26 +124,41 @@ Behaviour = dict[Hardware, Union[Setup, None]]  # None: the call raises on that 
 
 
 def plan(
-    flags: Mapping[str, Value],
+    flags: Mapping[str, Known],
     target: Version,
     source: Version | None = None,
     unsafe: bool = False,
     since: Version = RELEASES[0],
 ) -> Decision:
     """How to write ``Trainer(**flags)`` (the modelled flags only) for ``target``; without ``source``, the
-    call may have been written for any release from ``since`` on."""
+    call may have been written for any release from ``since`` on. A flag whose value is only known at run
+    time (``known.RunTime``, ``known.Choice``) is quantified over (``quantify``)."""
     # the same call is planned again and again (a project repeats its Trainer calls): remember the answers
-    key = (tuple((k, repr(value)) for k, value in flags.items()), target, source, unsafe, since)
+    key = (tuple((k, token(value)) for k, value in flags.items()), target, source, unsafe, since)
     decision = _PLANS.get(key)
     if decision is None:
         if len(_PLANS) >= 4096:
             _PLANS.clear()
         try:
-            decision = _plan(dict(flags), target, source, unsafe, since)
+            if holes(flags):
+                from lightning_migrate.codemod import quantify  # (it builds on this module)
+
+                decision = quantify.plan_over(dict(flags), target, source, unsafe, since)
+            else:
+                decision = _plan(dict(flags), target, source, unsafe, since)  # type: ignore[arg-type]
         except Unmodelled as refusal:  # the old call, or the target on it: nothing to judge a rewrite by
             decision = Refusal("LM104", f"{refusal}; fix the value by hand")
         _PLANS[key] = decision
     return replace(decision, flags=dict(decision.flags)) if isinstance(decision, Rewrite) else decision
+
+
+def token(value: Known) -> object:
+    """``value`` as a key of the plans remembered: a run-time value with its whole domain."""
+    if isinstance(value, RunTime):
+        return ("RunTime", value.flag, value.text, repr(value.domain))
+    if isinstance(value, Choice):
+        return ("Choice", value.flag, tuple(map(token, value.branches)), value.tests, value.pure)
+    return repr(value)
 
 
 _PLANS: dict[object, Decision] = {}
@@ -180,7 +199,8 @@ def _plan(
             if candidate == flags:
                 return Unchanged()
             worded, notes = _precision_words(candidate, keep, target, same)
-            return Rewrite(worded, kept_from, _changes(worded, keep, target, fields), notes)
+            rewritten: dict[str, Known] = dict(worded)
+            return Rewrite(rewritten, kept_from, _changes(worded, keep, target, fields), notes)
     return _changed_argument(flags, sources, target) or _why_not(flags, keep, target)
 
 
@@ -426,19 +446,35 @@ def describe(setup: Setup) -> str:
 
 
 def _keeps(candidate: Mapping[str, Value], keep: Behaviour, target: Version, same: Same) -> bool:
+    return difference(candidate, keep, target, same) is None
+
+
+def difference(
+    candidate: Mapping[str, Value],
+    keep: Behaviour,
+    target: Version,
+    same: Same,
+    tolerated: frozenset[str] = frozenset(),
+) -> tuple[Hardware, str] | None:
+    """The first machine on which ``candidate`` in ``target`` does not do what the old call did, and what
+    it does there instead, in words; None when it keeps the behaviour everywhere. The deprecation warnings
+    of the ``tolerated`` flags are not held against it (a run-time value left as written, reported apart)."""
     for machine, setup in keep.items():
         try:
             result = interpret(candidate, target, machine)
-        except Unmodelled:  # a spelling the model cannot judge is never a rewrite
-            return False
-        if codemod_deprecations(result.deprecations):
-            return False
+        except Unmodelled as unmodelled:  # a spelling the model cannot judge is never a rewrite
+            return machine, str(unmodelled)
+        warned = [d for d in codemod_deprecations(result.deprecations) if d.flag not in tolerated]
+        if warned:
+            return machine, f"a deprecation warning ({warned[0].message})"
+        outcome = result.outcome
         if setup is None:
-            if machine in MUST_STILL_FAIL and not isinstance(result.outcome, Rejected):
-                return False
-        elif not isinstance(result.outcome, Setup) or same(result.outcome) != same(setup):
-            return False
-    return True
+            if machine in MUST_STILL_FAIL and isinstance(outcome, Setup):
+                return machine, f"{describe(outcome)} where the call raised"
+        elif not isinstance(outcome, Setup) or same(outcome) != same(setup):
+            now = f"raises {outcome}" if isinstance(outcome, Rejected) else describe(outcome)
+            return machine, f"{now} instead of {describe(setup)}"
+    return None
 
 
 def _why_not(flags: Mapping[str, Value], keep: Behaviour, target: Version) -> Refusal:
@@ -633,6 +669,8 @@ def _device_edits(flags: Mapping[str, Value], target: Version) -> Iterator[Edit]
         count = flags[flag]
         if flag == "gpus" and count in (0, "0", [], "[]"):
             yield {**removed, "accelerator": "cpu"}  # gpus=0 is the CPU; `devices=0` raises
+            # ... one process, said outright: what a conditional's other branch (`devices=1`) also says
+            yield {**removed, "accelerator": "cpu", "devices": 1}
             if count != "0":  # ... but gpus="0" was cuda:0 in 1.4
                 continue
         name = accelerator_name(DEVICE_FLAGS[flag], target) or DEVICE_FLAGS[flag]
@@ -673,7 +711,7 @@ def _device_values(flag: str, count: Value) -> Iterator[Value]:
         yield [count[0] - 1]  # 2.1+ numbers TPU cores from 0
 
 
-def derived(old: Value, new: Value) -> bool:
+def derived(old: Known, new: Known) -> bool:
     """Is ``new`` the object ``old`` with its class renamed and, perhaps, arguments added (every argument
     the user wrote kept as written)? The planner only ever proposes such objects (``plan.kept_objects``)."""
     if not isinstance(old, Obj) or not isinstance(new, Obj):

@@ -12,14 +12,16 @@ from typing import TYPE_CHECKING
 
 from lightning_migrate.codemod.callsite import LIGHTNING_PACKAGE, UNPACKED, CallSite, Run, flat
 from lightning_migrate.codemod.imports import ImportChanges, StaleImport, stale_imports
+from lightning_migrate.codemod.known import Known, holes
 from lightning_migrate.codemod.locate import PACKAGES, TRAINER_NAMES, Located, Scope, TrainerCall, locate
-from lightning_migrate.codemod.plan import Decision, Rewrite, Unchanged, derived
+from lightning_migrate.codemod.plan import Decision, Refusal, Rewrite, Unchanged, derived
+from lightning_migrate.codemod.ranges import RunTimeReader
 from lightning_migrate.codemod.text import Text, tree_of
 from lightning_migrate.codemod.values import Reader, Unknown
 from lightning_migrate.report.findings import Finding, Result
 from lightning_migrate.report.rules import BY_CODE
 from lightning_migrate.semantics.classes import lookup
-from lightning_migrate.semantics.model import RELEASES, Obj, Value, Version
+from lightning_migrate.semantics.model import RELEASES, Obj, Version
 from lightning_migrate.semantics.signature import MODELLED
 from lightning_migrate.sources.sourcefile import SourceError
 
@@ -33,6 +35,8 @@ SHIM_MODULES = {
     "lightning.pytorch": "lightning_migrate.shim.lightning",
 }
 _REPORTED, _NO_FLAGS = object(), object()  # how a call with `**` was decided
+# The refusals of a call with run-time values that the runtime shim settles with the values it gets.
+_SHIMMED = frozenset({"LM101", "LM102"})
 
 
 def migrate(
@@ -133,8 +137,8 @@ def _post_order(text: Text, nodes: Iterable[ast.expr]) -> list[ast.expr]:
 class _DictEdit:
     node: ast.Dict | ast.Call
     call: TrainerCall
-    old: dict[str, Value]
-    new: dict[str, Value]
+    old: dict[str, Known]
+    new: dict[str, Known]
 
 
 class _Migrator:
@@ -148,6 +152,7 @@ class _Migrator:
         self.text = text
         self.located = located
         self.reader = Reader(located, text)
+        self.ranges = RunTimeReader(located, self.reader, text)
         self.run_options = run_options
         self.shim = shim
         self.shim_imports: set[str] = set()  # shim modules the file now imports
@@ -218,7 +223,7 @@ class _Migrator:
         flags = self._read_flags(call, args, quiet=True)
         if not flags:
             return
-        decision = self.run_options.plan(self._site(call, flags))
+        decision = self.run_options.judge(self._site(call, flags))
         if not isinstance(decision, Rewrite):
             return
         new_objects = [val for val in flat(decision.flags.values()) if isinstance(val, Obj)]
@@ -236,12 +241,14 @@ class _Migrator:
 
     def _read_flags(
         self, call: TrainerCall, args: list[_Arg], quiet: bool = False, unpacked: _Arg | None = None
-    ) -> dict[str, Value] | None:
-        """The modelled flags among keyword ``args``, or None when one is only known at run time (or the call
-        unpacks ``unpacked``, a `**dict` nobody can read). Such a call is reported (unless ``quiet``) only
-        where it shows a sign of the old API (``Run.old_api``): written in the target's own form, it is
-        left alone whatever its values are."""
-        flags: dict[str, Value] = {}
+    ) -> dict[str, Known] | None:
+        """The modelled flags among keyword ``args``: each value as known (``known``: a value only known at
+        run time ranges over its domain, a conditional expression over its branches). None when a value
+        cannot be ranged over (an object built from run-time values, a flag with no domain) or the call
+        unpacks ``unpacked``, a `**dict` nobody can read: such a call is reported (unless ``quiet``) only
+        where it shows a sign of the old API (``Run.old_api``); written in the target's own form, it is left
+        alone whatever its values are."""
+        flags: dict[str, Known] = {}
         unknown: dict[str, str | None] = {}
         first: tuple[_Arg, str] | None = None
         if unpacked is not None:
@@ -255,11 +262,15 @@ class _Migrator:
             if arg.keyword not in MODELLED:
                 continue
             value = self.reader.read(arg.value, call.scope)
-            if isinstance(value, Unknown):
-                unknown[arg.keyword] = value.cls
-                first = first or (arg, value.reason)
-            else:
+            if not isinstance(value, Unknown):
                 flags[arg.keyword] = value
+                continue
+            ranged = None if value.cls else self.ranges.known(arg.value, call.scope, arg.keyword)
+            if ranged is not None:
+                flags[arg.keyword] = ranged
+                continue
+            unknown[arg.keyword] = value.cls
+            first = first or (arg, value.reason)
         if first is None:
             return flags
         if quiet:
@@ -278,7 +289,7 @@ class _Migrator:
     def _migrate(self, call: TrainerCall) -> None:
         splat = self._splats.get(id(call.node))
         decision: Decision | None = None
-        flags: dict[str, Value] | None = None
+        flags: dict[str, Known] | None = None
         if splat is None or splat is _NO_FLAGS:
             flags = self._read_flags(call, [a for a in _arguments(call.node)[call.skip :] if not a.star])
             if flags:
@@ -302,7 +313,7 @@ class _Migrator:
             self._record_span(call.node)
         self._edit(call.node, change)
 
-    def _site(self, call: TrainerCall, flags: dict[str, Value]) -> CallSite:
+    def _site(self, call: TrainerCall, flags: dict[str, Known]) -> CallSite:
         """``call`` as a call site. Written with the unified ``lightning`` package, it can only have been
         written for 1.8 or later: narrowing the sources avoids asking for ``--source-version`` over
         differences between releases the code never ran on."""
@@ -310,9 +321,19 @@ class _Migrator:
         lightning = self._namespace(call.node, call.scope) == "lightning.pytorch"
         return CallSite(line, column, flags, LIGHTNING_PACKAGE if lightning else RELEASES[0])
 
-    def _decide(self, call: TrainerCall, flags: dict[str, Value]) -> Decision:
-        """Plan ``call`` and report the outcome (the rewrite, or why there is none)."""
+    def _decide(self, call: TrainerCall, flags: dict[str, Known]) -> Decision:
+        """Plan ``call`` and report the outcome (the rewrite, or why there is none). With ``shim``, a call
+        no rewrite keeps for every value it may take at run time builds the runtime shim's Trainer, which
+        migrates the values it gets."""
         decision, findings = self.run_options.decide(self._site(call, flags))
+        unknown = [a.node for a in _arguments(call.node) if a.keyword in holes(flags)]
+        if unknown and isinstance(decision, Refusal):
+            if self.shim and decision.code in _SHIMMED:
+                self._runtime(call, unknown[0], decision.message)
+                return decision
+            # what stops the rewrite is the value only known at run time: the finding points at it
+            line, column = self.text.position(unknown[0])
+            findings = [replace(f, line=line, column=column) for f in findings]
         self.findings.extend(findings)
         return decision
 
@@ -344,7 +365,7 @@ class _Migrator:
             return _REPORTED
         if explicit:
             merged = {**explicit, **flags}
-            if isinstance(self.run_options.plan(self._site(call, merged)), Unchanged):
+            if isinstance(self.run_options.judge(self._site(call, merged)), Unchanged):
                 return _REPORTED
             self._report(
                 starred[0].node,
@@ -387,7 +408,7 @@ class _Migrator:
         self._record_span(node)
         self._edit(node, change)
 
-    def _record_dropped(self, call: TrainerCall, old: dict[str, Value], new: dict[str, Value]) -> None:
+    def _record_dropped(self, call: TrainerCall, old: dict[str, Known], new: dict[str, Known]) -> None:
         """Lightning classes the call no longer uses (a ``DDPPlugin()`` rebuilt as ``DDPStrategy(...)``)."""
         kept = {v.cls for v in flat(new.values()) if isinstance(v, Obj)}
         gone = {v.cls for v in flat(old.values()) if isinstance(v, Obj)} - kept

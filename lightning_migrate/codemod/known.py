@@ -1,0 +1,79 @@
+"""What a front end knows of a flag's value: the value itself (a ``Value``), the values it may take at run
+time (``RunTime``), or one of a few written alternatives (``Choice``: a conditional expression's branches).
+
+The planner (``plan``) quantifies over them: a rewrite is made only if it keeps the call's behaviour for every
+value a ``RunTime`` may take and every branch of a ``Choice``. A ``RunTime`` value stays as written: it keeps
+its keyword or moves to another (``gpus=args.gpus`` to ``devices=args.gpus``); a ``Choice`` may also have each
+branch rewritten in place (``accelerator="ddp" if n > 1 else None`` to ``strategy="ddp" if n > 1 else None``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Union
+
+from lightning_migrate.semantics.model import Value
+
+
+@dataclass(frozen=True)
+class RunTime:
+    """A value only known at run time: the expression as written (``text``) at keyword ``flag``, and every
+    value it may take there (its ``domain``, narrowed by what the file says: ``domains``)."""
+
+    flag: str
+    text: str
+    domain: tuple[Value, ...]
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A conditional expression ``b0 if t0 else b1 if t1 else b2`` written at keyword ``flag``: its
+    ``branches`` (values, or ``RunTime`` values) and the ``tests`` that choose them, as written. ``pure``: the
+    tests read names and attributes only, so writing them a second time (in another keyword's conditional)
+    evaluates them to the same branch."""
+
+    flag: str
+    branches: tuple[Value | RunTime, ...]
+    tests: tuple[str, ...]
+    pure: bool = False
+
+    def __repr__(self) -> str:
+        parts = [f"{branch!r} if {test} else " for branch, test in zip(self.branches, self.tests)]
+        return "".join(parts) + repr(self.branches[-1])
+
+    def with_branches(self, branches: tuple[Value | RunTime, ...]) -> Choice:
+        return Choice(self.flag, branches, self.tests, self.pure)
+
+
+Known = Union[Value, RunTime, Choice]
+Hole = Union[RunTime, Choice]
+
+
+def holes(flags: Mapping[str, Known]) -> dict[str, Hole]:
+    """The flags whose values are not known at the call, by flag."""
+    return {k: val for k, val in flags.items() if isinstance(val, (RunTime, Choice))}
+
+
+def values_of(hole: Hole) -> Iterator[tuple[int, Value]]:
+    """Every (branch, value) ``hole`` may take; a ``RunTime`` is its own branch 0."""
+    if isinstance(hole, RunTime):
+        for value in hole.domain:
+            yield 0, value
+        return
+    for index, branch in enumerate(hole.branches):
+        if isinstance(branch, RunTime):
+            for value in branch.domain:
+                yield index, value
+        else:
+            yield index, branch
+
+
+def literal_branches(hole: Hole) -> list[Value]:
+    """The branches of a ``Choice`` that are written as values."""
+    if isinstance(hole, RunTime):
+        return []
+    return [branch for branch in hole.branches if not isinstance(branch, RunTime)]

@@ -1,0 +1,413 @@
+"""Plan a call whose flags are partly known only at run time: quantify over every value they may take.
+
+A *case* is one assignment of the unknown flags (``known.RunTime``: each value of its domain;
+``known.Choice``: each branch, and each value of a branch that is itself a run-time value). For every case the
+old call's behaviour is found as for a literal call (``plan._behaviour``), and a rewrite is made only if, in
+every case, on every machine and for every source release, it builds what the old call built (or both fail).
+
+1. *Templates*: the candidates the spelling tables propose for each case, with the case's values taken back
+   out. A run-time value stays as written: at its own keyword, or moved to a keyword the call does not have
+   (``gpus=args.gpus`` to ``devices=args.gpus``); a candidate that needs it changed is no template.
+2. The cheapest template that keeps every case wins. A run-time value left at a keyword the target
+   deprecates (``gpus=`` for 1.7) is work left, reported with the values that break moving it.
+3. A ``Choice`` that no template keeps as written is rewritten branch by branch: the templates of each
+   branch are merged, and the keywords whose values differ take a conditional expression with the same
+   tests (``strategy="ddp" if n > 1 else None``); a test is written twice only if it is ``pure``.
+
+The number of cases is bounded (``MAX_CASES``); a call with more is reported, as before, as LM101.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+
+from lightning_migrate.codemod.known import Choice, Hole, Known, RunTime, holes, values_of
+from lightning_migrate.codemod.plan import (
+    V20,
+    Behaviour,
+    Decision,
+    Refusal,
+    Rewrite,
+    Same,
+    Unchanged,
+    _behaviour,
+    _candidates,
+    _cost,
+    comparable,
+    difference,
+    modernizable,
+    modernized,
+    token,
+)
+from lightning_migrate.semantics.model import RELEASES, Value, Version
+from lightning_migrate.semantics.signature import current
+
+# The most cases a call is judged on: a domain has at most ~15 values, so one or two unknown flags (or a
+# conditional beside one). A call with more is reported.
+MAX_CASES = 300
+# The most keywords a conditional's rewrite may write as conditional expressions (each repeats the tests).
+MAX_CONDITIONALS = 2
+# The rewrites judged over every case to say which comes closest, where none keeps them all.
+MAX_EXPLAINED = 40
+# The templates of each branch of a conditional that are tried in a merge (the cheapest ones).
+MAX_BRANCH_TEMPLATES = 6
+
+
+@dataclass(frozen=True)
+class Case:
+    """One assignment of the unknown flags, and what the old call did with it."""
+
+    values: dict[str, Value]  # unknown flag -> the value it takes
+    branches: dict[str, int]  # `Choice` flag -> the branch that gives it
+    keep: Behaviour | None  # None: the source releases disagree about it (``why``)
+    same: Same
+    why: str = ""
+
+
+Template = dict[str, Known]
+
+
+def plan_over(
+    flags: dict[str, Known], target: Version, source: Version | None, unsafe: bool, since: Version
+) -> Decision:
+    found = holes(flags)
+    cases = _cases(flags, found, target, source, unsafe, since)
+    if isinstance(cases, Refusal):
+        return cases
+    if all(case.keep is None for case in cases):  # the source releases disagree about every value
+        return Refusal("LM102", cases[0].why)
+    templates = _templates(flags, found, cases, target, unsafe)
+    winner = next((t for t in templates if not _broken(t, cases, target, first=True)), None)
+    choice = next((hole for hole in found.values() if isinstance(hole, Choice)), None)
+    if choice is not None and (winner is None or _left(winner, target)):
+        merged = _by_branch(flags, choice, cases, target, unsafe)
+        if merged is not None and (winner is None or len(_left(merged, target)) < len(_left(winner, target))):
+            winner = merged
+    if winner is None:
+        return _breaking(flags, found, templates, cases, (target, source, unsafe, since))
+    left = tuple(
+        ("LM101", _why_left(flags, flag, templates, cases, target)) for flag in _left(winner, target)
+    )
+    if winner == flags:
+        return Refusal(*left[0]) if left else Unchanged()
+    kept = tuple(sorted({r for r in RELEASES if since <= r < target} if source is None else {source}))
+    return Rewrite(winner, kept or (since,), notes=_domains_note(found), left=left)
+
+
+def _domains_note(found: Mapping[str, Hole]) -> tuple[str, ...]:
+    """What the rewrite was checked for: the values each run-time value was taken to range over."""
+    ranged = [hole for hole in found.values() if isinstance(hole, RunTime)]
+    ranged += [
+        b
+        for hole in found.values()
+        if isinstance(hole, Choice)
+        for b in hole.branches
+        if isinstance(b, RunTime)
+    ]
+    if not ranged:
+        return ()
+    spelled = "; ".join(f"`{value!r}` in {_listed(value.domain)}" for value in ranged)
+    return (f"the same for every value it may take at run time: {spelled}",)
+
+
+# --- cases --------------------------------------------------------------------------------------------------
+
+
+def _cases(
+    flags: Mapping[str, Known],
+    found: Mapping[str, Hole],
+    target: Version,
+    source: Version | None,
+    unsafe: bool,
+    since: Version,
+) -> list[Case] | Refusal:
+    options = [list(values_of(hole)) for hole in found.values()]
+    combinations = list(itertools.islice(itertools.product(*options), MAX_CASES + 1))
+    if len(combinations) > MAX_CASES:
+        return Refusal(
+            "LM101",
+            f"{_named(found)}: only known at run time, and may take too many combinations of values to"
+            " check each",
+        )
+    sources = (source,) if source else tuple(r for r in RELEASES if since <= r < target) or (since,)
+    cases: list[Case] = []
+    for combination in combinations:
+        values = {flag: value for flag, (_, value) in zip(found, combination)}
+        branches = {flag: index for flag, (index, _) in zip(found, combination)}
+        whole = substitute(flags, Case(values, branches, None, comparable))
+        same = modernized(modernizable(whole, target)) if unsafe else comparable
+        behaviour = _behaviour(whole, sources)
+        if isinstance(behaviour, Refusal):
+            if behaviour.code != "LM100":  # the releases disagree: no rewrite can keep both
+                cases.append(Case(values, branches, None, same, behaviour.message))
+            # (a value no source release builds on any machine is one the old code never ran with)
+            continue
+        cases.append(Case(values, branches, behaviour[0], same))
+    if not cases:
+        return Refusal("LM100", f"no value {_named(found)} may take makes a call any release builds")
+    return cases
+
+
+def substitute(template: Mapping[str, Known], case: Case) -> dict[str, Value]:
+    """``template`` with the case's values in place of the unknown ones."""
+    out: dict[str, Value] = {}
+    for key, value in template.items():
+        if isinstance(value, RunTime):
+            out[key] = case.values[value.flag]
+        elif isinstance(value, Choice):
+            branch = value.branches[case.branches[value.flag]]
+            out[key] = case.values[value.flag] if isinstance(branch, RunTime) else branch
+        else:
+            out[key] = value
+    return out
+
+
+# --- templates ----------------------------------------------------------------------------------------------
+
+
+def _templates(
+    flags: Mapping[str, Known],
+    found: Mapping[str, Hole],
+    cases: Sequence[Case],
+    target: Version,
+    unsafe: bool,
+) -> list[Template]:
+    """Every candidate of every case with the unknown values taken back out, cheapest first."""
+    templates: dict[object, Template] = {}
+    for case in cases:
+        if case.keep is None:
+            continue
+        for candidate in _candidates(substitute(flags, case), case.keep, target, unsafe):
+            template = _abstract(candidate, flags, found, case)
+            if template is not None:
+                templates.setdefault(tuple((k, token(val)) for k, val in template.items()), template)
+    return sorted(templates.values(), key=lambda template: _cost(flags, template))  # type: ignore[arg-type]
+
+
+def _abstract(
+    candidate: Mapping[str, Value], flags: Mapping[str, Known], found: Mapping[str, Hole], case: Case
+) -> Template | None:
+    """``candidate`` (a rewrite of the call with ``case``'s values) with every unknown value as written, at
+    its own keyword or at one the call does not have; None when the candidate changes one."""
+    template: Template = dict(candidate)
+    for flag, hole in found.items():
+        value = case.values[flag]
+        if flag in candidate and _same(candidate[flag], value):
+            template[flag] = hole
+            continue
+        moved = [k for k, val in candidate.items() if k not in flags and _same(val, value)]
+        if flag in candidate or not moved:
+            return None
+        template[moved[0]] = hole
+    return template
+
+
+def _same(a: Value, b: Value) -> bool:
+    return type(a) is type(b) and a == b
+
+
+def _broken(
+    template: Mapping[str, Known], cases: Sequence[Case], target: Version, first: bool = False
+) -> list[tuple[Case, str]]:
+    """The cases ``template`` does not keep, each with what goes wrong (only the first with ``first``)."""
+    tolerated = frozenset(_left(template, target))
+    broken = []
+    for case in cases:
+        why = case.why
+        if case.keep is not None:
+            found = difference(substitute(template, case), case.keep, target, case.same, tolerated)
+            why = f"on {found[0].describe()} Lightning {target} would build {found[1]}" if found else ""
+        if why:
+            broken.append((case, why))
+            if first:
+                break
+    return broken
+
+
+def _left(template: Mapping[str, Known], target: Version) -> list[str]:
+    """The unknown values left as written at a keyword ``target`` deprecates: work for the user (its
+    warning is not held against the rewrite, which keeps the value where it was)."""
+    return [
+        k
+        for k, val in template.items()
+        if isinstance(val, (RunTime, Choice)) and val.flag == k and not current(k, target)
+    ]
+
+
+# --- a conditional, branch by branch ------------------------------------------------------------------------
+
+
+def _by_branch(
+    flags: Mapping[str, Known], choice: Choice, cases: Sequence[Case], target: Version, unsafe: bool
+) -> Template | None:
+    """The cheapest merge of rewrites of each branch of ``choice`` that keeps every case, if any."""
+    per_branch: list[list[Template]] = []
+    for index, branch in enumerate(choice.branches):
+        sub = {**flags, choice.flag: branch}
+        mine = [case for case in cases if case.branches[choice.flag] == index]
+        templates = _templates(sub, holes(sub), mine, target, unsafe)
+        passing = [t for t in templates if not _broken(t, mine, target, first=True)]
+        if not passing:
+            return None
+        per_branch.append(passing[:MAX_BRANCH_TEMPLATES])
+    merges = [
+        merged
+        for combination in itertools.product(*per_branch)
+        for merged in _merges(choice, combination, target)
+    ]
+    # fewest conditional expressions first, then the smallest edit
+    for merged in sorted(merges, key=lambda m: (_conditionals(m), _cost(flags, m))):  # type: ignore[arg-type]
+        if not _broken(merged, cases, target, first=True):
+            return merged
+    return None
+
+
+def _merges(choice: Choice, templates: Sequence[Template], target: Version) -> Iterator[Template]:
+    """Templates whose keywords take, branch by branch, the values of ``templates`` (one per branch of
+    ``choice``): equal values once, different ones as a conditional expression with ``choice``'s tests. A
+    keyword a branch leaves out takes its default there."""
+    keys = list(dict.fromkeys(k for template in templates for k in template))
+    merged: Template = {}
+    for key in keys:
+        values = [template.get(key, _absent(key, target)) for template in templates]
+        if any(value is _NO_DEFAULT for value in values):
+            return
+        if all(token(value) == token(values[0]) for value in values):
+            merged[key] = values[0]
+        elif any(isinstance(v, (Choice, RunTime)) and v.flag != choice.flag for v in values):
+            return  # another unknown value would be written twice
+        else:
+            merged[key] = choice.with_branches(tuple(values))  # type: ignore[arg-type]
+    # one conditional evaluates the tests once, as the call did; more write them again (and read worse)
+    if _conditionals(merged) <= 1 or (choice.pure and _conditionals(merged) <= MAX_CONDITIONALS):
+        yield merged
+
+
+def _conditionals(template: Mapping[str, Known]) -> int:
+    return sum(isinstance(value, Choice) for value in template.values())
+
+
+_NO_DEFAULT = object()
+# The keywords a branch may leave out where another branch sets them: left out, they are at their default.
+_FILLED = frozenset({"strategy", "accelerator", "devices", "plugins"})
+
+
+def _absent(flag: str, target: Version) -> Known:
+    """What leaving ``flag`` out means in ``target``, written out; ``_NO_DEFAULT`` for a flag not filled."""
+    if flag not in _FILLED:
+        return _NO_DEFAULT  # type: ignore[return-value]
+    return "auto" if target >= V20 and flag != "plugins" else None
+
+
+# --- what the user is told ----------------------------------------------------------------------------------
+
+
+def _breaking(
+    flags: Mapping[str, Known],
+    found: Mapping[str, Hole],
+    templates: Sequence[Template],
+    cases: Sequence[Case],
+    run: tuple[Version, Version | None, bool, Version],
+) -> Refusal:
+    """Why no rewrite keeps the call for every run-time value: where no rewrite keeps it for any value,
+    what the call with the first of them is told; else (LM101) the rewrite that holds for the most values,
+    the values that break it and what it does with the first of them."""
+    target = run[0]
+    judged = [(t, _broken(t, cases, target)) for t in _changed(flags, templates)]
+    accepted = [case for case in cases if case.keep is not None]
+    best = min(judged, key=lambda pair: len(pair[1])) if judged else None
+    if accepted and (best is None or len(best[1]) == len(cases)):
+        from lightning_migrate.codemod.plan import plan  # (the literal call's own planner)
+
+        for case in accepted:
+            told = plan(substitute(flags, case), *run)
+            if isinstance(told, Refusal):
+                values = ", ".join(f"{k}={val!r}" for k, val in case.values.items())
+                return Refusal(
+                    told.code, f"{_named(found)}: only known at run time, and for {values}: {told.message}"
+                )
+    if best is None:
+        return Refusal(
+            "LM101",
+            f"{_named(found)}: only known at run time, and no spelling of Lightning {target} keeps this"
+            " call's behaviour for the values it may take; pass the value literally or use the runtime shim"
+            " (`--shim`)",
+        )
+    template, broken = best
+    # (where the releases disagree about the values, the reason already asks for --source-version)
+    advice = (
+        ""
+        if all(case.keep is None for case, _ in broken)
+        else "; narrow the value (an argparse `type=` or `choices=`), pass it literally, or use the runtime"
+        " shim (`--shim`)"
+    )
+    return Refusal(
+        "LM101",
+        f"{_named(found)}: only known at run time, and no rewrite keeps this call's behaviour for every"
+        f" value: the closest, `{_spelled(flags, template)}`, {_breaks(broken)}{advice}",
+    )
+
+
+def _why_left(
+    flags: Mapping[str, Known],
+    flag: str,
+    templates: Sequence[Template],
+    cases: Sequence[Case],
+    target: Version,
+) -> str:
+    """Why the run-time value at ``flag`` (a keyword ``target`` deprecates) is left as written."""
+    hole = flags[flag]
+    moving = [t for t in templates if token(t.get(flag)) != token(hole)]  # the value moved elsewhere
+    judged = [(t, _broken(t, cases, target)) for t in moving[:8]]
+    head = f"`{flag}={hole!r}`: Lightning {target} deprecates `{flag}=`"
+    if not judged:
+        return (
+            f"{head}, and no spelling of it keeps the call's behaviour for the values it may take; change it"
+            " by hand"
+        )
+    template, broken = min(judged, key=lambda pair: len(pair[1]))
+    return (
+        f"{head}, and no spelling of it keeps the call's behaviour for every value: the closest,"
+        f" `{_spelled(flags, template)}`, {_breaks(broken)}; narrow the value (an argparse `type=` or"
+        " `choices=`) or change it by hand"
+    )
+
+
+def _changed(flags: Mapping[str, Known], templates: Sequence[Template]) -> Iterator[Template]:
+    for template in templates[:MAX_EXPLAINED]:
+        if template != flags:
+            yield template
+
+
+def _spelled(flags: Mapping[str, Known], template: Mapping[str, Known]) -> str:
+    written = [
+        f"{k}={val!r}" for k, val in template.items() if k not in flags or token(flags[k]) != token(val)
+    ]
+    return ", ".join(written + [f"no {k}=" for k in flags if k not in template])
+
+
+def _breaks(broken: Sequence[tuple[Case, str]]) -> str:
+    """``breaks for gpus=0 or None (gpus=0: on CPU only ...)``."""
+    flags = list(broken[0][0].values)
+    if len(flags) == 1:
+        which = f"{flags[0]}={_listed([case.values[flags[0]] for case, _ in broken], ' or ')}"
+    else:
+        which = " or ".join(
+            ", ".join(f"{k}={val!r}" for k, val in case.values.items()) for case, _ in broken[:3]
+        ) + (" or others" if len(broken) > 3 else "")
+    first, why = broken[0]
+    values = ", ".join(f"{k}={val!r}" for k, val in first.values.items())
+    return f"breaks for {which} ({values}: {why})"
+
+
+def _named(found: Mapping[str, Hole]) -> str:
+    return ", ".join(f"`{k}={hole!r}`" for k, hole in found.items())
+
+
+def _listed(values: Sequence[Value], last: str = ", ") -> str:
+    spelled = list(dict.fromkeys(repr(val) for val in values))
+    if len(spelled) > 6:
+        spelled = [*spelled[:5], f"{len(spelled) - 5} more"]
+    return spelled[0] if len(spelled) == 1 else ", ".join(spelled[:-1]) + last + spelled[-1]

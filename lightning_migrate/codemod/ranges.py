@@ -1,0 +1,128 @@
+"""Read a flag value that is only known at run time into what the planner can quantify over (``known``).
+
+- A conditional expression is a ``Choice`` of its branches (``1 if args.cuda else 0``), each a value or, in
+  turn, a run-time value; the branches of ``a if t0 else b if t1 else c`` are read as one chain.
+- Any other expression is a ``RunTime`` over its flag's domain (``domains``), narrowed by what the file says:
+  a name bound once is what it is bound to; an option of the file's own ``argparse`` parser (``args.gpus``
+  with ``add_argument("--gpus", type=int)``) or of ``Trainer.add_argparse_args`` holds what that option gives;
+  ``int(x)``/``str(x)`` hold what the conversion makes of ``x``'s values.
+
+A flag with no domain (``accelerator=``, ``strategy=``, objects...) cannot be quantified over: ``None``, and
+the call is reported as before.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+from dataclasses import dataclass
+
+from lightning_migrate.codemod import domains
+from lightning_migrate.codemod.known import Choice, RunTime
+from lightning_migrate.codemod.locate import Located, Scope
+from lightning_migrate.codemod.text import Text
+from lightning_migrate.codemod.values import Reader, Unknown
+from lightning_migrate.semantics.model import Obj, Value
+
+# Tests made of these nodes only read values: written a second time, they choose the same branch.
+_PURE = (
+    ast.Name,
+    ast.Attribute,
+    ast.Constant,
+    ast.Compare,
+    ast.BoolOp,
+    ast.UnaryOp,
+    ast.BinOp,
+    ast.Subscript,
+    ast.Tuple,
+    ast.List,
+    ast.Load,
+    ast.cmpop,
+    ast.boolop,
+    ast.unaryop,
+    ast.operator,
+)
+MAX_DEPTH = 8
+
+
+@dataclass(frozen=True)
+class RunTimeReader:
+    located: Located
+    reader: Reader
+    text: Text
+
+    def known(self, node: ast.expr, scope: Scope, flag: str) -> RunTime | Choice | None:
+        """What the planner may take ``node`` (the value of ``flag``) to be, or None."""
+        if isinstance(node, ast.IfExp):
+            return self._choice(node, scope, flag)
+        domain = self.domain(node, scope, flag)
+        return RunTime(flag, self.text.segment(node), domain) if domain else None
+
+    def _choice(self, node: ast.IfExp, scope: Scope, flag: str) -> Choice | None:
+        chain: list[ast.expr] = []
+        tests: list[ast.expr] = []
+        current: ast.expr = node
+        while isinstance(current, ast.IfExp):
+            chain.append(current.body)
+            tests.append(current.test)
+            current = current.orelse
+        chain.append(current)
+        branches: list[Value | RunTime] = []
+        for branch in chain:
+            value = self.reader.read(branch, scope)
+            if isinstance(value, Unknown):
+                if isinstance(branch, ast.IfExp):
+                    return None  # a conditional inside a branch's body: not one chain
+                inner = self.known(branch, scope, flag)
+                if not isinstance(inner, RunTime):
+                    return None
+                branches.append(inner)
+            elif _has_object(value):
+                return None  # an object in a branch is decided where it is built, not here
+            else:
+                branches.append(value)
+        pure = all(isinstance(n, _PURE) for test in tests for n in ast.walk(test))
+        return Choice(flag, tuple(branches), tuple(self.text.segment(t) for t in tests), pure)
+
+    def domain(self, node: ast.expr, scope: Scope, flag: str, depth: int = 0) -> tuple[Value, ...] | None:
+        """The values ``node`` may hold as ``flag``."""
+        if depth > MAX_DEPTH:
+            return None
+        value = self.reader.read(node, scope)
+        if not isinstance(value, Unknown):
+            return None if _has_object(value) else (value,)
+        if isinstance(node, ast.IfExp):
+            parts = [self.domain(branch, scope, flag, depth + 1) for branch in (node.body, node.orelse)]
+            return domains.union(parts)
+        if isinstance(node, ast.Name):
+            bound = self.located.bound(node, scope)
+            if bound is not None:
+                return self.domain(bound[0], bound[1], flag, depth + 1)
+        if isinstance(node, ast.Attribute):
+            options, trainer = self._options
+            option = options.get(node.attr)
+            if option is not None:
+                return domains.of_option(flag, option)
+            if trainer and node.attr == flag:
+                return domains.TRAINER_OPTIONS.get(flag)
+        if (
+            isinstance(node, ast.Call)
+            and self.located.builtin(node.func, scope)
+            and len(node.args) == 1
+            and not node.keywords
+        ):
+            assert isinstance(node.func, ast.Name)
+            inner = self.domain(node.args[0], scope, flag, depth + 1)
+            return domains.converted(node.func.id, inner) if inner is not None else None
+        return domains.domain(flag)
+
+    @functools.cached_property
+    def _options(self) -> tuple[dict[str, domains.Option], bool]:
+        """The file's own argparse options, and whether it adds the Trainer's (``domains.options``)."""
+        return domains.options(self.located.every_call)
+
+
+def _has_object(value: Value) -> bool:
+    if isinstance(value, (list, tuple)):
+        return any(map(_has_object, value))
+    return isinstance(value, Obj)
