@@ -35,7 +35,12 @@ from lightning_migrate.semantics import (
 )
 from lightning_migrate.semantics.classes import PRECISION, kind_of, lookup
 from lightning_migrate.semantics.model import OPTIONAL_PACKAGES, RELEASES, Obj, v
-from lightning_migrate.semantics.registry import DISTRIBUTED_TYPES, default_find_unused_parameters, registered
+from lightning_migrate.semantics.registry import (
+    DISTRIBUTED_TYPES,
+    default_find_unused_parameters,
+    deprecated_family,
+    registered,
+)
 from lightning_migrate.semantics.render import (
     accelerator_name,
     precision_objects,
@@ -45,7 +50,7 @@ from lightning_migrate.semantics.render import (
 )
 from lightning_migrate.semantics.signature import MODELLED, accepts, is_default
 
-V16, V20 = v("1.6"), v("2.0")
+V15, V16, V20 = v("1.5"), v("1.6"), v("2.0")
 
 # Machines a rewrite must behave identically on: several defaults depend on the hardware.
 MACHINES: tuple[Hardware, ...] = (
@@ -194,13 +199,14 @@ def _plan(
     candidates = _candidates(flags, keep, target, unsafe)
     if unsafe:  # among equally small edits, the plainest spelling (`"ddp"`, not `"ddp_find_unused_..."`)
         candidates.sort(key=lambda c: (_cost(flags, c), len(repr(c.get("strategy", "")))))
+    left = _deprecated_families(keep, target)
     for candidate in candidates:
         if _keeps(candidate, keep, target, same):
             if candidate == flags:
                 return Unchanged()
             worded, notes = _precision_words(candidate, keep, target, same)
             rewritten: dict[str, Known] = dict(worded)
-            return Rewrite(rewritten, kept_from, _changes(worded, keep, target, fields), notes)
+            return Rewrite(rewritten, kept_from, _changes(worded, keep, target, fields), notes, left)
     return _changed_argument(flags, sources, target) or _why_not(flags, keep, target)
 
 
@@ -263,11 +269,29 @@ def _objects_in(flags: Mapping[str, Value]) -> Iterator[Obj]:
                 yield item
 
 
+def _deprecated_families(keep: Behaviour, target: Version) -> tuple[tuple[str, str], ...]:
+    """What is left to the user where the old call builds a strategy ``target`` deprecates with nothing
+    that trains the same (FairScale's sharding, Horovod in 1.9): a rewrite can only keep it, and says so."""
+    for setup in filter(None, keep.values()):
+        said = deprecated_family(setup.strategy.name, target)
+        if said:
+            why = (
+                f"Lightning {target} deprecates {said}, and 2.0 removes it: no strategy of {target} trains"
+                f" the same ({describe(setup)}); keep it until you move off it by hand"
+            )
+            return (("LM103", why),)
+    return ()
+
+
 def _legacy_in(flags: Mapping[str, Value], target: Version, since: Version = RELEASES[0]) -> bool:
     """Does the call use a spelling ``target`` deprecates or removed: a deprecation warning, a keyword it
-    lacks, or a call it rejects everywhere in words of an older release (from ``since``) that built it?"""
+    lacks, a training type written outside `strategy=` (from 1.5, whether or not ``target`` warns:
+    `accelerator="ddp_cpu"` never did, and broke in 1.7), or a call it rejects everywhere in words of an
+    older release (from ``since``) that built it?"""
     if any(flag in MODELLED and not accepts(flag, target) for flag in flags):
         return True
+    if _misplaced(flags, target) and _built(flags, [r for r in RELEASES if since <= r < target]):
+        return True  # (a call no release built is an error-path test, not old usage)
     results = [interpret(flags, target, machine) for machine in machines(flags)]
     if any(codemod_deprecations(r.deprecations) for r in results if isinstance(r.outcome, Setup)):
         return True  # (a warning before an error everywhere says nothing: the call never ran this way)
@@ -289,6 +313,11 @@ def _foreign(flags: Mapping[str, Value], target: Version, releases: Sequence[Ver
     ]
     if not alone or not all(_documented(value) for flag, value in alone if flag in _NAMED_FLAGS):
         return False
+    return _built(flags, releases)
+
+
+def _built(flags: Mapping[str, Value], releases: Sequence[Version]) -> bool:
+    """Does one of ``releases`` build the call on some machine?"""
     return any(isinstance(interpret(flags, r, m).outcome, Setup) for r in releases for m in machines(flags))
 
 
@@ -509,9 +538,16 @@ def _candidates(
     ):
         merged = _apply(flags, training, devices, defaults)
         for variant in (merged, *_precision_variants(merged, keep, target)):
-            if variant not in candidates:
+            if variant not in candidates and not _misplaced(variant, target):
                 candidates.append(variant)
     return sorted(candidates, key=lambda candidate: _cost(flags, candidate))
+
+
+def _misplaced(flags: Mapping[str, Value], target: Version) -> bool:
+    """Does the call keep a training type outside `strategy=` where ``target`` has `strategy=`? Never the
+    target's form, whether or not it warns (see ``_legacy_in``)."""
+    carriers, value = _training_type(flags)
+    return bool(carriers) and target >= V15 and _documented(value)
 
 
 def _precision_variants(

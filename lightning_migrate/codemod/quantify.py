@@ -35,6 +35,7 @@ from lightning_migrate.codemod.plan import (
     _behaviour,
     _candidates,
     _cost,
+    _deprecated_families,
     comparable,
     difference,
     modernizable,
@@ -90,6 +91,7 @@ def plan_over(
     left = tuple(
         ("LM101", _why_left(flags, flag, templates, cases, target)) for flag in _left(winner, target)
     )
+    left += next(filter(None, (_deprecated_families(c.keep, target) for c in cases if c.keep)), ())
     if winner == flags:
         return Refusal(*left[0]) if left else Unchanged()
     kept = tuple(sorted({r for r in RELEASES if since <= r < target} if source is None else {source}))

@@ -15,6 +15,26 @@ from types import MappingProxyType
 
 from lightning_migrate.semantics.model import Strategy, Value, Version, v
 
+# Strategy families a release deprecates before removing them, with no strategy that trains the same: a
+# call that builds one still runs there, with a warning (spec section 1; code-read, the message is the
+# release's own).
+DEPRECATED_FAMILIES: Mapping[str, tuple[Version, str]] = MappingProxyType(
+    {
+        "fairscale_sharded": (
+            v("1.9"),
+            "PyTorch Lightning's sharded implementation using FairScale (#16353)",
+        ),
+        "fairscale_fsdp": (v("1.9"), "PyTorch Lightning's sharded implementation using FairScale (#16353)"),
+        "horovod": (v("1.9"), "the `HorovodStrategy` (#16141)"),
+    }
+)
+
+
+def deprecated_family(family: str, version: Version) -> str | None:
+    """What ``version`` deprecates of strategy ``family``, in words, if it does."""
+    row = DEPRECATED_FAMILIES.get(family)
+    return row[1] if row is not None and version >= row[0] else None
+
 
 @dataclass(frozen=True)
 class Alias:
