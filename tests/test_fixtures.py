@@ -12,13 +12,14 @@ import re
 from pathlib import Path
 
 import pytest
+from runtime_calls import choices, declared, evaluate, holed_calls
 
 from lightning_migrate.codemod.callparse import Call, trainer_calls
 from lightning_migrate.codemod.callsite import LIGHTNING_PACKAGE
 from lightning_migrate.codemod.plan import codemod_deprecations, machines, modernizable, modernized
 from lightning_migrate.codemod.python import migrate
-from lightning_migrate.semantics import Setup, interpret
-from lightning_migrate.semantics.model import RELEASES, Version, release
+from lightning_migrate.semantics import Rejected, Setup, interpret
+from lightning_migrate.semantics.model import RELEASES, Interpretation, Value, Version, release
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 DEFAULT_TARGET = "2.6"
@@ -91,30 +92,47 @@ def assert_behaviour_kept(
     since = LIGHTNING_PACKAGE if re.search(r"^\s*(from|import) lightning\b", old, re.M) else RELEASES[0]
     sources = [source] if source else [r for r in RELEASES if since <= r < target]
     checked = 0
-    for old_call, new_call in zip(before, after):
-        if not isinstance(old_call, Call) or not isinstance(new_call, Call):
-            assert old_call == new_call, f"a rewritten call the test cannot read: {old_call} -> {new_call}"
+    holed = list(zip(holed_calls(old), holed_calls(new)))
+    for (old_call, new_call), (old_holed, new_holed) in zip(zip(before, after), holed):
+        if isinstance(old_call, Call) and isinstance(new_call, Call):
+            if old_call.flags != new_call.flags:
+                checked += 1
+                _assert_same(old_call.flags, new_call.flags, new_call.text, target, sources, unsafe)
             continue
-        if old_call.flags == new_call.flags:
+        if old_holed.text == new_holed.text:
             continue
+        # values only known at run time: every value they may take, every branch of a conditional
         checked += 1
-        took = [
-            r
-            for r in sources
-            for m in machines(old_call.flags)
-            if isinstance(interpret(old_call.flags, r, m).outcome, Setup)
-        ]
-        in_use = sources if took else [r for r in RELEASES if r < target]
-        same = modernized(modernizable(old_call.flags, target) if unsafe else ())
-        for machine in machines(old_call.flags):
-            built = {interpret(old_call.flags, r, machine).outcome for r in in_use} - {None}
-            setups = {s for s in built if isinstance(s, Setup)}
-            result = interpret(new_call.flags, target, machine)
-            assert not codemod_deprecations(result.deprecations), new_call.text
-            if setups:
-                assert isinstance(result.outcome, Setup), (new_call.text, machine)
-                assert {same(s) for s in setups} == {same(result.outcome)}, (
-                    new_call.text,
-                    machine,
-                )
+        domains = declared(old)
+        for chosen in choices(old_holed, new_holed, domains):
+            old_flags, new_flags = evaluate(old_holed, chosen), evaluate(new_holed, chosen)
+            if all(isinstance(r.outcome, Rejected) for r in _in_sources(old_flags, sources)):
+                continue  # a value the old call never ran with
+            _assert_same(old_flags, new_flags, f"{new_holed.text} with {chosen}", target, sources, unsafe)
     return checked
+
+
+def _in_sources(flags: dict[str, Value], sources: list[Version]) -> list[Interpretation]:
+    return [interpret(flags, r, m) for r in sources for m in machines(flags)]
+
+
+def _assert_same(
+    old: dict[str, Value],
+    new: dict[str, Value],
+    text: str,
+    target: Version,
+    sources: list[Version],
+    unsafe: bool,
+) -> None:
+    """``new`` builds in ``target`` what ``old`` built in ``sources``, on every machine."""
+    took = [r for r in sources for m in machines(old) if isinstance(interpret(old, r, m).outcome, Setup)]
+    in_use = sources if took else [r for r in RELEASES if r < target]
+    same = modernized(modernizable(old, target) if unsafe else ())
+    for machine in machines(old):
+        built = {interpret(old, r, machine).outcome for r in in_use} - {None}
+        setups = {s for s in built if isinstance(s, Setup)}
+        result = interpret(new, target, machine)
+        assert not [d for d in codemod_deprecations(result.deprecations) if d.flag not in old], text
+        if setups:
+            assert isinstance(result.outcome, Setup), (text, machine)
+            assert {same(s) for s in setups} == {same(result.outcome)}, (text, machine)

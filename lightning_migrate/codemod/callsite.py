@@ -44,6 +44,11 @@ class CallSite:
     # the modelled flags whose values are only known at run time (``UNPACKED``: what a `**dict` holds), each
     # with the Lightning class its value builds where that is known (`DDPPlugin(find_unused_parameters=x)`)
     unknown: Mapping[str, str | None] = field(default_factory=dict)
+    # where each flag's value is written (line, column), for findings about one value; default: the call's
+    places: Mapping[str, tuple[int, int]] = field(default_factory=dict)
+
+    def place(self, flag: str) -> tuple[int, int]:
+        return self.places.get(flag, (self.line, self.column))
 
 
 @dataclass(frozen=True)
@@ -114,7 +119,7 @@ class Run:
         not made."""
         decision = self.judge(site)
         if isinstance(decision, Refusal):
-            return decision, [Finding(site.line, site.column, decision.code, decision.message, False)]
+            return decision, [Finding(*site.place(decision.flag), decision.code, decision.message, False)]
         if not isinstance(decision, Rewrite):
             return decision, []
         findings = rewrite_findings(site, decision)
@@ -165,7 +170,7 @@ def rewrite_findings(site: CallSite, rewrite: Rewrite) -> list[Finding]:
         if index == 0 and rewrite.changes:
             message += f" (unsafe fix, changes behaviour: {'; '.join(rewrite.changes)})"
         findings.append(Finding(site.line, site.column, rule, message, True))
-    findings += [Finding(site.line, site.column, code, why, False) for code, why in rewrite.left]
+    findings += [Finding(*site.place(flag), code, why, False) for code, flag, why in rewrite.left]
     return findings
 
 

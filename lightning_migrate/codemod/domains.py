@@ -41,14 +41,14 @@ _KINDS = {"int": int, "str": str, "float": float}
 @dataclass(frozen=True)
 class Option:
     """One option of the file's own argparse parser: its ``type`` (a builtin's name, "" for none, None for
-    a function the codemod cannot read), ``choices`` and ``default`` (``_MISSING``: not written)."""
+    a function the codemod cannot read), ``choices`` and ``default`` (``MISSING``: not written)."""
 
     kind: str | None
     choices: tuple[Value, ...] | None
     default: object
 
 
-_MISSING = object()
+MISSING = object()
 
 
 def domain(flag: str, narrowed: Iterable[Value] | None = None) -> tuple[Value, ...] | None:
@@ -68,6 +68,63 @@ def union(parts: Iterable[tuple[Value, ...] | None]) -> tuple[Value, ...] | None
             return None
         values += part
     return tuple(_unique(values))
+
+
+def of_annotation(flag: str, annotation: ast.expr | None, default: object) -> tuple[Value, ...] | None:
+    """The values a function's parameter may give ``flag``: the domain's values of the kinds its
+    annotation names (``gpus: int``, ``Optional[int]``, ``int | str``, ``List[int]``), and its default."""
+    whole = DOMAINS.get(flag)
+    if whole is None:
+        return None
+    kinds = _kinds(annotation) if annotation is not None else None
+    values = [value for value in whole if kinds is None or _kind(value) in kinds]
+    if default is not MISSING and (default is None or isinstance(default, (bool, int, float, str, list))):
+        values.append(default)
+    return tuple(_unique(values)) or None
+
+
+_KIND_NAMES = {"int": "int", "str": "str", "float": "float", "bool": "bool", "None": "None"}
+_SEQUENCES = frozenset({"list", "List", "Sequence", "tuple", "Tuple", "MutableSequence"})
+
+
+def _kinds(node: ast.expr) -> frozenset[str] | None:
+    """The kinds of value an annotation admits (None: any, or one the codemod cannot read)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        try:
+            return _kinds(ast.parse(node.value, mode="eval").body)  # a string annotation
+        except SyntaxError:
+            return None
+    if isinstance(node, ast.Constant) and node.value is None:
+        return frozenset({"None"})
+    name = node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else None
+    if name in _KIND_NAMES:
+        kind = _KIND_NAMES[name]
+        return frozenset({"int", "float"}) if kind == "float" else frozenset({kind})
+    if name in _SEQUENCES:
+        return frozenset({"list"})
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        left, right = _kinds(node.left), _kinds(node.right)
+        return None if left is None or right is None else left | right
+    if isinstance(node, ast.Subscript):
+        outer = node.value.attr if isinstance(node.value, ast.Attribute) else getattr(node.value, "id", "")
+        inner = list(node.slice.elts) if isinstance(node.slice, ast.Tuple) else [node.slice]
+        if outer in _SEQUENCES:
+            return frozenset({"list"})
+        if outer in ("Optional", "Union"):
+            parts = [_kinds(part) for part in inner]
+            if any(part is None for part in parts):
+                return None
+            found = frozenset().union(*parts)  # type: ignore[arg-type]
+            return found | {"None"} if outer == "Optional" else found
+    return None
+
+
+def _kind(value: Value) -> str:
+    if value is None:
+        return "None"
+    if isinstance(value, (list, tuple)):
+        return "list"
+    return type(value).__name__
 
 
 # What a builtin conversion makes of a value (`int(args.gpus)`); a value it rejects is one the call never
@@ -107,7 +164,7 @@ def of_option(flag: str, option: Option) -> tuple[Value, ...] | None:
                 values.append(convert(word))
             except ValueError:
                 continue
-    if option.default is not _MISSING:
+    if option.default is not MISSING:
         values.append(option.default)  # type: ignore[arg-type]
     elif option.choices is None:
         values.append(None)  # argparse's own default
@@ -168,10 +225,10 @@ def _option(call: ast.Call) -> Option | None:
         if not isinstance(literal, (list, tuple)):
             return None
         choices = tuple(literal)
-    default: object = _MISSING
+    default: object = MISSING
     if "default" in keywords:
         default = _literal(keywords["default"])
-        if default is _MISSING:
+        if default is MISSING:
             return None
     return Option(kind, choices, default)
 
@@ -180,7 +237,7 @@ def _literal(node: ast.expr) -> object:
     try:
         return ast.literal_eval(node)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        return _MISSING
+        return MISSING
 
 
 def _unique(values: Iterable[Value]) -> list[Value]:

@@ -45,6 +45,8 @@ class Binding:
     single: bool = False
     qualified: str | None = None
     scope: Scope | None = None  # where ``value`` is evaluated
+    parameter: ast.arg | None = None  # a function's parameter (its annotation says what it may hold) ...
+    default: ast.expr | None = None  # ... and its default value
 
 
 @dataclass(eq=False)
@@ -148,6 +150,15 @@ class Located:
         if sole_use and (not bindings[0].single or self.reads(name.id, where) != 1):
             return None
         return bindings[0].value, bindings[0].scope
+
+    def parameter(self, name: ast.Name, scope: Scope) -> tuple[ast.arg, ast.expr | None, Scope] | None:
+        """When ``name`` is a function's parameter bound nowhere else: the parameter, its default and the
+        scope the default is evaluated in (the one the function is defined in)."""
+        where = scope.lookup(name.id)
+        bindings = where.bindings[name.id] if where is not None else []
+        if len(bindings) != 1 or bindings[0].parameter is None or where is None or where.parent is None:
+            return None
+        return bindings[0].parameter, bindings[0].default, where.parent
 
     def reads(self, name: str, where: Scope) -> int:
         return sum(s.reads[name] for s in self.scopes if name in s.reads and s.lookup(name) is where)
@@ -346,9 +357,15 @@ class _Walker:
                 self.expr(arg.annotation, scope, indent)
 
     def parameters(self, args: ast.arguments, inner: Scope) -> None:
-        for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg):
-            if arg is not None:
-                inner.bind(arg.arg, Binding())
+        positional = [*args.posonlyargs, *args.args]
+        defaults: list[ast.expr | None] = [None] * (len(positional) - len(args.defaults)) + list(
+            args.defaults
+        )
+        for arg, default in zip([*positional, *args.kwonlyargs], [*defaults, *args.kw_defaults]):
+            inner.bind(arg.arg, Binding(parameter=arg, default=default))
+        for rest in (args.vararg, args.kwarg):
+            if rest is not None:
+                inner.bind(rest.arg, Binding())
 
     def seen(self, name: ast.Name) -> None:
         self.names.add(name.id)

@@ -108,9 +108,9 @@ class Rewrite:
     source: tuple[Version, ...]  # the releases whose behaviour it keeps
     changes: tuple[str, ...] = ()  # with `unsafe`: how the behaviour differs from the old call's
     notes: tuple[str, ...] = ()  # re-spellings the finding should mention (`precision=16` -> "16-mixed")
-    # what the rewrite leaves for the user: (code, why), e.g. a run-time `gpus=` the target deprecates that
-    # no spelling of the target keeps for every value it may take
-    left: tuple[tuple[str, str], ...] = ()
+    # what the rewrite leaves for the user: (code, flag, why), e.g. a run-time `gpus=` the target deprecates
+    # that no spelling of the target keeps for every value it may take (flag "": the call as a whole)
+    left: tuple[tuple[str, str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -122,6 +122,7 @@ class Unchanged:
 class Refusal:
     code: str
     message: str
+    flag: str = ""  # the flag whose value stops the rewrite, where one does (a value only known at run time)
 
 
 Decision = Union[Rewrite, Unchanged, Refusal]
@@ -269,7 +270,7 @@ def _objects_in(flags: Mapping[str, Value]) -> Iterator[Obj]:
                 yield item
 
 
-def _deprecated_families(keep: Behaviour, target: Version) -> tuple[tuple[str, str], ...]:
+def _deprecated_families(keep: Behaviour, target: Version) -> tuple[tuple[str, str, str], ...]:
     """What is left to the user where the old call builds a strategy ``target`` deprecates with nothing
     that trains the same (FairScale's sharding, Horovod in 1.9): a rewrite can only keep it, and says so."""
     for setup in filter(None, keep.values()):
@@ -279,7 +280,7 @@ def _deprecated_families(keep: Behaviour, target: Version) -> tuple[tuple[str, s
                 f"Lightning {target} deprecates {said}, and 2.0 removes it: no strategy of {target} trains"
                 f" the same ({describe(setup)}); keep it until you move off it by hand"
             )
-            return (("LM103", why),)
+            return (("LM103", "", why),)
     return ()
 
 

@@ -58,7 +58,7 @@ def migrate(
     migrator.run()
     if "Plugin" in source:  # the renamed classes are all `*Plugin`s
         stale = stale_imports(located.import_froms, located.names, target)
-        _follow_stale_imports(stale, migrator, target)
+        _follow_stale_imports(stale, migrator, target, _held(located, migrator))
     new_code = source
     if migrator.edits or migrator.imports or migrator.built or migrator.shim_imports:
         # the applier, and LibCST with it, is imported only for a file with something to write
@@ -319,21 +319,18 @@ class _Migrator:
         differences between releases the code never ran on."""
         line, column = self.text.position(call.node)
         lightning = self._namespace(call.node, call.scope) == "lightning.pytorch"
-        return CallSite(line, column, flags, LIGHTNING_PACKAGE if lightning else RELEASES[0])
+        places = {a.keyword: self.text.position(a.node) for a in _arguments(call.node) if a.keyword in flags}
+        return CallSite(line, column, flags, LIGHTNING_PACKAGE if lightning else RELEASES[0], places=places)
 
     def _decide(self, call: TrainerCall, flags: dict[str, Known]) -> Decision:
         """Plan ``call`` and report the outcome (the rewrite, or why there is none). With ``shim``, a call
         no rewrite keeps for every value it may take at run time builds the runtime shim's Trainer, which
         migrates the values it gets."""
         decision, findings = self.run_options.decide(self._site(call, flags))
-        unknown = [a.node for a in _arguments(call.node) if a.keyword in holes(flags)]
-        if unknown and isinstance(decision, Refusal):
-            if self.shim and decision.code in _SHIMMED:
-                self._runtime(call, unknown[0], decision.message)
-                return decision
-            # what stops the rewrite is the value only known at run time: the finding points at it
-            line, column = self.text.position(unknown[0])
-            findings = [replace(f, line=line, column=column) for f in findings]
+        if self.shim and isinstance(decision, Refusal) and decision.code in _SHIMMED and holes(flags):
+            node = next(a.node for a in _arguments(call.node) if a.keyword == decision.flag)
+            self._runtime(call, node, decision.message)
+            return decision
         self.findings.extend(findings)
         return decision
 
@@ -538,11 +535,38 @@ def _other_uses(migrator: _Migrator, target: Version) -> dict[str, str]:
     return renames
 
 
-def _follow_stale_imports(stale: list[StaleImport], migrator: _Migrator, target: Version) -> None:
+def _held(located: Located, migrator: _Migrator) -> set[str]:
+    """The Lightning class names used in a Trainer call the codemod leaves as written (reported instead):
+    renaming the class there alone would make the call look migrated when it is not."""
+    rewritten = migrator.rewritten
+    calls = [
+        (c.node.lineno, c.node.col_offset, c.node.end_lineno, c.node.end_col_offset) for c in located.calls
+    ]
+    held = set()
+    for node in located.class_names:
+        where = (node.lineno, node.col_offset)
+        if any(
+            (a, b) <= where < (c, d) for a, b, c, d in calls if c is not None and d is not None
+        ) and not any(start <= where < end for start, end in rewritten):
+            held.add(node.id)
+    return held
+
+
+def _follow_stale_imports(
+    stale: list[StaleImport], migrator: _Migrator, target: Version, held: set[str]
+) -> None:
     """An imported ``*Plugin`` class the file uses follows its rename like one a rewritten call built (the
     import is replaced, the uses renamed, each use reported by ``_old_names_left``); an unused one is only
-    reported (removing it could break a module that re-exports it)."""
+    reported (removing it could break a module that re-exports it), and so is one a Trainer call left as
+    written uses (``held``), unless a rewritten call renames it anyway."""
     for imported in stale:
+        if imported.local in held and imported.name not in migrator.imports.renamed:
+            message = (
+                f"`{imported.local}` is used by a Trainer call left as written (see its finding); Lightning"
+                f" {target} calls it `{imported.new}`: change it with that call"
+            )
+            migrator.findings.append(Finding(imported.line, imported.column, "LM005", message, False))
+            continue
         if not imported.used:
             gone = "lacks it" if not _usable(imported.name, target) else "deprecates it"
             message = (

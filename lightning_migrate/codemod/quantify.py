@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from lightning_migrate.codemod.known import Choice, Hole, Known, RunTime, holes, values_of
 from lightning_migrate.codemod.plan import (
@@ -73,6 +73,15 @@ Template = dict[str, Known]
 def plan_over(
     flags: dict[str, Known], target: Version, source: Version | None, unsafe: bool, since: Version
 ) -> Decision:
+    decision = _plan_over(flags, target, source, unsafe, since)
+    if isinstance(decision, Refusal) and not decision.flag:  # what stops it is a run-time value
+        return replace(decision, flag=next(iter(holes(flags))))
+    return decision
+
+
+def _plan_over(
+    flags: dict[str, Known], target: Version, source: Version | None, unsafe: bool, since: Version
+) -> Decision:
     found = holes(flags)
     cases = _cases(flags, found, target, source, unsafe, since)
     if isinstance(cases, Refusal):
@@ -80,7 +89,9 @@ def plan_over(
     if all(case.keep is None for case in cases):  # the source releases disagree about every value
         return Refusal("LM102", cases[0].why)
     templates = _templates(flags, found, cases, target, unsafe)
-    winner = next((t for t in templates if not _broken(t, cases, target, first=True)), None)
+    # a rewrite that leaves no deprecated keyword behind first, then the smallest edit
+    ranked = sorted(templates, key=lambda t: len(_left(t, target)))
+    winner = next((t for t in ranked if not _broken(t, cases, target, first=True)), None)
     choice = next((hole for hole in found.values() if isinstance(hole, Choice)), None)
     if choice is not None and (winner is None or _left(winner, target)):
         merged = _by_branch(flags, choice, cases, target, unsafe)
@@ -89,11 +100,11 @@ def plan_over(
     if winner is None:
         return _breaking(flags, found, templates, cases, (target, source, unsafe, since))
     left = tuple(
-        ("LM101", _why_left(flags, flag, templates, cases, target)) for flag in _left(winner, target)
+        ("LM101", flag, _why_left(flags, flag, templates, cases, target)) for flag in _left(winner, target)
     )
     left += next(filter(None, (_deprecated_families(c.keep, target) for c in cases if c.keep)), ())
     if winner == flags:
-        return Refusal(*left[0]) if left else Unchanged()
+        return Refusal(left[0][0], left[0][2], left[0][1]) if left else Unchanged()
     kept = tuple(sorted({r for r in RELEASES if since <= r < target} if source is None else {source}))
     return Rewrite(winner, kept or (since,), notes=_domains_note(found), left=left)
 
@@ -342,8 +353,8 @@ def _breaking(
     advice = (
         ""
         if all(case.keep is None for case, _ in broken)
-        else "; narrow the value (an argparse `type=` or `choices=`), pass it literally, or use the runtime"
-        " shim (`--shim`)"
+        else "; narrow the value (a type annotation, an argparse `type=` or `choices=`), pass it literally,"
+        " or use the runtime shim (`--shim`)"
     )
     return Refusal(
         "LM101",
@@ -370,6 +381,7 @@ def _why_left(
             " by hand"
         )
     template, broken = min(judged, key=lambda pair: len(pair[1]))
+    assert broken, "a template that moves the value and keeps every case would have been chosen"
     return (
         f"{head}, and no spelling of it keeps the call's behaviour for every value: the closest,"
         f" `{_spelled(flags, template)}`, {_breaks(broken)}; narrow the value (an argparse `type=` or"

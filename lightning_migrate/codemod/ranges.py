@@ -98,6 +98,11 @@ class RunTimeReader:
             bound = self.located.bound(node, scope)
             if bound is not None:
                 return self.domain(bound[0], bound[1], flag, depth + 1)
+            parameter = self.located.parameter(node, scope)
+            if parameter is not None:
+                arg, default, outside = parameter
+                given: object = domains.MISSING if default is None else self.reader.read(default, outside)
+                return domains.of_annotation(flag, arg.annotation, given)
         if isinstance(node, ast.Attribute):
             options, trainer = self._options
             option = options.get(node.attr)

@@ -1,0 +1,117 @@
+"""Check a rewritten call whose values are only known at run time by substitution, independently of the
+codemod's planner: every expression that is not a literal takes each value of a domain, every test of a
+conditional expression is True or False, and the old and the new call are read with the same choices.
+
+A fixture says what an expression may hold with a line ``# values: args.gpus in (0, 1, 2)``; an expression
+it says nothing of takes the whole domain of the flag it is passed as in the old call (``domains.DOMAINS``).
+"""
+
+from __future__ import annotations
+
+import ast
+import itertools
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from lightning_migrate.codemod.callparse import NotLiteral, _trainer_skip, bound_once, literal
+from lightning_migrate.codemod.domains import DOMAINS
+from lightning_migrate.semantics.model import Value
+from lightning_migrate.semantics.signature import MODELLED
+
+Choices = dict[str, object]  # expression text -> its value; test text -> True/False
+
+
+@dataclass(frozen=True)
+class HoledCall:
+    line: int
+    text: str
+    keywords: dict[str, ast.expr]  # the modelled flags, as written
+    names: dict[str, ast.expr]  # the names the file binds once (constants)
+
+
+def holed_calls(source: str) -> list[HoledCall]:
+    """Every Trainer call of ``source`` with its modelled keywords as ``ast`` expressions, in file order."""
+    tree = ast.parse(source)
+    names = bound_once(tree)
+    aliases = {"Trainer"} | {
+        alias.asname
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+        if alias.name == "Trainer" and alias.asname
+    }
+    calls = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and _trainer_skip(node, aliases) is not None:
+            keywords = {k.arg: k.value for k in node.keywords if k.arg in MODELLED}
+            text = ast.get_source_segment(source, node) or ast.unparse(node)
+            calls.append(HoledCall(node.lineno, text, keywords, names))
+    return sorted(calls, key=lambda c: c.line)
+
+
+def declared(source: str) -> dict[str, tuple[Value, ...]]:
+    """The fixture's ``# values: EXPR in (v1, v2, ...)`` lines."""
+    found = {}
+    for match in re.finditer(r"^# values: (.+?) in (\(.*\))\s*$", source, re.M):
+        text = ast.unparse(ast.parse(match.group(1).strip(), mode="eval").body)
+        found[text] = tuple(ast.literal_eval(match.group(2)))
+    return found
+
+
+def choices(old: HoledCall, new: HoledCall, domains: dict[str, tuple[Value, ...]]) -> Iterator[Choices]:
+    """Every assignment of the old call's run-time expressions and tests (the new call's must be among
+    them: a rewrite never invents a run-time value)."""
+    holes: dict[str, tuple[object, ...]] = {}
+    for flag, node in old.keywords.items():
+        _collect(node, flag, old.names, domains, holes)
+    for node in new.keywords.values():
+        for text in _texts(node, new.names):
+            assert text in holes, f"the rewrite reads `{text}`, which the old call did not: {new.text}"
+    for combination in itertools.product(*holes.values()):
+        yield dict(zip(holes, combination))
+
+
+def evaluate(call: HoledCall, chosen: Choices) -> dict[str, Value]:
+    return {flag: _value(node, call.names, chosen) for flag, node in call.keywords.items()}
+
+
+def _value(node: ast.expr, names: dict[str, ast.expr], chosen: Choices) -> Value:
+    if isinstance(node, ast.IfExp):
+        branch = node.body if chosen[ast.unparse(node.test)] else node.orelse
+        return _value(branch, names, chosen)
+    try:
+        return literal(node, names)
+    except NotLiteral:
+        return chosen[ast.unparse(node)]  # type: ignore[return-value]
+
+
+def _collect(
+    node: ast.expr,
+    flag: str,
+    names: dict[str, ast.expr],
+    domains: dict[str, tuple[Value, ...]],
+    holes: dict[str, tuple[object, ...]],
+) -> None:
+    if isinstance(node, ast.IfExp):
+        holes[ast.unparse(node.test)] = (True, False)
+        _collect(node.body, flag, names, domains, holes)
+        _collect(node.orelse, flag, names, domains, holes)
+        return
+    try:
+        literal(node, names)
+    except NotLiteral:
+        text = ast.unparse(node)
+        holes[text] = domains.get(text) or DOMAINS[flag]
+
+
+def _texts(node: ast.expr, names: dict[str, ast.expr]) -> Iterator[str]:
+    if isinstance(node, ast.IfExp):
+        yield ast.unparse(node.test)
+        yield from _texts(node.body, names)
+        yield from _texts(node.orelse, names)
+        return
+    try:
+        literal(node, names)
+    except NotLiteral:
+        yield ast.unparse(node)
