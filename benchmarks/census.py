@@ -354,7 +354,7 @@ def static(node: ast.expr, scope: Scope, depth: int = 0) -> Static:
             return Static(RUNTIME, "<param>")
         if not all(binding[0] == "value" for binding in bindings):
             return Static(RUNTIME, "<name>")
-        parts = [static(binding[1], binding[2], depth + 1) for binding in bindings]  # type: ignore[arg-type]
+        parts = [static(binding[1], binding[2], depth + 1) for binding in bindings]
         if any(p.value_class == RUNTIME for p in parts):
             return Static(RUNTIME, "<name>")
         conditional = any(p.value_class == CONDITIONAL for p in parts) or len(parts) > 1
@@ -405,9 +405,18 @@ def _dict_keywords(node: ast.expr, scope: Scope, depth: int = 0) -> tuple[list[K
         if looked_up is None:
             return [], 1
         bindings, owner = looked_up
-        stored = [Keyword(key, value, owner, "dict") for key, value in owner.stores.get(node.id, ())]
-        if len(bindings) == 1 and bindings[0][0] == "value":
-            found, opaque = _dict_keywords(bindings[0][1], bindings[0][2], depth + 1)  # type: ignore[arg-type]
+        # several bindings (one per branch, or one per part of a long function): the last one above the use,
+        # with the stores between it and the use
+        values = [b[1] for b in bindings if b[0] == "value"]
+        above = [value for value in values if value.lineno <= node.lineno]
+        start = above[-1].lineno if above else 0
+        stored = [
+            Keyword(key, value, owner, "dict")
+            for key, value in owner.stores.get(node.id, ())
+            if start <= value.lineno <= node.lineno
+        ]
+        if above and len(values) == len(bindings):
+            found, opaque = _dict_keywords(above[-1], owner, depth + 1)
             return found + stored, opaque
         return stored, 1
     return [], 1

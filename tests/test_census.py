@@ -163,3 +163,22 @@ def test_cli_before_after_and_json(tmp_path: Path, capsys: pytest.CaptureFixture
     assert data["before"]["old_flags"] == 2
     assert data["after"]["old_flags"] == 0
     assert data["before"]["kinds"]["gpus= (deprecated)"]["literal"] == 1
+
+
+def test_dict_bound_twice(tmp_path: Path) -> None:
+    source = """
+    import pytorch_lightning as pl
+
+    def main(cuda):
+        gpus = 1 if cuda else 0
+        params = {"gpus": gpus, "max_epochs": 3}
+        pl.Trainer(**params)
+        params = {"max_epochs": 1}
+        params["distributed_backend"] = "ddp"
+        pl.Trainer(**params)
+    """
+    flags = _flags(_census(tmp_path, "2.6", {"a.py": source}))
+    assert flags == {
+        (7, "gpus", "gpus= (removed)", "conditional"),
+        (10, "distributed_backend", "distributed_backend= (removed)", "literal"),
+    }
