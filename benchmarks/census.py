@@ -20,7 +20,9 @@ attribute chain that the file's imports bind to ``pytorch_lightning``, ``lightni
 call are its keywords, the keys of a ``**d`` whose ``d`` is a dict display or ``dict(...)`` bound once in
 the file (and ``d["key"] = value`` stores to that name in the same scope), and the keywords of an
 ``argparse.Namespace(...)`` passed to ``from_argparse_args``. Any other ``**x`` (and any other argparse
-namespace) is *opaque*: its flags are only known at run time.
+namespace) is *opaque*: its flags are only known at run time. In a file that calls ``from_argparse_args``,
+``parser.set_defaults(gpus=2)`` and ``parser.add_argument("--gpus", default=...)`` of a Trainer flag are flags
+of its first such call too, known only at run time (the command line can override them).
 
 Per target release, a flag is old when it is:
 
@@ -61,7 +63,7 @@ import os
 import sys
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from lightning_migrate.semantics import classes, registry, signature
@@ -79,6 +81,7 @@ CLI_QUALNAMES = frozenset(
 ARGPARSE_API = ("add_argparse_args", "parse_argparser", "from_argparse_args")
 ARGPARSE_REMOVED = v("2.0")
 DEFAULT_TARGETS = ("1.5", "1.7", "2.6")
+TRAINER_FLAGS = frozenset(signature.TRAINER_FLAGS)
 FORMS = ("Trainer", "subclass", "from_argparse_args", "partial", "LightningCLI")
 
 # Every release the tables describe, for the union of the strategy names any of them registers.
@@ -165,7 +168,7 @@ class Keyword:
     name: str
     value: ast.expr
     scope: Scope
-    via: str  # "keyword" or "dict"
+    via: str  # "keyword", "dict" or "argparse"
 
 
 @dataclass
@@ -512,7 +515,28 @@ def read_file(path: Path, root: Path) -> FileReport:
             found += more
             opaque += more_opaque
         report.calls.append(TrainerCall(relative, call.lineno, form, _segment(text, call), found, opaque))
+    namespaced = [call for call in report.calls if call.form == "from_argparse_args"]
+    if namespaced:  # flags that reach the namespace through argparse: given to the first such call
+        namespaced[0].keywords += _argparse_flags(walker.calls)
     return report
+
+
+def _argparse_flags(calls: list[tuple[ast.Call, Scope]]) -> list[Keyword]:
+    """``parser.set_defaults(gpus=2)`` and ``parser.add_argument("--gpus", default=2)`` of a Trainer flag."""
+    found = []
+    for call, scope in calls:
+        if not isinstance(call.func, ast.Attribute):
+            continue
+        if call.func.attr == "set_defaults":
+            found += [
+                Keyword(k.arg, k.value, scope, "argparse") for k in call.keywords if k.arg in TRAINER_FLAGS
+            ]
+        elif call.func.attr == "add_argument" and call.args and isinstance(call.args[0], ast.Constant):
+            name = str(call.args[0].value).lstrip("-").replace("-", "_")
+            if name in TRAINER_FLAGS:
+                default = [k.value for k in call.keywords if k.arg == "default"]
+                found.append(Keyword(name, default[0] if default else ast.Constant(None), scope, "argparse"))
+    return found
 
 
 def python_files(root: Path) -> Iterator[Path]:
@@ -558,6 +582,8 @@ def judge(keyword: Keyword, target: Version) -> tuple[str | None, Static]:
     """The kind of old usage ``keyword`` is at ``target`` (None: current usage; "?...": undecided)."""
     name = keyword.name
     value = static(keyword.value, keyword.scope)
+    if keyword.via == "argparse":  # a default the command line can override
+        value = replace(value, value_class=RUNTIME, token="<argparse>")
     if name in signature.TRAINER_FLAGS and not signature.accepts(name, target):
         return f"{name}= (removed)", value
     deprecated = signature.DEPRECATED_KEYWORDS.get(name)
@@ -622,9 +648,8 @@ def shape(call: TrainerCall, old: list[tuple[Keyword, Static]]) -> str:
         "partial": "partial(Trainer, {})",
         "LightningCLI": "LightningCLI(trainer_defaults={{{}}})",
     }[call.form]
-    parts = sorted(
-        {f"{k.name}={s.token}" if k.via == "keyword" else f"**{{{k.name}: {s.token}}}" for k, s in old}
-    )
+    spelled = {"keyword": "{}={}", "dict": "**{{{}: {}}}", "argparse": "argparse --{}{}"}
+    parts = sorted({spelled[k.via].format(k.name, "" if k.via == "argparse" else s.token) for k, s in old})
     if call.opaque:
         parts.append("**<run-time>")
     return callee.format(", ".join(parts))

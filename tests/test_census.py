@@ -182,3 +182,25 @@ def test_dict_bound_twice(tmp_path: Path) -> None:
         (7, "gpus", "gpus= (removed)", "conditional"),
         (10, "distributed_backend", "distributed_backend= (removed)", "literal"),
     }
+
+
+def test_argparse_defaults(tmp_path: Path) -> None:
+    source = """
+    from argparse import ArgumentParser
+    import pytorch_lightning as pl
+
+    parser = ArgumentParser()
+    parser = pl.Trainer.add_argparse_args(parser)
+    parser.add_argument("--num-processes", type=int, default=2)
+    parser.set_defaults(gpus=2, accelerator="ddp", max_epochs=3)
+    args = parser.parse_args()
+    pl.Trainer.from_argparse_args(args)
+    """
+    result = _census(tmp_path, "1.7", {"a.py": source})
+    assert _flags(result) == {
+        (10, "num_processes", "num_processes= (deprecated)", "run-time"),
+        (10, "gpus", "gpus= (deprecated)", "run-time"),
+        (10, "accelerator", "accelerator=<training type>", "run-time"),
+    }
+    flags = "argparse --accelerator, argparse --gpus, argparse --num_processes"
+    assert list(result.shapes) == [f"Trainer.from_argparse_args(ns, {flags}, **<run-time>)"]
