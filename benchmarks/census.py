@@ -637,7 +637,7 @@ class Census:
     undecided: Counter[str] = field(default_factory=Counter)
     flags: list[OldFlag] = field(default_factory=list)
     shapes: Counter[str] = field(default_factory=Counter)
-    examples: dict[str, str] = field(default_factory=dict)
+    examples: dict[str, TrainerCall] = field(default_factory=dict)
 
 
 def shape(call: TrainerCall, old: list[tuple[Keyword, Static]]) -> str:
@@ -692,7 +692,7 @@ def count(reports: Iterable[FileReport], target_text: str) -> Census:
                 file_old = True
                 key = shape(call, old)
                 census.shapes[key] += 1
-                census.examples.setdefault(key, f"{call.path}:{call.line}: {call.text}")
+                census.examples.setdefault(key, call)
         census.files_with_old += file_old
     return census
 
@@ -701,8 +701,9 @@ def count(reports: Iterable[FileReport], target_text: str) -> Census:
 
 
 def summary(census: Census) -> dict[str, object]:
-    data = asdict(census)
-    data.pop("examples")
+    numbers = ("files", "unparsable", "files_with_calls", "calls", "unbound_calls", "opaque_calls")
+    numbers += ("argparse_api", "files_with_old", "calls_with_old", "old_flags")
+    data: dict[str, object] = {"target": census.target, **{name: getattr(census, name) for name in numbers}}
     data["forms"] = dict(census.forms)
     data["kinds"] = {
         kind: {**{c: counts[c] for c in VALUE_CLASSES}, "total": sum(counts.values())}
@@ -713,7 +714,8 @@ def summary(census: Census) -> dict[str, object]:
     data["conditional"] = sum(c[CONDITIONAL] for c in census.kinds.values())
     data["run_time"] = sum(c[RUNTIME] for c in census.kinds.values())
     data["shapes"] = [
-        {"shape": key, "calls": n, "example": census.examples[key]} for key, n in census.shapes.most_common()
+        {"shape": key, "calls": n, "example": _example(census.examples[key])}
+        for key, n in census.shapes.most_common()
     ]
     data["flags"] = [asdict(flag) for flag in census.flags]
     return data
@@ -761,11 +763,25 @@ def table(before: Census, after: Census | None = None) -> str:
     return "\n".join(lines)
 
 
+def _example(call: TrainerCall) -> str:
+    return f"{call.path}:{call.line}: {call.text}"
+
+
+def same_calls_before(after: Census, before: Iterable[FileReport]) -> None:
+    """Point the examples of ``after`` (a migrated copy) at the same call in the tree before the codemod ran:
+    the codemod may have moved the lines of a call it left alone."""
+    lines = {(call.path, call.text): call.line for report in before for call in report.calls}
+    for key, call in after.examples.items():
+        line = lines.get((call.path, call.text))
+        if line is not None:
+            after.examples[key] = replace(call, line=line)
+
+
 def shapes_markdown(census: Census, limit: int) -> str:
     lines = [f"## Target {census.target}: the {limit} commonest call shapes with an old flag", ""]
     lines += ["| # | calls | shape | example |", "|---|---|---|---|"]
     for index, (key, n) in enumerate(census.shapes.most_common(limit), 1):
-        example = census.examples[key].replace("|", "\\|")
+        example = _example(census.examples[key]).replace("|", "\\|")
         lines.append(f"| {index} | {n} | `{key.replace('|', '/')}` | `{example}` |")
     return "\n".join(lines)
 
@@ -789,6 +805,9 @@ def main(argv: list[str] | None = None) -> int:
     before = read_tree(options.tree)
     after = read_tree(options.after) if options.after else None
     results = {t: (count(before, t), count(after, t) if after is not None else None) for t in targets}
+    for _, migrated in results.values():
+        if migrated is not None:
+            same_calls_before(migrated, before)
     if options.json:
         out: dict[str, object] = {"tree": str(options.tree), "after": str(options.after or "")}
         out["targets"] = {

@@ -89,7 +89,12 @@ def test_release_1_7(tmp_path: Path) -> None:
     }
     assert result.calls_with_old == 7
     assert result.undecided == {"accelerator=<run-time>": 1}
-    assert result.examples["Trainer(accelerator=<str>, gpus=<int>)"].startswith("train.py:13: pl.Trainer(")
+    example = result.examples["Trainer(accelerator=<str>, gpus=<int>)"]
+    assert (example.path, example.line, example.text) == (
+        "train.py",
+        13,
+        'pl.Trainer(accelerator="ddp", gpus=2)',
+    )
 
 
 def test_release_2_6(tmp_path: Path) -> None:
@@ -152,17 +157,31 @@ def test_cli_before_after_and_json(tmp_path: Path, capsys: pytest.CaptureFixture
     before.mkdir()
     after.mkdir()
     (before / "t.py").write_text('import pytorch_lightning as pl\npl.Trainer(gpus=2, accelerator="ddp")\n')
-    (after / "t.py").write_text('import pytorch_lightning as pl\npl.Trainer(accelerator="gpu", devices=2)\n')
+    (after / "t.py").write_text(
+        'import pytorch_lightning as pl\n\npl.Trainer(accelerator="gpu", devices=2)\n'
+    )
+    (before / "u.py").write_text("import pytorch_lightning as pl\npl.Trainer(gpus=args.gpus)\n")
+    (after / "u.py").write_text("import pytorch_lightning as pl\n\n\npl.Trainer(gpus=args.gpus)\n")
     assert census.main([str(before), "--after", str(after), "--target-version", "2.6"]) == 0
     out = capsys.readouterr().out
     assert "target 2.6: before -> after" in out
     assert "calls with an old flag" in out
     assert "gpus= (removed)" in out
+    assert census.main([str(before), "--after", str(after), "--shapes", "3", "--target-version", "2.6"]) == 0
+    assert (
+        "| 1 | 1 | `Trainer(gpus=<attr>)` | `u.py:2: pl.Trainer(gpus=args.gpus)` |" in capsys.readouterr().out
+    )
     assert census.main([str(before), "--after", str(after), "--json", "--target-version", "1.7"]) == 0
     data = json.loads(capsys.readouterr().out)["targets"]["1.7"]
-    assert data["before"]["old_flags"] == 2
-    assert data["after"]["old_flags"] == 0
-    assert data["before"]["kinds"]["gpus= (deprecated)"]["literal"] == 1
+    assert data["before"]["old_flags"] == 3
+    assert data["after"]["old_flags"] == 1
+    assert data["before"]["kinds"]["gpus= (deprecated)"] == {
+        "literal": 1,
+        "named": 0,
+        "conditional": 0,
+        "run-time": 1,
+        "total": 2,
+    }
 
 
 def test_dict_bound_twice(tmp_path: Path) -> None:
