@@ -39,6 +39,13 @@ class being known), *named* (a name bound only to such values in the file), *con
 b``, directly or through a name) or *run-time* (``args.gpus``, ``cfg.x``, a parameter, a call). An
 ``accelerator=``/``plugins=`` whose value is only known at run time, or a ``plugins=`` object of a class the
 tables do not know (``RayPlugin``), cannot be judged: it is counted as *undecided*, not as old.
+
+``--shapes N`` lists the N commonest shapes of calls with an old flag, one example each (with ``--after``: of
+the migrated tree, at the line of the same call before the codemod ran). A shape is the call's form and its
+old flags, each with the kind of its value: ``<str>``/``<int>``/``<list>``... (literal), ``<name:literal>``,
+``<name:conditional>``, ``<ifexp>``, ``<attr>`` (``args.gpus``), ``<subscript>``, ``<param>``, ``<name>``,
+``<call>``; a flag from a dict is spelled ``**{key: <kind>}``, one from argparse ``argparse --key``.
+
 Keywords outside the model tables (``progress_bar_refresh_rate=``, ``resume_from_checkpoint=`` ...) are not
 counted at all.
 
@@ -363,7 +370,7 @@ def static(node: ast.expr, scope: Scope, depth: int = 0) -> Static:
         conditional = any(p.value_class == CONDITIONAL for p in parts) or len(parts) > 1
         return Static(
             CONDITIONAL if conditional else NAMED,
-            "<name>",
+            "<name:conditional>" if conditional else "<name:literal>",
             frozenset().union(*(p.strings for p in parts)),
             frozenset().union(*(p.objects for p in parts)),
         )
