@@ -49,16 +49,22 @@ old flags, each with the kind of its value: ``<str>``/``<int>``/``<list>``... (l
 Keywords outside the model tables (``progress_bar_refresh_rate=``, ``resume_from_checkpoint=`` ...) are not
 counted at all.
 
-Reproducing the corpus numbers. The corpus is a set of public projects brought in with the session's
-``fetch`` tool and extracted outside this repository (``/work/corpus``, one folder per project; its
-``MANIFEST.tsv`` names each repository and commit); this script only takes a path. Then::
+Reproducing the corpus numbers. The corpus is a set of public projects (2020-2023 commits written for
+Lightning 0.6-1.8) brought in with the session's ``fetch`` tool and extracted outside this repository
+(``/work/corpus``, one folder ``owner+name`` per project; its ``MANIFEST.tsv`` names each repository and
+commit, and nothing of it is committed here); this script only takes a path. With the package installed in
+``.venv`` (the census imports its model tables), from the repository root::
 
-    python benchmarks/census.py /work/corpus --target-version 1.5 --target-version 1.7 --target-version 2.6
+    .venv/bin/python benchmarks/census.py /work/corpus          # targets 1.5, 1.7, 2.6
     for t in 1.5 1.7 2.6; do
-        rm -rf /tmp/corpus-$t && cp -r /work/corpus /tmp/corpus-$t
-        .venv/bin/lightning-migrate /tmp/corpus-$t --target-version $t
-        python benchmarks/census.py /work/corpus --after /tmp/corpus-$t --target-version $t
+      rm -rf /tmp/corpus-$t && cp -r /work/corpus /tmp/corpus-$t
+      .venv/bin/lightning-migrate /tmp/corpus-$t --target-version $t -j 2 -q      # rewrites in place
+      .venv/bin/python benchmarks/census.py /work/corpus --after /tmp/corpus-$t --target-version $t --shapes 9
+      .venv/bin/lightning-migrate --check --output-format json /work/corpus --target-version $t >check-$t.json
     done
+
+Each census run takes a few seconds (the files are read once; those without ``Trainer``/``LightningCLI`` in
+their text are not parsed).
 """
 
 from __future__ import annotations
