@@ -57,9 +57,9 @@ commit, and nothing of it is committed here); this script only takes a path. Wit
 
     .venv/bin/python benchmarks/census.py /work/corpus          # targets 1.5, 1.7, 2.6
     for t in 1.5 1.7 2.6; do
-      rm -rf /tmp/corpus-$t && cp -r /work/corpus /tmp/corpus-$t
-      .venv/bin/lightning-migrate /tmp/corpus-$t --target-version $t -j 2 -q      # rewrites in place
-      .venv/bin/python benchmarks/census.py /work/corpus --after /tmp/corpus-$t --target-version $t --shapes 9
+      copy=/tmp/corpus-$t && rm -rf $copy && cp -r /work/corpus $copy
+      .venv/bin/lightning-migrate $copy --target-version $t -j 2 -q      # rewrites the copy in place
+      .venv/bin/python benchmarks/census.py /work/corpus --after $copy --target-version $t --shapes 15
       .venv/bin/lightning-migrate --check --output-format json /work/corpus --target-version $t >check-$t.json
     done
 
