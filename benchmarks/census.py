@@ -26,7 +26,8 @@ of its first such call too, known only at run time (the command line can overrid
 
 Per target release, a flag is old when it is:
 
-- a keyword the release lacks or deprecates (``gpus=`` at 2.6: lacks; ``gpus=`` at 1.7: deprecates);
+- a keyword the release lacks or deprecates (``gpus=`` at 2.6: lacks; ``gpus=`` at 1.7: deprecates, and warns
+  for any value but ``None``);
 - ``accelerator=`` holding a training-type name (dp, ddp, ddp_cpu, tpu_spawn, any registered strategy
   alias), from 1.5;
 - ``plugins=`` holding a strategy name or a strategy object (``DDPPlugin(...)``, ``DDPStrategy(...)``), alone
@@ -600,7 +601,8 @@ def judge(keyword: Keyword, target: Version) -> tuple[str | None, Static]:
     if name in signature.TRAINER_FLAGS and not signature.accepts(name, target):
         return f"{name}= (removed)", value
     deprecated = signature.DEPRECATED_KEYWORDS.get(name)
-    if deprecated is not None and deprecated <= target:
+    # a release that still has the keyword warns for every value but None (its default)
+    if deprecated is not None and deprecated <= target and value.token != "<None>":
         return f"{name}= (deprecated)", value
     if name == "accelerator" and target >= ACCELERATOR_SINCE:
         if value.strings & TRAINING_TYPES:

@@ -37,6 +37,7 @@ def main(args, n_gpus):
     Trainer(strategy=DDPPlugin(), accelerator="gpu", devices=2)             # line 23
     Trainer(strategy="dp", accelerator="gpu")                               # line 24
     Trainer(accelerator="gpu", devices=2, max_epochs=1)                     # line 25
+    Trainer(gpus=None)                                                      # line 26
 """
 
 
@@ -58,8 +59,8 @@ def _flags(result: census.Census) -> set[tuple[int, str, str, str]]:
 def test_calls_and_forms(tmp_path: Path) -> None:
     result = _census(tmp_path, "2.6")
     assert result.files == result.files_with_calls == 1
-    assert result.calls == 11
-    assert dict(result.forms) == {"Trainer": 9, "from_argparse_args": 1, "partial": 1}
+    assert result.calls == 12
+    assert dict(result.forms) == {"Trainer": 10, "from_argparse_args": 1, "partial": 1}
     assert result.opaque_calls == 2  # `**vars(args)` and the namespace of from_argparse_args
     assert result.argparse_api == 1
 
@@ -102,6 +103,7 @@ def test_release_2_6(tmp_path: Path) -> None:
     assert (21, "auto_select_gpus", "auto_select_gpus= (removed)", "literal") in flags  # `options[...] =`
     assert (24, "strategy", "strategy=<name the release lacks>", "literal") in flags  # 'dp' left in 2.0
     assert (13, "gpus", "gpus= (removed)", "literal") in flags
+    assert (26, "gpus", "gpus= (removed)", "literal") in flags  # 1.7 took None silently, 2.0 has no gpus=
     assert not {flag for flag in flags if flag[0] == 25}
 
 
