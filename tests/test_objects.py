@@ -3,11 +3,14 @@ constructor table says what each argument means per release, and refusals say wh
 
 from __future__ import annotations
 
+import ast
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lightning_migrate.codemod.plan import Refusal, Rewrite, derived, plan
+from lightning_migrate.codemod.python import migrate
 from lightning_migrate.semantics import Obj, constructors
 from lightning_migrate.semantics.model import release, v
 
@@ -133,8 +136,6 @@ class MySpawn(DDPSpawnPlugin):
 
 def test_a_plugin_import_without_a_call_follows_the_rename_or_is_reported() -> None:
     """No Trainer call in the file: the imports of renamed classes still matter (2.x lacks the old names)."""
-    from lightning_migrate.codemod.python import migrate
-
     for_16 = migrate(STALE, v("1.6"))
     assert "from pytorch_lightning.strategies import DDPSpawnStrategy" in for_16.code
     assert "class MySpawn(DDPSpawnStrategy):" in for_16.code
@@ -145,3 +146,22 @@ def test_a_plugin_import_without_a_call_follows_the_rename_or_is_reported() -> N
     assert {(f.line, f.fixable) for f in for_26.findings} == {(1, False), (4, False)}
     assert "neither it nor `DDPSpawnStrategy`" in next(f.message for f in for_26.findings if f.line == 4)
     assert migrate(STALE, v("1.5")).findings == []
+
+
+def test_an_import_that_goes_from_a_block_of_its_own_leaves_a_pass() -> None:
+    """The renamed class is already imported above: its old import goes, and the `else:` it was alone in
+    keeps a `pass` (found on lightning-flash, which imports each name per release)."""
+    source = (
+        "import sys\n"
+        "import pytorch_lightning as pl\n"
+        "if sys.version_info > (3,):\n"
+        "    from pytorch_lightning.strategies import DDPStrategy\n"
+        "else:\n"
+        "    from pytorch_lightning.plugins import DDPPlugin\n"
+        "\n"
+        "pl.Trainer(plugins=DDPPlugin(), gpus=2)\n"
+    )
+    out = migrate(source, v("1.7")).code
+    assert "else:\n    pass\n" in out
+    assert "pl.Trainer(strategy=DDPStrategy()" in out
+    ast.parse(out)

@@ -45,7 +45,7 @@ def fix_imports(source: str, tree: Parsed, changes: ImportChanges) -> FixedImpor
         and (node.module or "").startswith(LIGHTNING_ROOTS)
         and any(_changes(changes, node.module or "", alias) for alias in node.names)
     ]
-    code = splice_statements(source, tree.ends, candidates)
+    code = splice_statements(source, tree.ends, candidates, tree.alone)
     unplaced = {new for _, new in changes.renamed.values() if new in tree.used and new not in fixer.placed}
     return FixedImports(code, unplaced, {old for old in changes.renamed if old in tree.used})
 
@@ -65,6 +65,7 @@ class _Walked:
     imports: list[ast.ImportFrom] = field(default_factory=list)
     names: list[ast.Name] = field(default_factory=list)
     ends: list[int] = field(default_factory=list)  # the last line of every statement
+    alone: set[int] = field(default_factory=set)  # id() of the statements alone in their block
 
 
 class Parsed:
@@ -84,6 +85,12 @@ class Parsed:
                 continue
             if isinstance(node, ast.stmt) and node.end_lineno:
                 walked.ends.append(node.end_lineno)
+                for block in ("body", "orelse", "finalbody"):
+                    statements = getattr(node, block, None)
+                    if isinstance(statements, list) and len(statements) == 1:
+                        walked.alone.add(id(statements[0]))
+            elif isinstance(node, ast.ExceptHandler) and len(node.body) == 1:
+                walked.alone.add(id(node.body[0]))
             if isinstance(node, ast.ImportFrom):
                 walked.imports.append(node)
             elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -118,6 +125,10 @@ class Parsed:
     def ends(self) -> list[int]:
         return self._walked.ends
 
+    @property
+    def alone(self) -> frozenset[int]:
+        return frozenset(self._walked.alone)
+
     def renamed(self, renames: dict[str, str]) -> Parsed:
         """The file after ``rename_uses``: the same lines and statements, its names renamed."""
         other = object.__new__(Parsed)
@@ -130,6 +141,7 @@ class Parsed:
             walked.imports,
             [],  # (their positions moved)
             walked.ends,
+            walked.alone,
         )
         return other
 
@@ -295,4 +307,4 @@ def remove_unused(source: str, tree: Parsed, dropped: set[tuple[str, str]]) -> s
     if not statements:
         return source
     remover = RemoveNames(unused)
-    return splice_statements(source, tree.ends, [(node, remover) for node in statements])
+    return splice_statements(source, tree.ends, [(node, remover) for node in statements], tree.alone)

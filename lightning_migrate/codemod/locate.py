@@ -109,6 +109,7 @@ class Located:
     scopes: list[Scope]
     indents: dict[int, str]  # id(call or dict node) -> the indentation of its statement
     import_froms: list[ast.ImportFrom]  # every `from ... import`, wherever it is
+    guarded: set[int]  # id() of the imports inside an `if` or `try` (compatibility code, version guards)
     names: set[str]  # every name the code reads, writes or deletes
     class_names: list[ast.Name]  # the names of Lightning classes (the uses a class rename may follow)
     every_call: list[ast.Call]
@@ -204,6 +205,7 @@ def locate(tree: ast.Module, text: Text) -> Located:
         walker.scopes,
         walker.indents,
         walker.import_froms,
+        walker.guarded,
         walker.names,
         walker.class_names,
         [call for call, _ in walker.calls],
@@ -215,6 +217,7 @@ def locate(tree: ast.Module, text: Text) -> Located:
     return located
 
 
+_GUARDS = (ast.If, ast.Try, *((ast.TryStar,) if hasattr(ast, "TryStar") else ()))
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 _TYPE_PARAMETERS = tuple(getattr(ast, n) for n in ("TypeVar", "ParamSpec", "TypeVarTuple") if hasattr(ast, n))
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
@@ -227,6 +230,8 @@ class _Walker:
     def __init__(self, text: Text) -> None:
         self.text = text
         self.import_froms: list[ast.ImportFrom] = []
+        self.guarded: set[int] = set()
+        self.guards = 0  # how many `if`/`try` statements the walk is in
         self.names: set[str] = set()  # every name the code reads, writes or deletes
         self.class_names: list[ast.Name] = []
         self.scopes: list[Scope] = []
@@ -296,6 +301,12 @@ class _Walker:
 
     def compound(self, node: ast.stmt, scope: Scope, indent: str) -> None:
         """Any other statement: its expressions, and the statements, handlers and cases it holds."""
+        guard = isinstance(node, _GUARDS)
+        self.guards += guard
+        self._children(node, scope, indent)
+        self.guards -= guard
+
+    def _children(self, node: ast.stmt, scope: Scope, indent: str) -> None:
         for child in ast.iter_child_nodes(node):
             if isinstance(child, ast.stmt):
                 self.statement(child, scope)
@@ -334,6 +345,8 @@ class _Walker:
     def imports(self, node: ast.Import | ast.ImportFrom, scope: Scope, indent: str = "") -> None:
         if isinstance(node, ast.ImportFrom):
             self.import_froms.append(node)
+            if self.guards:
+                self.guarded.add(id(node))
         for alias in node.names:
             if alias.name == "*":
                 continue

@@ -57,7 +57,7 @@ def migrate(
     migrator = _Migrator(text, located, Run(target, source_version, unsafe, leave), shim)
     migrator.run()
     if "Plugin" in source:  # the renamed classes are all `*Plugin`s
-        stale = stale_imports(located.import_froms, located.names, target)
+        stale = stale_imports(_plain_imports(located), located.names, target)
         _follow_stale_imports(stale, migrator, target, _held(located, migrator))
     new_code = source
     if migrator.edits or migrator.imports or migrator.built or migrator.shim_imports:
@@ -533,6 +533,19 @@ def _other_uses(migrator: _Migrator, target: Version) -> dict[str, str]:
         if row.renamed_to != new:
             migrator.built.setdefault(row.renamed_to, namespace)
     return renames
+
+
+def _plain_imports(located: Located) -> list[ast.ImportFrom]:
+    """The imports whose names follow a class rename: not those in an `if`/`try` (code written for several
+    releases, `if PL_1_6: from ...strategies import X else: from ...plugins import XPlugin`), nor those of
+    a name bound more than once in the module (a fallback import under the old name)."""
+    module = located.scopes[0]
+    return [
+        node
+        for node in located.import_froms
+        if id(node) not in located.guarded
+        and all(len(module.bindings.get(a.asname or a.name, ())) <= 1 for a in node.names)
+    ]
 
 
 def _held(located: Located, migrator: _Migrator) -> set[str]:

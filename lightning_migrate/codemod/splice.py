@@ -132,26 +132,34 @@ class _Apply(cst.CSTTransformer):
 
 
 def splice_statements(
-    source: str, ends: list[int], changes: Sequence[tuple[ast.stmt, cst.CSTTransformer]]
+    source: str,
+    ends: list[int],
+    changes: Sequence[tuple[ast.stmt, cst.CSTTransformer]],
+    alone: frozenset[int] = frozenset(),
 ) -> str:
     """``source`` with each statement transformed as LibCST would in the whole module (``ends``: the last
     line of every statement, sorted): the statement's lines, with the blank and comment lines above it that
     LibCST reads as its own (they go if it goes), parsed in a block indented like it. Statements on the
-    same lines are given together to the first transformer that names one of them."""
+    same lines are given together to the first transformer that names one of them. A statement alone in
+    its block (``alone``: their ids) that goes leaves a ``pass``, as LibCST leaves in an emptied block."""
     text = Text(source)
-    chunks: dict[tuple[int, int], tuple[str, cst.CSTTransformer]] = {}
+    chunks: dict[tuple[int, int], tuple[str, cst.CSTTransformer, bool]] = {}
     for statement, transformer in changes:
         assert statement.end_lineno is not None
         key = (_leading(text, statement, ends), statement.end_lineno)
-        chunks.setdefault(key, (_indent(text.line(statement.lineno)), transformer))
+        indent = _indent(text.line(statement.lineno))
+        chunks.setdefault(key, (indent, transformer, id(statement) in alone))
     out, position = [], 0
-    for (first, last), (indent, transformer) in sorted(chunks.items()):
+    for (first, last), (indent, transformer, only) in sorted(chunks.items()):
         start = text.starts[first - 1]
         end = text.starts[last] if last < len(text.starts) else len(source)
         if start < position:
             continue  # shares a line with a statement already transformed
         out.append(source[position:start])
-        out.append(_transform(source[start:end], indent, text.newline, transformer))
+        new = _transform(source[start:end], indent, text.newline, transformer)
+        if only and indent and not new.strip():
+            new = f"{indent}pass{text.newline}"
+        out.append(new)
         position = end
     out.append(source[position:])
     return "".join(out)
