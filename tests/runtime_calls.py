@@ -14,7 +14,13 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from lightning_migrate.codemod.callparse import NotLiteral, _trainer_skip, bound_once, literal
+from lightning_migrate.codemod.callparse import (
+    NotLiteral,
+    _trainer_skip,
+    bound_once,
+    literal,
+    trainer_aliases,
+)
 from lightning_migrate.codemod.domains import DOMAINS
 from lightning_migrate.semantics.model import Value
 from lightning_migrate.semantics.signature import MODELLED
@@ -34,13 +40,7 @@ def holed_calls(source: str) -> list[HoledCall]:
     """Every Trainer call of ``source`` with its modelled keywords as ``ast`` expressions, in file order."""
     tree = ast.parse(source)
     names = bound_once(tree)
-    aliases = {"Trainer"} | {
-        alias.asname
-        for node in ast.walk(tree)
-        if isinstance(node, ast.ImportFrom)
-        for alias in node.names
-        if alias.name == "Trainer" and alias.asname
-    }
+    aliases = trainer_aliases(tree)
     calls = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and _trainer_skip(node, aliases) is not None:

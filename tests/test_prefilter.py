@@ -149,6 +149,11 @@ def test_syntax_this_python_cannot_read_is_an_error_that_says_so() -> None:
             "make = partial(T, accelerator='ddp', gpus=2)\n",
             id="partial-alias",
         ),
+        pytest.param(
+            "from pytorch_lightning import Trainer\nclass MyTrainer(Trainer):\n    pass\nMyTrainer(gpus=2)\n",
+            id="subclass",
+        ),
+        pytest.param("import flash\nflash.Trainer(gpus=2)\n", id="ecosystem-subclass"),
     ],
 )
 def test_candidates_are_never_skipped(text: str) -> None:

@@ -127,13 +127,7 @@ def trainer_calls(source: str) -> Iterator[Call | tuple[int, str, str]]:
     ``partial(Trainer, ...)``): a parsed ``Call`` or (line, text, why not)."""
     tree = ast.parse(source)
     names = bound_once(tree)
-    aliases = {"Trainer"} | {
-        alias.asname
-        for node in ast.walk(tree)
-        if isinstance(node, ast.ImportFrom)
-        for alias in node.names
-        if alias.name == "Trainer" and alias.asname
-    }
+    aliases = trainer_aliases(tree)
     for node in ast.walk(tree):
         if not isinstance(node, ast.Call):
             continue
@@ -145,6 +139,27 @@ def trainer_calls(source: str) -> Iterator[Call | tuple[int, str, str]]:
             yield Call(node.lineno, text, keywords(node, names, skip))
         except NotLiteral as exc:
             yield (node.lineno, text, str(exc))
+
+
+def trainer_aliases(tree: ast.Module) -> set[str]:
+    """The names a Trainer is called by in a file: ``Trainer``, its import aliases, and the classes the file
+    defines on top of one of those (by name alone: this reading does not tell a subclass that consumes
+    flags from one that passes them through)."""
+    aliases = {"Trainer"} | {
+        alias.asname
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+        if alias.name == "Trainer" and alias.asname
+    }
+    classes = [node for node in tree.body if isinstance(node, ast.ClassDef)]
+    while True:
+        found = {
+            c.name for c in classes if c.name not in aliases and any(_name(b) in aliases for b in c.bases)
+        }
+        if not found:
+            return aliases
+        aliases |= found
 
 
 def _name(node: ast.expr) -> str | None:

@@ -25,13 +25,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from lightning_migrate.codemod.text import Text
+from lightning_migrate.codemod.trainers import ECOSYSTEM, LIGHTNING_TRAINERS, LOCAL, subclasses
 from lightning_migrate.report.findings import Span
 from lightning_migrate.semantics.classes import CLASSES
 
-PACKAGES = ("pytorch_lightning", "lightning.pytorch", "lightning")
-TRAINER_NAMES = frozenset(
-    f"{package}.{path}Trainer" for package in PACKAGES for path in ("", "trainer.", "trainer.trainer.")
-)
+TRAINER_NAMES = LIGHTNING_TRAINERS
 PARTIAL_NAMES = frozenset({"functools.partial"})
 CLASS_NAMES = frozenset(row.name for row in CLASSES)
 
@@ -100,6 +98,7 @@ class TrainerCall:
     )
     scope: Scope
     indent: str  # the indentation of the statement the call is in (LibCST edits it in that context)
+    consumes: str = ""  # the callee is a Trainer subclass that takes flags itself: why (``trainers``)
 
 
 @dataclass
@@ -113,6 +112,10 @@ class Located:
     names: set[str]  # every name the code reads, writes or deletes
     class_names: list[ast.Name]  # the names of Lightning classes (the uses a class rename may follow)
     every_call: list[ast.Call]
+    # what builds a Lightning Trainer: its own names, the ecosystem's and the file's subclasses that pass the
+    # flags through; and the subclasses that consume flags, with why (``trainers``)
+    trainers: frozenset[str] = TRAINER_NAMES
+    consuming: dict[str, str] = field(default_factory=dict)
 
     def call_spans(self) -> tuple[Span, ...]:
         """Where every call of the file is (for ``# noqa`` over a multi-line call)."""
@@ -178,19 +181,16 @@ def _dotted(node: ast.expr) -> str | None:
     return None
 
 
-def trainer_skip(located: Located, call: ast.Call, scope: Scope) -> int | None:
-    """How many leading arguments precede the Trainer flags, if ``call`` builds a Lightning Trainer."""
+def trainer_skip(located: Located, call: ast.Call, scope: Scope, trainers: frozenset[str]) -> int | None:
+    """How many leading arguments precede the Trainer flags, if ``call`` builds one of ``trainers``."""
     names = located.qualified(call.func, scope)
     if not names:
         return None
-    if names & TRAINER_NAMES:
+    if names & trainers:
         return 0
-    if names & PARTIAL_NAMES and call.args and located.qualified(call.args[0], scope) & TRAINER_NAMES:
+    if names & PARTIAL_NAMES and call.args and located.qualified(call.args[0], scope) & trainers:
         return 1
-    if any(
-        n.endswith(".Trainer.from_argparse_args") and n[: -len(".from_argparse_args")] in TRAINER_NAMES
-        for n in names
-    ):
+    if any(n.endswith(".from_argparse_args") and n[: -len(".from_argparse_args")] in trainers for n in names):
         return 1
     return None
 
@@ -210,10 +210,23 @@ def locate(tree: ast.Module, text: Text) -> Located:
         walker.class_names,
         [call for call, _ in walker.calls],
     )
+    module = walker.scopes[0]
+    if walker.classes:  # the file's own Trainer subclasses
+        passing, located.consuming = subclasses(
+            walker.classes, lambda base: located.qualified(base, module), TRAINER_NAMES | ECOSYSTEM
+        )
+        located.trainers = TRAINER_NAMES | ECOSYSTEM | passing
+    else:
+        located.trainers = TRAINER_NAMES | ECOSYSTEM
+    every = located.trainers | frozenset(located.consuming)
     for call, scope in walker.calls:
-        skip = trainer_skip(located, call, scope)
+        skip = trainer_skip(located, call, scope, every)
         if skip is not None:
-            located.calls.append(TrainerCall(call, skip, scope, walker.indents[id(call)]))
+            why = next(
+                (located.consuming[n] for n in located.qualified(call.func, scope) if n in located.consuming),
+                "",
+            )
+            located.calls.append(TrainerCall(call, skip, scope, walker.indents[id(call)], why))
     return located
 
 
@@ -231,6 +244,7 @@ class _Walker:
         self.text = text
         self.import_froms: list[ast.ImportFrom] = []
         self.guarded: set[int] = set()
+        self.classes: list[ast.ClassDef] = []  # the module-level classes with bases
         self.guards = 0  # how many `if`/`try` statements the walk is in
         self.names: set[str] = set()  # every name the code reads, writes or deletes
         self.class_names: list[ast.Name] = []
@@ -273,7 +287,11 @@ class _Walker:
     def class_(self, node: ast.ClassDef, scope: Scope, indent: str) -> None:
         for child in (*node.decorator_list, *node.bases, *(k.value for k in node.keywords)):
             self.expr(child, scope, indent)
-        scope.bind(node.name, Binding())
+        if scope.parent is None and node.bases:  # a module-level class may be a Trainer subclass
+            self.classes.append(node)
+            scope.bind(node.name, Binding(qualified=f"{LOCAL}.{node.name}"))
+        else:
+            scope.bind(node.name, Binding())
         self.block(node.body, self.new_scope("class", scope))
 
     def declare(self, node: ast.Global | ast.Nonlocal, scope: Scope, indent: str) -> None:

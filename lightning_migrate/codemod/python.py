@@ -13,10 +13,11 @@ from typing import TYPE_CHECKING
 from lightning_migrate.codemod.callsite import LIGHTNING_PACKAGE, UNPACKED, CallSite, Run, flat
 from lightning_migrate.codemod.imports import ImportChanges, StaleImport, stale_imports
 from lightning_migrate.codemod.known import Known, holes
-from lightning_migrate.codemod.locate import PACKAGES, TRAINER_NAMES, Located, Scope, TrainerCall, locate
+from lightning_migrate.codemod.locate import TRAINER_NAMES, Located, Scope, TrainerCall, locate, trainer_skip
 from lightning_migrate.codemod.plan import Decision, Refusal, Rewrite, Unchanged, derived
 from lightning_migrate.codemod.ranges import RunTimeReader
 from lightning_migrate.codemod.text import Text, tree_of
+from lightning_migrate.codemod.trainers import PACKAGES
 from lightning_migrate.codemod.values import Reader, Unknown
 from lightning_migrate.report.findings import Finding, Result
 from lightning_migrate.report.rules import BY_CODE
@@ -221,7 +222,7 @@ class _Migrator:
         it where it is built (``ddp = DDPPlugin(...)`` -> ``ddp = DDPStrategy(...)``) and keep the name."""
         args = [a for a in _arguments(call.node)[call.skip :] if not a.star]
         flags = self._read_flags(call, args, quiet=True)
-        if not flags:
+        if not flags or call.consumes:
             return
         decision = self.run_options.judge(self._site(call, flags))
         if not isinstance(decision, Rewrite):
@@ -327,6 +328,11 @@ class _Migrator:
         no rewrite keeps for every value it may take at run time builds the runtime shim's Trainer, which
         migrates the values it gets."""
         decision, findings = self.run_options.decide(self._site(call, flags))
+        if call.consumes and isinstance(decision, Rewrite):  # a subclass that takes flags itself
+            callee = self.text.segment(call.node.func)
+            why = f"not rewritten: `{callee}` is a Trainer subclass and {call.consumes}; migrate it by hand"
+            self.findings.extend(replace(f, message=f"{f.message}; {why}", fixable=False) for f in findings)
+            return Unchanged()
         if self.shim and isinstance(decision, Refusal) and decision.code in _SHIMMED and holes(flags):
             node = next(a.node for a in _arguments(call.node) if a.keyword == decision.flag)
             self._runtime(call, node, decision.message)
@@ -461,8 +467,9 @@ class _Migrator:
 
     def _runtime(self, call: TrainerCall, node: ast.expr | ast.keyword, why: str) -> None:
         """Report a flag value only known at run time (LM101); with ``shim``, route the call through the
-        runtime shim, which applies the migration when the Trainer is built."""
-        if not self.shim:
+        runtime shim, which applies the migration when the Trainer is built (not a subclass's call: the shim
+        builds Lightning's own Trainer)."""
+        if not self.shim or trainer_skip(self.located, call.node, call.scope, TRAINER_NAMES) is None:
             self._report(node, "LM101", f"{why}; use the runtime shim (`--shim`) or pass the flags literally")
             return
         module = SHIM_MODULES[self._namespace(call.node, call.scope)]

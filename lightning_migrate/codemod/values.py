@@ -10,8 +10,9 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from lightning_migrate.codemod.locate import PACKAGES, Located, Scope
+from lightning_migrate.codemod.locate import Located, Scope
 from lightning_migrate.codemod.text import Text
+from lightning_migrate.codemod.trainers import PACKAGES
 from lightning_migrate.semantics.classes import lookup
 from lightning_migrate.semantics.model import Obj, Value
 

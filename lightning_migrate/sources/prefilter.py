@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 
 from lightning_migrate.codemod.callsite import LIGHTNING_PACKAGE, CallSite, Run
 from lightning_migrate.codemod.plan import Unchanged, plan
+from lightning_migrate.codemod.trainers import ECOSYSTEM
 from lightning_migrate.semantics.classes import RENAMED_STRATEGIES
 from lightning_migrate.semantics.model import RELEASES, Value, Version
 from lightning_migrate.semantics.signature import MODELLED
@@ -52,7 +53,11 @@ from lightning_migrate.semantics.signature import MODELLED
 EVERY_SOURCE: tuple[Version | None, ...] = (None, *RELEASES)  # None: no --source-version
 SINCE = (RELEASES[0], LIGHTNING_PACKAGE)  # the oldest release a call is for: `pytorch_lightning`, `lightning`
 
-_LIGHTNING = re.compile(r"\b(?:pytorch_)?lightning\b")
+# Lightning, or an ecosystem package whose Trainer subclass passes the flags through (`flash.Trainer`)
+_ECOSYSTEM = sorted({name.split(".")[0] for name in ECOSYSTEM})
+_LIGHTNING = re.compile(rf"\b(?:(?:pytorch_)?lightning|{'|'.join(_ECOSYSTEM)})\b")
+# A class that subclasses a Trainer: its calls are Trainer calls, whatever it is named.
+_SUBCLASS = re.compile(r"\bclass\s+\w+\s*\([^)]*Trainer\b")
 _WORDS = "|".join(sorted(MODELLED, key=len, reverse=True))
 _MODELLED_WORD = re.compile(rf"\b(?:{_WORDS})\b")
 # The `*Plugin` training-type classes 1.6 renamed: a file that imports one follows the rename (from 1.6 on)
@@ -143,7 +148,7 @@ def mentions(text: str, targets: Sequence[Version] = RELEASES) -> bool | None:
         return False
     if "*" not in text and not _MODELLED_WORD.search(text):
         return False
-    if "from_argparse_args" in text:
+    if "from_argparse_args" in text or _SUBCLASS.search(text):
         return True
     return None
 
