@@ -22,6 +22,7 @@ from lightning_migrate.codemod.callparse import (
     trainer_aliases,
 )
 from lightning_migrate.codemod.domains import DOMAINS
+from lightning_migrate.semantics.classes import lookup
 from lightning_migrate.semantics.model import Value
 from lightning_migrate.semantics.signature import MODELLED
 
@@ -78,12 +79,39 @@ def evaluate(call: HoledCall, chosen: Choices) -> dict[str, Value]:
 
 def _value(node: ast.expr, names: dict[str, ast.expr], chosen: Choices) -> Value:
     if isinstance(node, ast.IfExp):
-        branch = node.body if chosen[ast.unparse(node.test)] else node.orelse
-        return _value(branch, names, chosen)
+        test = (
+            _value(node.test, names, chosen)
+            if ast.unparse(node.test) not in chosen
+            else chosen[ast.unparse(node.test)]
+        )
+        return _value(node.body if test else node.orelse, names, chosen)
+    if isinstance(node, ast.BoolOp) and ast.unparse(node) not in chosen:  # `n or 1`, as Python reads it
+        value = None
+        for operand in node.values:
+            value = _value(operand, names, chosen)
+            if bool(value) == isinstance(node.op, ast.Or):
+                break
+        return value
+    held = _held(node, names)
+    return chosen[ast.unparse(node)] if held is HOLE else held  # type: ignore[return-value]
+
+
+HOLE = object()  # a value only known at run time
+
+
+def _held(node: ast.expr, names: dict[str, ast.expr]) -> object:
+    """The literal ``node`` is (a Lightning object built from literals too), or ``HOLE``: a run-time value
+    (a call of anything else, ``torch.cuda.device_count()``, is one)."""
+    if isinstance(node, ast.Call) and lookup(_callee(node.func)) is None:
+        return HOLE
     try:
         return literal(node, names)
     except NotLiteral:
-        return chosen[ast.unparse(node)]  # type: ignore[return-value]
+        return HOLE
+
+
+def _callee(node: ast.expr) -> str:
+    return node.attr if isinstance(node, ast.Attribute) else getattr(node, "id", "")
 
 
 def _collect(
@@ -98,9 +126,7 @@ def _collect(
         _collect(node.body, flag, names, domains, holes)
         _collect(node.orelse, flag, names, domains, holes)
         return
-    try:
-        literal(node, names)
-    except NotLiteral:
+    if _held(node, names) is HOLE:
         text = ast.unparse(node)
         holes[text] = domains.get(text) or DOMAINS[flag]
 
@@ -111,7 +137,9 @@ def _texts(node: ast.expr, names: dict[str, ast.expr]) -> Iterator[str]:
         yield from _texts(node.body, names)
         yield from _texts(node.orelse, names)
         return
-    try:
-        literal(node, names)
-    except NotLiteral:
+    if isinstance(node, ast.BoolOp):
+        for operand in node.values:
+            yield from _texts(operand, names)
+        return
+    if _held(node, names) is HOLE:
         yield ast.unparse(node)

@@ -16,6 +16,7 @@ parser makes of it (``--gpus 2`` is the int 2, ``--gpus 0,1`` the string "0,1").
 from __future__ import annotations
 
 import ast
+import itertools
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -125,6 +126,31 @@ def _kind(value: Value) -> str:
     if isinstance(value, (list, tuple)):
         return "list"
     return type(value).__name__
+
+
+# Calls whose results the model knows, by qualified name: they read the machine (and are run-time values
+# like any other: each result is judged on every machine).
+CALLS: dict[str, tuple[Value, ...]] = {
+    "torch.cuda.device_count": (0, 1, 2, 4, 8),
+    "torch.cuda.is_available": (False, True),
+}
+
+
+# Calls that only read (as written: a name the file rebinds is its own business): the machine readers above
+# and the builtins that convert or compare.
+PURE_CALLS = frozenset({*CALLS, "int", "str", "bool", "min", "max", "len"})
+
+
+def extreme(name: str, parts: list[tuple[Value, ...]]) -> tuple[Value, ...] | None:
+    """What ``min``/``max`` of arguments with these values gives (None where they do not compare)."""
+    pick = min if name == "min" else max
+    out = []
+    for combination in itertools.product(*parts):
+        try:
+            out.append(pick(combination))  # type: ignore[type-var]
+        except TypeError:
+            return None
+    return tuple(_unique(out))
 
 
 # What a builtin conversion makes of a value (`int(args.gpus)`); a value it rejects is one the call never

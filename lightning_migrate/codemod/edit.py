@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from lightning_migrate.codemod.known import Choice, Known, RunTime
+from lightning_migrate.codemod.known import Choice, Known, RunTime, or_form
 from lightning_migrate.codemod.plan import derived
 from lightning_migrate.semantics.model import Obj
 
@@ -245,6 +245,9 @@ def _fresh(
 def _literal(value: Known, quote: str, edited: Edited) -> cst.BaseExpression:
     if isinstance(value, RunTime):  # moved to another keyword: written as it was
         return _expression(value.text)
+    if isinstance(value, Choice) and value.split and or_form(value):  # `n if n else 1`: `n or 1`
+        left, right = _expression(value.tests[0]), _literal(value.branches[1], quote, edited)
+        return cst.BooleanOperation(left, cst.Or(), right)
     if isinstance(value, Choice):  # a conditional for another keyword, with the tests as written
         tests = [_expression(t) for t in value.tests]
         written: cst.BaseExpression = _literal(value.branches[-1], quote, edited)

@@ -16,14 +16,23 @@ from typing import Union
 from lightning_migrate.semantics.model import Value
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class RunTime:
     """A value only known at run time: the expression as written (``text``) at keyword ``flag``, and every
-    value it may take there (its ``domain``, narrowed by what the file says: ``domains``)."""
+    value it may take there (its ``domain``, narrowed by what the file says: ``domains``). It is the
+    expression as written: two with the same text at the same keyword are equal, whatever the planner took
+    their values to be (``plan.token`` tells those apart)."""
 
     flag: str
     text: str
     domain: tuple[Value, ...]
+    pure: bool = False  # it reads names and attributes only: written twice, it gives the same value
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, RunTime) and (self.flag, self.text) == (other.flag, other.text)
+
+    def __hash__(self) -> int:
+        return hash((self.flag, self.text))
 
     def __repr__(self) -> str:
         return self.text
@@ -40,13 +49,22 @@ class Choice:
     branches: tuple[Value | RunTime, ...]
     tests: tuple[str, ...]
     pure: bool = False
+    split: bool = False  # made by the planner of a run-time value and its truth (``x if n else y``)
 
     def __repr__(self) -> str:
+        if self.split and or_form(self):
+            return f"{self.tests[0]} or {self.branches[1]!r}"
         parts = [f"{branch!r} if {test} else " for branch, test in zip(self.branches, self.tests)]
         return "".join(parts) + repr(self.branches[-1])
 
     def with_branches(self, branches: tuple[Value | RunTime, ...]) -> Choice:
-        return Choice(self.flag, branches, self.tests, self.pure)
+        return Choice(self.flag, branches, self.tests, self.pure, self.split)
+
+
+def or_form(choice: Choice) -> bool:
+    """Is ``choice`` ``x if x else y``, which reads better as ``x or y``?"""
+    first = choice.branches[0]
+    return len(choice.branches) == 2 and isinstance(first, RunTime) and first.text == choice.tests[0]
 
 
 Known = Union[Value, RunTime, Choice]

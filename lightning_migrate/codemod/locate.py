@@ -155,6 +155,15 @@ class Located:
             return None
         return bindings[0].value, bindings[0].scope
 
+    def assigned(self, name: ast.Name, scope: Scope) -> list[tuple[ast.expr, Scope]] | None:
+        """Every expression ``name`` is bound to, with the scope it is evaluated in, when each of its
+        bindings is an assignment statement (``if c: n = 1`` / ``else: n = 0``); None otherwise."""
+        where = scope.lookup(name.id)
+        bindings = where.bindings[name.id] if where is not None else []
+        if not bindings or any(b.value is None or b.scope is None for b in bindings):
+            return None
+        return [(b.value, b.scope) for b in bindings]  # type: ignore[misc]
+
     def parameter(self, name: ast.Name, scope: Scope) -> tuple[ast.arg, ast.expr | None, Scope] | None:
         """When ``name`` is a function's parameter bound nowhere else: the parameter, its default and the
         scope the default is evaluated in (the one the function is defined in)."""

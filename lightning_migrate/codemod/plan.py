@@ -31,10 +31,10 @@ from lightning_migrate.semantics import (
     Value,
     Version,
     constructors,
-    interpret,
 )
+from lightning_migrate.semantics import interpret as interpret_once
 from lightning_migrate.semantics.classes import PRECISION, kind_of, lookup
-from lightning_migrate.semantics.model import OPTIONAL_PACKAGES, RELEASES, Obj, v
+from lightning_migrate.semantics.model import OPTIONAL_PACKAGES, RELEASES, Interpretation, Obj, v
 from lightning_migrate.semantics.registry import (
     DISTRIBUTED_TYPES,
     default_find_unused_parameters,
@@ -72,6 +72,23 @@ PACKAGE_MACHINES: tuple[Hardware, ...] = tuple(replace(m, installed=OPTIONAL_PAC
 # never become two CPU processes. (TPU and MPS machines are left out: 1.x raised there for reasons of its
 # own.)
 MUST_STILL_FAIL = frozenset(m for m in MACHINES + PACKAGE_MACHINES if not m.tpu_cores and not m.mps)
+
+
+# The planner asks the model about the same calls over and over (every candidate on every machine, every value
+# of a run-time flag, the same call in file after file): its answers are remembered. (They are never changed
+# by the planner.)
+_INTERPRETED: dict[object, Interpretation] = {}
+
+
+def interpret(flags: Mapping[str, Value], version: Version, hardware: Hardware) -> Interpretation:
+    """``semantics.interpret``, remembered."""
+    key = (tuple((k, repr(value)) for k, value in flags.items()), version, hardware)
+    found = _INTERPRETED.get(key)
+    if found is None:
+        if len(_INTERPRETED) >= 1 << 18:
+            _INTERPRETED.clear()
+        found = _INTERPRETED[key] = interpret_once(flags, version, hardware)
+    return found
 
 
 def machines(flags: Mapping[str, Value]) -> tuple[Hardware, ...]:
@@ -717,6 +734,8 @@ def _device_edits(flags: Mapping[str, Value], target: Version) -> Iterator[Edit]
     if device is None:
         # the training type left `accelerator=`; the target's default accelerator may differ from 1.x's CPU
         yield {"accelerator": "cpu"}
+        if not given:  # ... one process, said outright (what a conditional's other branch may also say)
+            yield {"accelerator": "cpu", "devices": 1}
 
 
 # The flags a default of which the codemod drops: its own (the amp and sampler flags are not its business).

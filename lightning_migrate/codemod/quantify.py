@@ -48,6 +48,8 @@ from lightning_migrate.semantics.signature import current
 # The most cases a call is judged on: a domain has at most ~15 values, so one or two unknown flags (or a
 # conditional beside one). A call with more is reported.
 MAX_CASES = 300
+# How a user tells the codemod fewer values: a domain narrowed is often one a rewrite keeps for every value.
+NARROW = "narrow the value (a type annotation, an argparse `type=` or `choices=`)"
 # The most keywords a conditional's rewrite may write as conditional expressions (each repeats the tests).
 MAX_CONDITIONALS = 2
 # The rewrites judged over every case to say which comes closest, where none keeps them all.
@@ -92,9 +94,10 @@ def _plan_over(
     # a rewrite that leaves no deprecated keyword behind first, then the smallest edit
     ranked = sorted(templates, key=lambda t: len(_left(t, target)))
     winner = next((t for t in ranked if not _broken(t, cases, target, first=True)), None)
-    choice = next((hole for hole in found.values() if isinstance(hole, Choice)), None)
-    if choice is not None and (winner is None or _left(winner, target)):
-        merged = _by_branch(flags, choice, cases, target, unsafe)
+    for choice, split_flags, split_cases in _choices(flags, found, cases, target, source, unsafe, since):
+        if winner is not None and not _left(winner, target):
+            break
+        merged = _by_branch(split_flags, choice, split_cases, target, unsafe)
         if merged is not None and (winner is None or len(_left(merged, target)) < len(_left(winner, target))):
             winner = merged
     if winner is None:
@@ -186,35 +189,44 @@ def _templates(
     cases: Sequence[Case],
     target: Version,
     unsafe: bool,
+    read: frozenset[str] = frozenset(),
 ) -> list[Template]:
-    """Every candidate of every case with the unknown values taken back out, cheapest first."""
+    """Every candidate of every case with the unknown values taken back out, cheapest first (a value in
+    ``read`` is read elsewhere, a split conditional's test: a template need not keep it)."""
     templates: dict[object, Template] = {}
     for case in cases:
         if case.keep is None:
             continue
         for candidate in _candidates(substitute(flags, case), case.keep, target, unsafe):
-            template = _abstract(candidate, flags, found, case)
-            if template is not None:
+            for template in _abstract(candidate, flags, found, case, read):
                 templates.setdefault(tuple((k, token(val)) for k, val in template.items()), template)
     return sorted(templates.values(), key=lambda template: _cost(flags, template))  # type: ignore[arg-type]
 
 
 def _abstract(
-    candidate: Mapping[str, Value], flags: Mapping[str, Known], found: Mapping[str, Hole], case: Case
-) -> Template | None:
+    candidate: Mapping[str, Value],
+    flags: Mapping[str, Known],
+    found: Mapping[str, Hole],
+    case: Case,
+    read: frozenset[str],
+) -> Iterator[Template]:
     """``candidate`` (a rewrite of the call with ``case``'s values) with every unknown value as written, at
-    its own keyword or at one the call does not have; None when the candidate changes one."""
-    template: Template = dict(candidate)
+    its own keyword or at one the call does not have; nothing when the candidate changes one. A value in
+    ``read`` may also stay the candidate's literal, or go."""
+    templates: list[Template] = [dict(candidate)]
     for flag, hole in found.items():
         value = case.values[flag]
         if flag in candidate and _same(candidate[flag], value):
-            template[flag] = hole
-            continue
-        moved = [k for k, val in candidate.items() if k not in flags and _same(val, value)]
-        if flag in candidate or not moved:
-            return None
-        template[moved[0]] = hole
-    return template
+            where: str | None = flag
+        else:
+            moved = [k for k, val in candidate.items() if k not in flags and _same(val, value)]
+            where = None if flag in candidate or not moved else moved[0]
+        if where is None and flag not in read:
+            return
+        if where is not None:
+            kept = [{**template, where: hole} for template in templates]
+            templates = kept + templates if flag in read else kept
+    yield from templates
 
 
 def _same(a: Value, b: Value) -> bool:
@@ -249,6 +261,36 @@ def _left(template: Mapping[str, Known], target: Version) -> list[str]:
     ]
 
 
+def _choices(
+    flags: dict[str, Known],
+    found: Mapping[str, Hole],
+    cases: list[Case],
+    target: Version,
+    source: Version | None,
+    unsafe: bool,
+    since: Version,
+) -> Iterator[tuple[Choice, dict[str, Known], list[Case]]]:
+    """The conditionals a call may be rewritten branch by branch on: the one it has, or else one made of a
+    run-time value split on its truth (``gpus=n`` is the CPU for 0 and None, GPUs otherwise: ``accelerator=
+    "cuda" if n else "cpu"``), each with the call and its cases in its terms."""
+    written = next((hole for hole in found.values() if isinstance(hole, Choice)), None)
+    if written is not None:
+        yield written, flags, cases
+        return
+    for flag, hole in found.items():
+        assert isinstance(hole, RunTime)
+        truthy = tuple(value for value in hole.domain if value)
+        falsy = tuple(value for value in hole.domain if not value)
+        if not truthy or not falsy:
+            continue
+        parts = (replace(hole, domain=truthy), replace(hole, domain=falsy))
+        choice = Choice(flag, parts, (hole.text,), hole.pure, split=True)
+        split = {**flags, flag: choice}
+        split_cases = _cases(split, holes(split), target, source, unsafe, since)
+        if not isinstance(split_cases, Refusal):
+            yield choice, split, split_cases
+
+
 # --- a conditional, branch by branch ------------------------------------------------------------------------
 
 
@@ -260,18 +302,21 @@ def _by_branch(
     for index, branch in enumerate(choice.branches):
         sub = {**flags, choice.flag: branch}
         mine = [case for case in cases if case.branches[choice.flag] == index]
-        templates = _templates(sub, holes(sub), mine, target, unsafe)
-        passing = [t for t in templates if not _broken(t, mine, target, first=True)]
+        templates = _templates(sub, holes(sub), mine, target, unsafe, _split_reads(choice))
+        ranked = sorted(templates, key=lambda t: len(_left(t, target)))  # (stable: cheapest first within)
+        passing = [t for t in ranked if not _broken(t, mine, target, first=True)][:MAX_BRANCH_TEMPLATES]
         if not passing:
             return None
-        per_branch.append(passing[:MAX_BRANCH_TEMPLATES])
+        per_branch.append(passing)
     merges = [
         merged
         for combination in itertools.product(*per_branch)
         for merged in _merges(choice, combination, target)
     ]
     # fewest conditional expressions first, then the smallest edit
-    for merged in sorted(merges, key=lambda m: (_conditionals(m), _cost(flags, m))):  # type: ignore[arg-type]
+    # no deprecated keyword left first, then the fewest conditional expressions, then the fewest branches
+    # left at a default (`devices=n or 1` says more than `devices=n or None`), then the smallest edit
+    for merged in sorted(merges, key=lambda m: _rank(m, flags, target)):
         if not _broken(merged, cases, target, first=True):
             return merged
     return None
@@ -289,13 +334,40 @@ def _merges(choice: Choice, templates: Sequence[Template], target: Version) -> I
             return
         if all(token(value) == token(values[0]) for value in values):
             merged[key] = values[0]
+        elif all(isinstance(v, RunTime) and v.text == values[0].text for v in values):  # type: ignore[union-attr]
+            # the same expression in each branch (a split value's parts): as written, with all its values
+            domain = tuple(d for v in values for d in v.domain)  # type: ignore[union-attr]
+            merged[key] = replace(values[0], domain=domain)  # type: ignore[type-var]
         elif any(isinstance(v, (Choice, RunTime)) and v.flag != choice.flag for v in values):
             return  # another unknown value would be written twice
         else:
             merged[key] = choice.with_branches(tuple(values))  # type: ignore[arg-type]
-    # one conditional evaluates the tests once, as the call did; more write them again (and read worse)
-    if _conditionals(merged) <= 1 or (choice.pure and _conditionals(merged) <= MAX_CONDITIONALS):
+    # one conditional evaluates the tests once, as the call did; more write them again (and read worse); a
+    # value split on its truth is read again wherever it is also written as a value
+    again = _conditionals(merged) > 1 or (choice.split and any(_reads(v, choice) for v in merged.values()))
+    if not again or (choice.pure and _conditionals(merged) <= MAX_CONDITIONALS):
         yield merged
+
+
+def _split_reads(choice: Choice) -> frozenset[str]:
+    """The value a split conditional reads in its test: its branches need not keep it."""
+    return frozenset({choice.flag}) if choice.split else frozenset()
+
+
+def _reads(value: Known, choice: Choice) -> bool:
+    """Is ``value`` (or a branch of it) the run-time value ``choice`` was split from?"""
+    parts = value.branches if isinstance(value, Choice) else (value,)
+    return any(isinstance(part, RunTime) and part.text == choice.tests[0] for part in parts)
+
+
+def _rank(merged: Template, flags: Mapping[str, Known], target: Version) -> tuple[int, ...]:
+    defaults = sum(
+        branch is None or branch == "auto"
+        for value in merged.values()
+        if isinstance(value, Choice)
+        for branch in value.branches
+    )
+    return len(_left(merged, target)), _conditionals(merged), defaults, _cost(flags, merged)  # type: ignore[arg-type]
 
 
 def _conditionals(template: Mapping[str, Known]) -> int:
@@ -353,8 +425,7 @@ def _breaking(
     advice = (
         ""
         if all(case.keep is None for case, _ in broken)
-        else "; narrow the value (a type annotation, an argparse `type=` or `choices=`), pass it literally,"
-        " or use the runtime shim (`--shim`)"
+        else f"; {NARROW}, pass it literally, or use the runtime shim (`--shim`)"
     )
     return Refusal(
         "LM101",
@@ -384,8 +455,7 @@ def _why_left(
     assert broken, "a template that moves the value and keeps every case would have been chosen"
     return (
         f"{head}, and no spelling of it keeps the call's behaviour for every value: the closest,"
-        f" `{_spelled(flags, template)}`, {_breaks(broken)}; narrow the value (an argparse `type=` or"
-        " `choices=`) or change it by hand"
+        f" `{_spelled(flags, template)}`, {_breaks(broken)}; {NARROW} or change it by hand"
     )
 
 

@@ -56,7 +56,7 @@ class RunTimeReader:
         if isinstance(node, ast.IfExp):
             return self._choice(node, scope, flag)
         domain = self.domain(node, scope, flag)
-        return RunTime(flag, self.text.segment(node), domain) if domain else None
+        return RunTime(flag, self.text.segment(node), domain, _pure(node)) if domain else None
 
     def _choice(self, node: ast.IfExp, scope: Scope, flag: str) -> Choice | None:
         chain: list[ast.expr] = []
@@ -81,7 +81,7 @@ class RunTimeReader:
                 return None  # an object in a branch is decided where it is built, not here
             else:
                 branches.append(value)
-        pure = all(isinstance(n, _PURE) for test in tests for n in ast.walk(test))
+        pure = all(map(_pure, tests))
         return Choice(flag, tuple(branches), tuple(self.text.segment(t) for t in tests), pure)
 
     def domain(self, node: ast.expr, scope: Scope, flag: str, depth: int = 0) -> tuple[Value, ...] | None:
@@ -103,6 +103,9 @@ class RunTimeReader:
                 arg, default, outside = parameter
                 given: object = domains.MISSING if default is None else self.reader.read(default, outside)
                 return domains.of_annotation(flag, arg.annotation, given)
+            assigned = self.located.assigned(node, scope)
+            if assigned is not None:  # bound in branches: any of the values
+                return domains.union(self.domain(value, where, flag, depth + 1) for value, where in assigned)
         if isinstance(node, ast.Attribute):
             options, trainer = self._options
             option = options.get(node.attr)
@@ -110,21 +113,49 @@ class RunTimeReader:
                 return domains.of_option(flag, option)
             if trainer and node.attr == flag:
                 return domains.TRAINER_OPTIONS.get(flag)
-        if (
-            isinstance(node, ast.Call)
-            and self.located.builtin(node.func, scope)
-            and len(node.args) == 1
-            and not node.keywords
-        ):
-            assert isinstance(node.func, ast.Name)
-            inner = self.domain(node.args[0], scope, flag, depth + 1)
-            return domains.converted(node.func.id, inner) if inner is not None else None
+        if isinstance(node, ast.Call) and not node.keywords:
+            return self._called(node, scope, flag, depth)
+        return domains.domain(flag)
+
+    def _called(self, node: ast.Call, scope: Scope, flag: str, depth: int) -> tuple[Value, ...] | None:
+        """What a call gives: a builtin conversion of a value (``int(args.gpus)``), ``min``/``max`` of values,
+        a function whose results the model knows (``torch.cuda.device_count()``), else the whole domain."""
+        known = next(
+            (domains.CALLS[n] for n in self.located.qualified(node.func, scope) if n in domains.CALLS), None
+        )
+        if known is not None and not node.args:
+            return known
+        if not self.located.builtin(node.func, scope):
+            return domains.domain(flag)
+        assert isinstance(node.func, ast.Name)
+        parts = [self.domain(arg, scope, flag, depth + 1) for arg in node.args]
+        if any(part is None for part in parts) or not parts:
+            return None
+        if node.func.id in ("min", "max") and len(parts) > 1:
+            return domains.extreme(node.func.id, parts)  # type: ignore[arg-type]
+        if len(parts) == 1:
+            return domains.converted(node.func.id, parts[0])  # type: ignore[arg-type]
         return domains.domain(flag)
 
     @functools.cached_property
     def _options(self) -> tuple[dict[str, domains.Option], bool]:
         """The file's own argparse options, and whether it adds the Trainer's (``domains.options``)."""
         return domains.options(self.located.every_call)
+
+
+def _pure(node: ast.expr) -> bool:
+    """Does ``node`` only read values (names, attributes, operators, and the calls that read the machine or
+    convert, ``domains.PURE_CALLS``)? Written twice, it gives the same value twice."""
+    return all(
+        isinstance(n, _PURE) or (isinstance(n, ast.Call) and _dotted(n.func) in domains.PURE_CALLS)
+        for n in ast.walk(node)
+    )
+
+
+def _dotted(node: ast.expr) -> str:
+    if isinstance(node, ast.Attribute):
+        return f"{_dotted(node.value)}.{node.attr}"
+    return node.id if isinstance(node, ast.Name) else ""
 
 
 def _has_object(value: Value) -> bool:

@@ -1,0 +1,131 @@
+"""The planner for calls with values only known at run time (``codemod.quantify``), table by table: what it
+rewrites, what it leaves as written (and says so), and how it says why not."""
+
+from __future__ import annotations
+
+import pytest
+
+from lightning_migrate.codemod.callsite import CallSite, Run
+from lightning_migrate.codemod.domains import DOMAINS
+from lightning_migrate.codemod.known import Choice, Known, RunTime
+from lightning_migrate.codemod.plan import Refusal, Rewrite, Unchanged, plan
+from lightning_migrate.semantics.model import Obj, Value, release
+
+INTS = (0, 1, 2, 8, -1)  # what `parser.add_argument("--gpus", type=int)` gives
+
+
+def gpus(domain: tuple[Value, ...] = INTS, text: str = "args.gpus") -> RunTime:
+    return RunTime("gpus", text, domain, pure=True)
+
+
+def test_the_known_flags_are_rewritten_and_the_run_time_value_kept() -> None:
+    """Lightning's own hand migration (#9931) for 1.5, proven for every count."""
+    decision = plan({"accelerator": "ddp", "gpus": gpus()}, release("1.5"))
+    assert isinstance(decision, Rewrite)
+    assert decision.flags == {"strategy": "ddp", "gpus": gpus()}
+    assert "0, 1, 2, 8, -1" in decision.notes[0]
+
+
+def test_a_value_with_one_meaning_per_truth_is_split_on_it() -> None:
+    """`gpus=n` with n 0 or 1 is the CPU or one GPU: 2.x says so with a conditional on n."""
+    decision = plan({"gpus": gpus((0, 1), "AVAIL_GPUS")}, release("2.6"))
+    assert isinstance(decision, Rewrite)
+    accelerator = decision.flags["accelerator"]
+    assert isinstance(accelerator, Choice)
+    assert accelerator.split
+    assert accelerator.branches == ("cuda", "cpu")
+    assert accelerator.tests == ("AVAIL_GPUS",)
+    assert decision.flags["devices"] == 1
+    assert "gpus" not in decision.flags
+
+
+def test_a_conditional_is_rewritten_branch_by_branch_in_place() -> None:
+    choice = Choice("accelerator", ("ddp", None), ("args.gpus > 1",), pure=True)
+    decision = plan({"accelerator": choice, "gpus": gpus()}, release("1.5"))
+    assert isinstance(decision, Rewrite)
+    strategy = decision.flags["strategy"]
+    assert isinstance(strategy, Choice)
+    assert strategy.branches == ("ddp", None)
+    assert strategy.tests == choice.tests
+    assert "accelerator" not in decision.flags
+
+
+def test_a_deprecated_keyword_that_keeps_some_value_only_as_written_is_work_left() -> None:
+    """For 1.7 the strategy object must leave `plugins=` (1.7 raises), and `gpus=` only warns; but no
+    spelling of a count that may be None, 0 or a string ("0" is the CPU from 1.5, yet true) keeps every value
+    but `gpus=` itself."""
+    anything = gpus(DOMAINS["gpus"], "gpus")
+    ddp = Obj.of("DDPPlugin", find_unused_parameters=False)
+    decision = plan({"plugins": ddp, "gpus": anything}, release("1.7"), release("1.5"))
+    assert isinstance(decision, Rewrite)
+    assert decision.flags == {
+        "gpus": anything,
+        "strategy": Obj.of("DDPStrategy", find_unused_parameters=False),
+    }
+    [(code, flag, why)] = decision.left
+    assert (code, flag) == ("LM101", "gpus")
+    assert why.startswith("`gpus=gpus`: Lightning 1.7.7 deprecates `gpus=`")
+    assert "breaks for gpus=" in why
+
+
+def test_values_the_releases_read_differently_ask_for_the_source_version() -> None:
+    """`gpus="2"` was GPU index 2 in 1.4 and two GPUs from 1.5: no rewrite keeps both."""
+    decision = plan({"accelerator": "ddp", "gpus": gpus(("2", "0,1"), "gpus")}, release("1.6"))
+    assert isinstance(decision, Refusal)
+    assert decision.code == "LM101"
+    assert decision.flag == "gpus"
+    assert "pass --source-version" in decision.message
+    assert "narrow the value" not in decision.message
+
+
+def test_the_refusal_names_the_values_that_break_the_closest_rewrite() -> None:
+    """An unannotated parameter may be the string "0", GPU 0 in 1.4 and the CPU in 1.5."""
+    decision = plan({"distributed_backend": "dp", "gpus": gpus(DOMAINS["gpus"], "gpus")}, release("1.5"))
+    assert isinstance(decision, Refusal)
+    assert decision.code == "LM101"
+    assert "the closest, `strategy='dp', no distributed_backend=`, breaks for gpus='0'" in decision.message
+    assert "a type annotation, an argparse `type=` or `choices=`" in decision.message
+
+
+def test_a_call_no_rewrite_keeps_for_any_value_is_told_what_its_literal_twin_is() -> None:
+    decision = plan({"distributed_backend": "dp", "gpus": gpus((1, 2))}, release("2.6"))
+    assert isinstance(decision, Refusal)
+    assert decision.code == "LM103"
+    assert "for gpus=1: Lightning 2.6.6 has no dp strategy" in decision.message
+
+
+@pytest.mark.parametrize(
+    ("flags", "target"),
+    [
+        ({"strategy": "ddp", "gpus": gpus()}, "1.6"),
+        ({"accelerator": "gpu", "devices": RunTime("devices", "n", (1, 2, 8), True)}, "2.6"),
+    ],
+)
+def test_a_call_in_the_targets_form_is_left_alone_whatever_its_values(
+    flags: dict[str, Known], target: str
+) -> None:
+    """The planner alone would keep 1.5's reading of `strategy="ddp", gpus=0` (one CPU process; DDP from
+    1.6): the call is not old usage for the target, so it is not planned (``Run.judge``)."""
+    assert plan(flags, release(target)) != Unchanged()
+    site = CallSite(1, 1, flags)
+    assert Run(release(target)).judge(site) == Unchanged()
+    assert Run(release(target)).decide(site) == (Unchanged(), [])
+
+
+def test_too_many_combinations_are_reported_not_judged() -> None:
+    wide = tuple(range(1, 40))
+    flags: dict[str, Known] = {
+        "accelerator": "ddp",
+        "gpus": gpus(wide),
+        "num_nodes": RunTime("num_nodes", "args.nodes", wide, True),
+    }
+    decision = plan(flags, release("1.5"))
+    assert isinstance(decision, Refusal)
+    assert decision.code == "LM101"
+    assert "too many combinations" in decision.message
+
+
+def test_a_call_no_value_of_which_any_release_builds_is_lm100() -> None:
+    decision = plan({"gpus": gpus((3,)), "tpu_cores": RunTime("tpu_cores", "t", (8,), True)}, release("1.5"))
+    assert isinstance(decision, Refusal)
+    assert decision.code == "LM100"
