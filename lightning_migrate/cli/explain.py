@@ -26,8 +26,9 @@ def find_rule(name: str) -> Rule | None:
 
 def explain(rule: Rule) -> str:
     lines = [f"{rule.code} {rule.name}", "", rule.title[:1].upper() + rule.title[1:] + "."]
-    if rule.deprecated_in:
-        lines.append(f"Deprecated in Lightning {rule.deprecated_in}, removed in {rule.removed_in}.")
+    if rule.dates():
+        said = rule.dates("Lightning ")
+        lines.append(said[:1].upper() + said[1:] + ".")
     if rule.link:
         lines.append(f"Upstream change: {rule.link}")
     lines.append(

@@ -161,8 +161,7 @@ def rewrite_findings(site: CallSite, rewrite: Rewrite) -> list[Finding]:
     findings = []
     for index, rule in enumerate(sorted(rules)):
         info = BY_CODE[rule]
-        dates = f" (deprecated in {info.deprecated_in}, removed in {info.removed_in})"
-        when = dates if info.removed_in else ""
+        when = f" ({info.dates()})" if info.dates() else ""
         # the fix is the same for every rule the call breaks: say it once
         message = f"{info.title}{when}" + (f"; fix: {fix}" if index == 0 else "")
         if index == 0 and rewrite.notes:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from lightning_migrate.codemod.known import Choice, Known, RunTime, or_form
-from lightning_migrate.codemod.plan import derived
+from lightning_migrate.codemod.plan import RENAMED_KEYWORDS, derived
 from lightning_migrate.semantics.model import Obj
 
 # Which new flags take the place of an old one that changes.
@@ -30,6 +30,7 @@ SLOTS: dict[str, tuple[str, ...]] = {
     "tpu_cores": ("accelerator", "devices"),
     "ipus": ("accelerator", "devices"),
     "devices": ("devices",),
+    **{old: (new,) for old, new in RENAMED_KEYWORDS.items()},
 }
 
 

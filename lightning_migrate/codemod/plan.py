@@ -549,12 +549,13 @@ def _candidates(
 ) -> list[dict[str, Value]]:
     """Every combination of a training-type edit, a device edit and a default dropped, cheapest first."""
     candidates: list[dict[str, Value]] = []
-    for training, devices, defaults in itertools.product(
+    for training, devices, defaults, removed in itertools.product(
         _training_edits(flags, keep, target, unsafe),
         _device_edits(flags, target),
         _default_edits(flags, target),
+        _removed_edits(flags, target),
     ):
-        merged = _apply(flags, training, devices, defaults)
+        merged = _apply(flags, training, devices, defaults, removed)
         for variant in (merged, *_precision_variants(merged, keep, target)):
             if variant not in candidates and not _misplaced(variant, target):
                 candidates.append(variant)
@@ -756,6 +757,28 @@ def _default_edits(flags: Mapping[str, Value], target: Version) -> Iterator[Edit
     }
     if dropped:
         yield dropped
+
+
+# Keywords 2.0 removed that a call still passes, and what becomes of them: renamed outright, with no
+# deprecation period (`replace_sampler_ddp`, #16829: the same `_requires_distributed_sampler` logic; the model
+# does not judge the sampler, the rename is Lightning's own), or dropped (the apex flags, #16039; the judge
+# keeps only a drop that trains with the same precision: `amp_level="O2"` was ignored with native AMP in 1.4).
+RENAMED_KEYWORDS: dict[str, str] = {"replace_sampler_ddp": "use_distributed_sampler"}
+DROPPED_KEYWORDS = frozenset({"amp_level", "amp_backend"})
+
+
+def _removed_edits(flags: Mapping[str, Value], target: Version) -> Iterator[Edit]:
+    """Nothing, or the keywords ``target`` lacks renamed, and the apex flags dropped (``RENAMED_KEYWORDS``,
+    ``DROPPED_KEYWORDS``)."""
+    yield {}
+    edit: Edit = {}
+    for flag, value in flags.items():
+        if flag in RENAMED_KEYWORDS and not accepts(flag, target) and accepts(RENAMED_KEYWORDS[flag], target):
+            edit.update({flag: _REMOVED, RENAMED_KEYWORDS[flag]: value})
+        elif flag in DROPPED_KEYWORDS:  # (1.5 raises for `amp_level` with native AMP, which 1.4 ignored)
+            edit[flag] = _REMOVED
+    if edit:
+        yield edit
 
 
 def _device_values(flag: str, count: Value) -> Iterator[Value]:

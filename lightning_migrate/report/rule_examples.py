@@ -102,6 +102,31 @@ import pytorch_lightning as pl
 trainer = pl.Trainer(strategy="ddp_find_unused_parameters_true", accelerator="cuda", devices=2)
 """,
     ),
+    "LM007": Example(
+        "removed_keywords/sampler_and_amp",
+        "2.6",
+        """\
+import pytorch_lightning as pl
+
+trainer = pl.Trainer(
+    gpus=2,
+    precision=16,
+    amp_level="O2",
+    replace_sampler_ddp=False,
+)
+""",
+        """\
+import pytorch_lightning as pl
+
+trainer = pl.Trainer(
+    accelerator="cuda",
+    devices=2,
+    strategy="ddp_spawn_find_unused_parameters_true",
+    precision="16-mixed",
+    use_distributed_sampler=False,
+)
+""",
+    ),
     "LM100": Example(
         "distributed_backend/upper_case",
         "2.6",

@@ -15,6 +15,13 @@ class Rule:
     link: str = ""
     fixable: bool = True
 
+    def dates(self, release: str = "") -> str:
+        """When the form went: ``deprecated in 1.5, removed in 1.7`` (``release``: a word before the first
+        version), or the part of it the rule has."""
+        said = [f"deprecated in {self.deprecated_in}"] if self.deprecated_in else []
+        said += [f"removed in {self.removed_in}"] if self.removed_in else []
+        return ", ".join(said).replace(" in ", f" in {release}", 1)
+
 
 _CHANGELOG = "https://github.com/Lightning-AI/pytorch-lightning/pull/"
 
@@ -64,6 +71,15 @@ RULES: tuple[Rule, ...] = (
         "strategy-spelling",
         "the strategy is spelled differently in the target release (renamed, or a default that changed)",
     ),
+    Rule(
+        "LM007",
+        "removed-keywords",
+        "a keyword Lightning 2.0 removed: `replace_sampler_ddp=` is `use_distributed_sampler=`, the apex"
+        " flags `amp_backend=`/`amp_level=` are gone",
+        "",
+        "2.0",
+        _CHANGELOG + "16829",
+    ),
     Rule("LM100", "rejected-call", "the target release rejects this call as written", fixable=False),
     Rule("LM101", "runtime-value", "a flag's value is only known at run time", fixable=False),
     Rule("LM102", "ambiguous-source", "the call did different things in different releases", fixable=False),
@@ -86,4 +102,7 @@ FLAG_RULES = {
     "auto_select_gpus": "LM004",  # dropped at its default for 2.x, with the device-count flags
     "devices": "LM004",  # a device spelling the target reads differently (2.1 numbers TPU cores from 0)
     "strategy": "LM006",
+    "replace_sampler_ddp": "LM007",
+    "amp_backend": "LM007",
+    "amp_level": "LM007",
 }

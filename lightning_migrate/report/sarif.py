@@ -50,11 +50,8 @@ def _rule(rule: Rule) -> dict[str, Any]:
         "defaultConfiguration": {"level": "error"},
         "properties": {"fixable": rule.fixable},
     }
-    if rule.deprecated_in:
-        described["fullDescription"] = {
-            "text": f"{rule.title} (deprecated in Lightning {rule.deprecated_in},"
-            f" removed in {rule.removed_in})"
-        }
+    if rule.dates():
+        described["fullDescription"] = {"text": f"{rule.title} ({rule.dates('Lightning ')})"}
     if rule.link:
         described["helpUri"] = rule.link
     return described
