@@ -13,7 +13,7 @@ import functools
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from lightning_migrate.codemod.known import Choice, Known, RunTime, holes, literal_branches
+from lightning_migrate.codemod.known import Known, holes, written_values
 from lightning_migrate.codemod.plan import DEVICE_NAMES, V16, Decision, Refusal, Rewrite, Unchanged, plan
 from lightning_migrate.report.findings import Finding
 from lightning_migrate.report.rules import BY_CODE, FLAG_RULES
@@ -97,7 +97,7 @@ class Run:
                 gone = "gone from" if not row.exists_in(target) else "renamed in"
                 return f"`{cls}` is {gone} Lightning {target}"
         for flag, value in site.flags.items():
-            for alone in literal_branches(value) if isinstance(value, (RunTime, Choice)) else [value]:
+            for alone in written_values(value):
                 if not isinstance(
                     self.plan(CallSite(site.line, site.column, {flag: alone}, site.since)), Unchanged
                 ):

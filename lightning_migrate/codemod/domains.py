@@ -33,6 +33,10 @@ DOMAINS: dict[str, tuple[Value, ...]] = {
     "precision": (16, 32, 64, "16", "32", "bf16", "16-mixed", "bf16-mixed", "32-true"),
     "auto_select_gpus": (False, True),
     "sync_batchnorm": (False, True),
+    "replace_sampler_ddp": (True, False),
+    "use_distributed_sampler": (True, False),
+    "amp_backend": ("native", "apex"),
+    "amp_level": (None, "O0", "O1", "O2", "O3"),
 }
 
 # What each `type=` of an argparse option makes of a command-line word, kept to the domain's values.
@@ -52,23 +56,81 @@ class Option:
 MISSING = object()
 
 
-def domain(flag: str, narrowed: Iterable[Value] | None = None) -> tuple[Value, ...] | None:
-    """The values ``flag`` may hold (``narrowed``: what the file says), or None when the model has no
-    domain for it (the call is then reported, as before)."""
-    if narrowed is not None:
-        return tuple(_unique(narrowed))
-    return DOMAINS.get(flag)
+@dataclass(frozen=True)
+class Domain:
+    """The values an expression may hold; ``told``: each is one the file writes (a literal it binds, a value
+    a test's parametrize or an argparse option's ``choices`` lists), not a flag's whole domain the codemod
+    assumes for want of better (only told values can show that a call is old usage)."""
+
+    values: tuple[Value, ...]
+    told: bool = False
 
 
-def union(parts: Iterable[tuple[Value, ...] | None]) -> tuple[Value, ...] | None:
+def whole(values: tuple[Value, ...] | None) -> Domain | None:
+    """A domain the codemod assumes (a flag's, a type's, a machine reader's)."""
+    return None if values is None else Domain(values)
+
+
+def union(parts: Iterable[Domain | None]) -> Domain | None:
     """The values of several expressions one of which gives the value (a conditional's branches); None
     when one of them has no domain."""
     values: list[Value] = []
+    told = True
     for part in parts:
         if part is None:
             return None
-        values += part
-    return tuple(_unique(values))
+        values += part.values
+        told = told and part.told
+    return Domain(tuple(_unique(values)), told)
+
+
+def parametrized(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> tuple[Value, ...] | None:
+    """The values a test's ``pytest.mark.parametrize`` gives its parameter ``name`` (every decorator that
+    names it: the test runs with each), or None when none does or a value is not a literal."""
+    values: list[Value] = []
+    found = False
+    for decorator in function.decorator_list:
+        if not (isinstance(decorator, ast.Call) and _dotted(decorator.func).endswith("mark.parametrize")):
+            continue
+        if len(decorator.args) < 2:
+            continue
+        names = _literal(decorator.args[0])
+        listed = [n.strip() for n in names.split(",")] if isinstance(names, str) else names
+        if not isinstance(listed, (list, tuple)) or name not in listed:
+            continue
+        rows = decorator.args[1]
+        if not isinstance(rows, (ast.List, ast.Tuple)):
+            return None
+        index = list(listed).index(name)
+        for row in rows.elts:
+            cells = _cells(row, len(listed))
+            if cells is None:
+                return None
+            value = _literal(cells[index])
+            if value is MISSING or not (value is None or isinstance(value, (bool, int, float, str, list))):
+                return None
+            values.append(value)
+        found = True
+    return tuple(_unique(values)) if found else None
+
+
+def _cells(row: ast.expr, width: int) -> list[ast.expr] | None:
+    """The values of one parametrize row: ``value``, ``(a, b)``, or ``pytest.param(a, b, marks=...)``."""
+    if isinstance(row, ast.Call) and _dotted(row.func).endswith("param"):
+        cells: list[ast.expr] = list(row.args)
+    elif width == 1:
+        cells = [row]
+    elif isinstance(row, (ast.Tuple, ast.List)):
+        cells = list(row.elts)
+    else:
+        return None
+    return cells if len(cells) == width and not any(isinstance(c, ast.Starred) for c in cells) else None
+
+
+def _dotted(node: ast.expr) -> str:
+    if isinstance(node, ast.Attribute):
+        return f"{_dotted(node.value)}.{node.attr}"
+    return node.id if isinstance(node, ast.Name) else ""
 
 
 def of_annotation(flag: str, annotation: ast.expr | None, default: object) -> tuple[Value, ...] | None:
@@ -173,28 +235,26 @@ def converted(name: str, values: Iterable[Value]) -> tuple[Value, ...] | None:
     return tuple(_unique(out))
 
 
-def of_option(flag: str, option: Option) -> tuple[Value, ...] | None:
-    """The values an argparse option can give ``flag``: its choices, or its default and what its type makes
-    of a command-line word (a word that is one of the domain's strings)."""
-    whole = DOMAINS.get(flag)
-    if whole is None or option.kind is None:
+def of_option(flag: str, option: Option) -> Domain | None:
+    """The values an argparse option can give ``flag``: its choices (told), or what its type makes of a
+    command-line word (a word that is one of the flag's domain's strings); and its default (argparse's own,
+    None, when it names none)."""
+    if option.kind is None:
+        return None
+    default: list[Value] = [None if option.default is MISSING else option.default]  # type: ignore[list-item]
+    if option.choices is not None:
+        return Domain(tuple(_unique([*option.choices, *default])), told=True)
+    assumed = DOMAINS.get(flag)
+    if assumed is None:
         return None
     values: list[Value] = []
-    if option.choices is not None:
-        values += option.choices
-    else:
-        words = [str(v) for v in whole if isinstance(v, (int, str)) and not isinstance(v, bool)]
-        convert = _KINDS.get(option.kind, str) if option.kind else str
-        for word in words:
-            try:
-                values.append(convert(word))
-            except ValueError:
-                continue
-    if option.default is not MISSING:
-        values.append(option.default)  # type: ignore[arg-type]
-    elif option.choices is None:
-        values.append(None)  # argparse's own default
-    return tuple(_unique(values))
+    convert = _KINDS.get(option.kind, str) if option.kind else str
+    for word in (str(v) for v in assumed if isinstance(v, (int, str)) and not isinstance(v, bool)):
+        try:
+            values.append(convert(word))
+        except ValueError:
+            continue
+    return Domain(tuple(_unique([*values, *default])))
 
 
 # What `Trainer.add_argparse_args` gives a flag it adds: `--gpus 2` is 2, `--gpus 0,1` is "0,1" (Lightning's

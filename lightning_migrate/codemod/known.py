@@ -9,7 +9,7 @@ branch rewritten in place (``accelerator="ddp" if n > 1 else None`` to ``strateg
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Union
 
@@ -27,6 +27,7 @@ class RunTime:
     text: str
     domain: tuple[Value, ...]
     pure: bool = False  # it reads names and attributes only: written twice, it gives the same value
+    told: bool = False  # the file writes each value of the domain (``domains.Domain``)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, RunTime) and (self.flag, self.text) == (other.flag, other.text)
@@ -90,8 +91,19 @@ def values_of(hole: Hole) -> Iterator[tuple[int, Value]]:
             yield index, branch
 
 
-def literal_branches(hole: Hole) -> list[Value]:
-    """The branches of a ``Choice`` that are written as values."""
-    if isinstance(hole, RunTime):
-        return []
-    return [branch for branch in hole.branches if not isinstance(branch, RunTime)]
+def written_values(value: Known) -> list[Value]:
+    """Every value ``value`` is written to be, once each: itself, a conditional's branches, a run-time
+    value's domain where the file writes each value (not a flag's whole domain, assumed for want of
+    better)."""
+    if isinstance(value, RunTime):
+        return _once(value.domain) if value.told else []
+    if isinstance(value, Choice):
+        return _once(v for branch in value.branches for v in written_values(branch))
+    return [value]
+
+
+def _once(values: Iterable[Value]) -> list[Value]:
+    seen: dict[str, Value] = {}
+    for value in values:
+        seen.setdefault(repr(value), value)
+    return list(seen.values())

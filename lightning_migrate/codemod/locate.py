@@ -44,7 +44,8 @@ class Binding:
     qualified: str | None = None
     scope: Scope | None = None  # where ``value`` is evaluated
     parameter: ast.arg | None = None  # a function's parameter (its annotation says what it may hold) ...
-    default: ast.expr | None = None  # ... and its default value
+    default: ast.expr | None = None  # ... its default value ...
+    function: ast.FunctionDef | ast.AsyncFunctionDef | None = None  # ... and the function (its decorators)
 
 
 @dataclass(eq=False)
@@ -164,14 +165,15 @@ class Located:
             return None
         return [(b.value, b.scope) for b in bindings]  # type: ignore[misc]
 
-    def parameter(self, name: ast.Name, scope: Scope) -> tuple[ast.arg, ast.expr | None, Scope] | None:
-        """When ``name`` is a function's parameter bound nowhere else: the parameter, its default and the
-        scope the default is evaluated in (the one the function is defined in)."""
+    def parameter(self, name: ast.Name, scope: Scope) -> tuple[Binding, Scope] | None:
+        """When ``name`` is a function's parameter bound nowhere else: its binding (the parameter, its
+        default, the function) and the scope the default is evaluated in (the one the function is defined
+        in)."""
         where = scope.lookup(name.id)
         bindings = where.bindings[name.id] if where is not None else []
         if len(bindings) != 1 or bindings[0].parameter is None or where is None or where.parent is None:
             return None
-        return bindings[0].parameter, bindings[0].default, where.parent
+        return bindings[0], where.parent
 
     def reads(self, name: str, where: Scope) -> int:
         return sum(s.reads[name] for s in self.scopes if name in s.reads and s.lookup(name) is where)
@@ -290,7 +292,7 @@ class _Walker:
             self.expr(node.returns, scope, indent)
         scope.bind(node.name, Binding())
         inner = self.new_scope("function", scope)
-        self.parameters(node.args, inner)
+        self.parameters(node.args, inner, node)
         self.block(node.body, inner)
 
     def class_(self, node: ast.ClassDef, scope: Scope, indent: str) -> None:
@@ -396,13 +398,18 @@ class _Walker:
             if arg is not None and arg.annotation is not None:
                 self.expr(arg.annotation, scope, indent)
 
-    def parameters(self, args: ast.arguments, inner: Scope) -> None:
+    def parameters(
+        self,
+        args: ast.arguments,
+        inner: Scope,
+        function: ast.FunctionDef | ast.AsyncFunctionDef | None = None,
+    ) -> None:
         positional = [*args.posonlyargs, *args.args]
         defaults: list[ast.expr | None] = [None] * (len(positional) - len(args.defaults)) + list(
             args.defaults
         )
         for arg, default in zip([*positional, *args.kwonlyargs], [*defaults, *args.kw_defaults]):
-            inner.bind(arg.arg, Binding(parameter=arg, default=default))
+            inner.bind(arg.arg, Binding(parameter=arg, default=default, function=function))
         for rest in (args.vararg, args.kwarg):
             if rest is not None:
                 inner.bind(rest.arg, Binding())

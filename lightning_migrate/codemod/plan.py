@@ -744,19 +744,21 @@ DROPPABLE = frozenset({*TRAINING_TYPE_FLAGS, *DEVICE_FLAGS, "auto_select_gpus"})
 
 
 def _default_edits(flags: Mapping[str, Value], target: Version) -> Iterator[Edit]:
-    """Nothing, or the flags at a default the target has no keyword for dropped: a config dict passes
-    `gpus=None`, `auto_select_gpus=False` for flags nobody set, and 2.x rejects the keywords."""
+    """Nothing, or the flags at a default the target has no keyword for dropped (a config dict passes
+    `gpus=None`, `auto_select_gpus=False` for flags nobody set, and 2.x rejects the keywords), or every flag
+    at a default dropped (what a conditional's branch leaves out: `strategy="ddp_spawn" if a else None`)."""
     yield {}
-    dropped = {
+    defaults = {
         k: _REMOVED
         for k, val in flags.items()
         if k in DROPPABLE
-        and not accepts(k, target)
         and is_default(k, val)
         and not (k in DEVICE_FLAGS and val is not None)  # a count is the device edits' (`devices=1`)
     }
-    if dropped:
-        yield dropped
+    lacking = {k: removed for k, removed in defaults.items() if not accepts(k, target)}
+    for edit in dict.fromkeys(map(tuple, (lacking.items(), defaults.items()))):
+        if edit:
+            yield dict(edit)
 
 
 # Keywords 2.0 removed that a call still passes, and what becomes of them: renamed outright, with no

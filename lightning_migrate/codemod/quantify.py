@@ -36,13 +36,14 @@ from lightning_migrate.codemod.plan import (
     _candidates,
     _cost,
     _deprecated_families,
+    _misplaced,
     comparable,
     difference,
     modernizable,
     modernized,
     token,
 )
-from lightning_migrate.semantics.model import RELEASES, Value, Version
+from lightning_migrate.semantics.model import RELEASES, Obj, Value, Version
 from lightning_migrate.semantics.signature import current
 
 # The most cases a call is judged on: a domain has at most ~15 values, so one or two unknown flags (or a
@@ -242,8 +243,11 @@ def _broken(
     for case in cases:
         why = case.why
         if case.keep is not None:
-            found = difference(substitute(template, case), case.keep, target, case.same, tolerated)
+            concrete = substitute(template, case)
+            found = difference(concrete, case.keep, target, case.same, tolerated)
             why = f"on {found[0].describe()} Lightning {target} would build {found[1]}" if found else ""
+            if not why and _misplaced(concrete, target):
+                why = f"the training type stays outside `strategy=`, never Lightning {target}'s form"
         if why:
             broken.append((case, why))
             if first:
@@ -361,13 +365,24 @@ def _reads(value: Known, choice: Choice) -> bool:
 
 
 def _rank(merged: Template, flags: Mapping[str, Known], target: Version) -> tuple[int, ...]:
-    defaults = sum(
-        branch is None or branch == "auto"
+    """Branches that read badly cost: a default (`devices=n or None`), the value tested written again other
+    than as `n or ...` (`"cpu" if n else n`, where `else None` says what n is), an object built from scratch
+    (`DDPSpawnPlugin(...) if n else "ddp_spawn"`)."""
+    unclear = sum(
+        _unclear(index, branch)
         for value in merged.values()
         if isinstance(value, Choice)
-        for branch in value.branches
+        for index, branch in enumerate(value.branches)
     )
-    return len(_left(merged, target)), _conditionals(merged), defaults, _cost(flags, merged)  # type: ignore[arg-type]
+    return len(_left(merged, target)), _conditionals(merged), unclear, _cost(flags, merged)  # type: ignore[arg-type]
+
+
+def _unclear(index: int, branch: Value | RunTime) -> int:
+    if branch is None or branch == "auto":
+        return 1
+    if index and isinstance(branch, RunTime):
+        return 2
+    return 3 if isinstance(branch, Obj) else 0
 
 
 def _conditionals(template: Mapping[str, Known]) -> int:

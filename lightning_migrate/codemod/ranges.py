@@ -18,6 +18,7 @@ import functools
 from dataclasses import dataclass
 
 from lightning_migrate.codemod import domains
+from lightning_migrate.codemod.domains import Domain
 from lightning_migrate.codemod.known import Choice, RunTime
 from lightning_migrate.codemod.locate import Located, Scope
 from lightning_migrate.codemod.text import Text
@@ -55,8 +56,10 @@ class RunTimeReader:
         """What the planner may take ``node`` (the value of ``flag``) to be, or None."""
         if isinstance(node, ast.IfExp):
             return self._choice(node, scope, flag)
-        domain = self.domain(node, scope, flag)
-        return RunTime(flag, self.text.segment(node), domain, _pure(node)) if domain else None
+        found = self.domain(node, scope, flag)
+        if found is None or not found.values:
+            return None
+        return RunTime(flag, self.text.segment(node), found.values, _pure(node), found.told)
 
     def _choice(self, node: ast.IfExp, scope: Scope, flag: str) -> Choice | None:
         chain: list[ast.expr] = []
@@ -84,58 +87,73 @@ class RunTimeReader:
         pure = all(map(_pure, tests))
         return Choice(flag, tuple(branches), tuple(self.text.segment(t) for t in tests), pure)
 
-    def domain(self, node: ast.expr, scope: Scope, flag: str, depth: int = 0) -> tuple[Value, ...] | None:
-        """The values ``node`` may hold as ``flag``."""
+    def domain(self, node: ast.expr, scope: Scope, flag: str, depth: int = 0) -> Domain | None:
+        """The values ``node`` may hold as ``flag``, and whether the file writes each of them."""
         if depth > MAX_DEPTH:
             return None
         value = self.reader.read(node, scope)
         if not isinstance(value, Unknown):
-            return None if _has_object(value) else (value,)
+            return None if _has_object(value) else Domain((value,), told=True)
         if isinstance(node, ast.IfExp):
             parts = [self.domain(branch, scope, flag, depth + 1) for branch in (node.body, node.orelse)]
             return domains.union(parts)
         if isinstance(node, ast.Name):
-            bound = self.located.bound(node, scope)
-            if bound is not None:
-                return self.domain(bound[0], bound[1], flag, depth + 1)
-            parameter = self.located.parameter(node, scope)
-            if parameter is not None:
-                arg, default, outside = parameter
-                given: object = domains.MISSING if default is None else self.reader.read(default, outside)
-                return domains.of_annotation(flag, arg.annotation, given)
-            assigned = self.located.assigned(node, scope)
-            if assigned is not None:  # bound in branches: any of the values
-                return domains.union(self.domain(value, where, flag, depth + 1) for value, where in assigned)
+            return self._named(node, scope, flag, depth)
         if isinstance(node, ast.Attribute):
             options, trainer = self._options
             option = options.get(node.attr)
             if option is not None:
                 return domains.of_option(flag, option)
             if trainer and node.attr == flag:
-                return domains.TRAINER_OPTIONS.get(flag)
+                return domains.whole(domains.TRAINER_OPTIONS.get(flag))
         if isinstance(node, ast.Call) and not node.keywords:
             return self._called(node, scope, flag, depth)
-        return domains.domain(flag)
+        return domains.whole(domains.DOMAINS.get(flag))
 
-    def _called(self, node: ast.Call, scope: Scope, flag: str, depth: int) -> tuple[Value, ...] | None:
+    def _named(self, node: ast.Name, scope: Scope, flag: str, depth: int) -> Domain | None:
+        """A name bound once is what it is bound to; a parameter what its test's parametrize lists, or its
+        annotation and default say; a name bound in branches any of its values."""
+        bound = self.located.bound(node, scope)
+        if bound is not None:
+            return self.domain(bound[0], bound[1], flag, depth + 1)
+        parameter = self.located.parameter(node, scope)
+        if parameter is not None:
+            binding, outside = parameter
+            assert binding.parameter is not None
+            tested = domains.parametrized(binding.function, node.id) if binding.function else None
+            if tested is not None:  # a test run with each value `pytest.mark.parametrize` lists
+                return Domain(tested, told=True)
+            default = binding.default
+            given: object = domains.MISSING if default is None else self.reader.read(default, outside)
+            return domains.whole(domains.of_annotation(flag, binding.parameter.annotation, given))
+        assigned = self.located.assigned(node, scope)
+        if assigned is not None:  # bound in branches: any of the values
+            return domains.union(self.domain(value, where, flag, depth + 1) for value, where in assigned)
+        return domains.whole(domains.DOMAINS.get(flag))
+
+    def _called(self, node: ast.Call, scope: Scope, flag: str, depth: int) -> Domain | None:
         """What a call gives: a builtin conversion of a value (``int(args.gpus)``), ``min``/``max`` of values,
         a function whose results the model knows (``torch.cuda.device_count()``), else the whole domain."""
         known = next(
             (domains.CALLS[n] for n in self.located.qualified(node.func, scope) if n in domains.CALLS), None
         )
         if known is not None and not node.args:
-            return known
+            return domains.whole(known)
         if not self.located.builtin(node.func, scope):
-            return domains.domain(flag)
+            return domains.whole(domains.DOMAINS.get(flag))
         assert isinstance(node.func, ast.Name)
         parts = [self.domain(arg, scope, flag, depth + 1) for arg in node.args]
-        if any(part is None for part in parts) or not parts:
+        if not parts or any(part is None for part in parts):
             return None
-        if node.func.id in ("min", "max") and len(parts) > 1:
-            return domains.extreme(node.func.id, parts)  # type: ignore[arg-type]
-        if len(parts) == 1:
-            return domains.converted(node.func.id, parts[0])  # type: ignore[arg-type]
-        return domains.domain(flag)
+        given = [part for part in parts if part is not None]
+        told = all(part.told for part in given)
+        if node.func.id in ("min", "max") and len(given) > 1:
+            values = domains.extreme(node.func.id, [part.values for part in given])
+        elif len(given) == 1:
+            values = domains.converted(node.func.id, given[0].values)
+        else:
+            return domains.whole(domains.DOMAINS.get(flag))
+        return None if values is None else Domain(values, told)
 
     @functools.cached_property
     def _options(self) -> tuple[dict[str, domains.Option], bool]:
