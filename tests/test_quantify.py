@@ -9,6 +9,7 @@ from lightning_migrate.codemod.callsite import CallSite, Run
 from lightning_migrate.codemod.domains import DOMAINS
 from lightning_migrate.codemod.known import Choice, Known, RunTime
 from lightning_migrate.codemod.plan import Refusal, Rewrite, Unchanged, plan
+from lightning_migrate.codemod.python import migrate
 from lightning_migrate.semantics.model import Obj, Value, release
 
 INTS = (0, 1, 2, 8, -1)  # what `parser.add_argument("--gpus", type=int)` gives
@@ -129,3 +130,18 @@ def test_a_call_no_value_of_which_any_release_builds_is_lm100() -> None:
     decision = plan({"gpus": gpus((3,)), "tpu_cores": RunTime("tpu_cores", "t", (8,), True)}, release("1.5"))
     assert isinstance(decision, Refusal)
     assert decision.code == "LM100"
+
+
+def test_only_what_the_parser_gives_is_narrowed_by_its_options() -> None:
+    """`args = parser.parse_args()` holds the parser's `--gpus` (an int); `cfg` from a YAML file may hold a
+    string, which 1.4 and 1.5 read differently (the same call is refused)."""
+    source = (
+        "import argparse\nimport pytorch_lightning as pl\nfrom omegaconf import OmegaConf\n"
+        "parser = argparse.ArgumentParser()\nparser.add_argument('--gpus', type=int, default=1)\n"
+        "args = parser.parse_args()\ncfg = OmegaConf.load('x.yaml')\n"
+        "pl.Trainer(gpus=args.gpus, accelerator='ddp')\npl.Trainer(gpus=cfg.gpus, accelerator='ddp')\n"
+    )
+    result = migrate(source, release("1.5"))
+    assert "pl.Trainer(gpus=args.gpus, strategy='ddp')" in result.code
+    assert "pl.Trainer(gpus=cfg.gpus, accelerator='ddp')" in result.code
+    assert [(f.line, f.code) for f in result.findings] == [(8, "LM001"), (9, "LM101")]

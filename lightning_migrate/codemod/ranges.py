@@ -44,6 +44,7 @@ _PURE = (
     ast.operator,
 )
 MAX_DEPTH = 8
+_PARSE = ("parse_args", "parse_known_args")
 
 
 @dataclass(frozen=True)
@@ -99,7 +100,7 @@ class RunTimeReader:
             return domains.union(parts)
         if isinstance(node, ast.Name):
             return self._named(node, scope, flag, depth)
-        if isinstance(node, ast.Attribute):
+        if isinstance(node, ast.Attribute) and self._parsed(node.value, scope):
             options, trainer = self._options
             option = options.get(node.attr)
             if option is not None:
@@ -109,6 +110,21 @@ class RunTimeReader:
         if isinstance(node, ast.Call) and not node.keywords:
             return self._called(node, scope, flag, depth)
         return domains.whole(domains.DOMAINS.get(flag))
+
+    def _parsed(self, node: ast.expr, scope: Scope) -> bool:
+        """Is ``node`` what the file's argparse parser gave: a name bound to ``parser.parse_args()`` (or
+        ``parse_known_args()[0]``), or a function's parameter in a file that parses arguments (``def
+        main(args)``)? Only its attributes are the parser's options (``cfg.gpus`` from a YAML file is
+        not)."""
+        if not isinstance(node, ast.Name):
+            return False
+        bound = self.located.bound(node, scope)
+        if bound is not None:
+            value = bound[0].value if isinstance(bound[0], ast.Subscript) else bound[0]
+            return isinstance(value, ast.Call) and _dotted(value.func).endswith(_PARSE)
+        return self.located.parameter(node, scope) is not None and any(
+            _dotted(call.func).endswith(_PARSE) for call in self.located.every_call
+        )
 
     def _named(self, node: ast.Name, scope: Scope, flag: str, depth: int) -> Domain | None:
         """A name bound once is what it is bound to; a parameter what its test's parametrize lists, or its
