@@ -98,9 +98,9 @@ class Run:
                 return f"`{cls}` is {gone} Lightning {target}"
         for flag, value in site.flags.items():
             for alone in written_values(value):
-                if not isinstance(
-                    self.plan(CallSite(site.line, site.column, {flag: alone}, site.since)), Unchanged
-                ):
+                decision = self.plan(CallSite(site.line, site.column, {flag: alone}, site.since))
+                # (a value the target rejects in a newer release's words, `devices=-1` for 1.6, is not old)
+                if not isinstance(decision, Unchanged) and getattr(decision, "code", "") != "LM100":
                     return f"`{flag}={alone!r}` is old usage for Lightning {target}"
         if NEW_API.isdisjoint([*site.flags, *site.unknown]):
             for flag in site.unknown:
@@ -157,6 +157,10 @@ def rewrite_findings(site: CallSite, rewrite: Rewrite) -> list[Finding]:
     kept = {value.cls for value in flat(new.values()) if isinstance(value, Obj)}
     if any(isinstance(o, Obj) and o.cls.endswith("Plugin") and o.cls not in kept for o in flat(old.values())):
         rules.setdefault("LM005", "")  # a `*Plugin` class the rewrite renamed
+    if not rules:  # only keywords added (`tpu_cores=1` spawned one process until 1.5: `strategy=` says so)
+        for key in new:
+            if key not in old:
+                rules.setdefault(FLAG_RULES.get(key, "LM006"), key)
     fix = ", ".join(f"{k}={value!r}" for k, value in new.items())
     findings = []
     for index, rule in enumerate(sorted(rules)):
