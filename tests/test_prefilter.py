@@ -128,7 +128,7 @@ def test_syntax_this_python_cannot_read_is_an_error_that_says_so() -> None:
             IMPORT + 'x = f"{\'}\'}{d["k"]}{pl.Trainer(gpus=2)}"\n', id="pep701-balanced-prefix", marks=PEP701
         ),
         pytest.param(IMPORT + "x = f'{pl.Trainer(gpus=2)}'\n", id="fstring"),
-        pytest.param(IMPORT + 'pl.Trainer(**cfg, accelerator="gpu", devices=2)\n', id="kwargs-with-flags"),
+        pytest.param(IMPORT + 'pl.Trainer(**cfg, accelerator="ddp", devices=2)\n', id="kwargs-with-flags"),
         pytest.param(IMPORT + "pl.Trainer(accelerator=args.accelerator)\n", id="runtime-value"),
         pytest.param(IMPORT + "GPUS = 2\npl.Trainer(gpus=GPUS)\n", id="constant"),
         pytest.param(IMPORT + "S = 'ddp'\npl.Trainer(accelerator=S, devices=2)\n", id="bound-name"),
