@@ -9,6 +9,7 @@ target as the original did in its source."""
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,7 @@ from lightning_migrate.codemod.callsite import LIGHTNING_PACKAGE
 from lightning_migrate.codemod.plan import codemod_deprecations, machines, modernizable, modernized
 from lightning_migrate.codemod.python import migrate
 from lightning_migrate.semantics import Setup, interpret
-from lightning_migrate.semantics.model import RELEASES, Version, release
+from lightning_migrate.semantics.model import RELEASES, Value, Version, release
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 DEFAULT_TARGET = "2.6"
@@ -98,23 +99,28 @@ def assert_behaviour_kept(
         if old_call.flags == new_call.flags:
             continue
         checked += 1
-        took = [
-            r
-            for r in sources
-            for m in machines(old_call.flags)
-            if isinstance(interpret(old_call.flags, r, m).outcome, Setup)
-        ]
-        in_use = sources if took else [r for r in RELEASES if r < target]
-        same = modernized(modernizable(old_call.flags, target) if unsafe else ())
-        for machine in machines(old_call.flags):
-            built = {interpret(old_call.flags, r, machine).outcome for r in in_use} - {None}
-            setups = {s for s in built if isinstance(s, Setup)}
-            result = interpret(new_call.flags, target, machine)
-            assert not codemod_deprecations(result.deprecations), new_call.text
-            if setups:
-                assert isinstance(result.outcome, Setup), (new_call.text, machine)
-                assert {same(s) for s in setups} == {same(result.outcome)}, (
-                    new_call.text,
-                    machine,
-                )
+        assert_flags_kept(old_call.flags, new_call.flags, target, sources, unsafe, new_call.text)
     return checked
+
+
+def assert_flags_kept(
+    old: Mapping[str, Value],
+    new: Mapping[str, Value],
+    target: Version,
+    sources: Sequence[Version],
+    unsafe: bool = False,
+    label: str = "",
+) -> None:
+    """``new`` builds in ``target``, on every machine, what ``old`` built in the ``sources`` (those of them
+    that took it), with no deprecation the codemod is about."""
+    took = [r for r in sources for m in machines(old) if isinstance(interpret(old, r, m).outcome, Setup)]
+    in_use = sources if took else [r for r in RELEASES if r < target]
+    same = modernized(modernizable(old, target) if unsafe else ())
+    for machine in machines(old):
+        built = {interpret(old, r, machine).outcome for r in in_use} - {None}
+        setups = {s for s in built if isinstance(s, Setup)}
+        result = interpret(new, target, machine)
+        assert not codemod_deprecations(result.deprecations), label
+        if setups:
+            assert isinstance(result.outcome, Setup), (label, machine)
+            assert {same(s) for s in setups} == {same(result.outcome)}, (label, machine)

@@ -1,0 +1,116 @@
+"""Golden fixtures of the kinds of file other than Python, through the whole per-file pipeline (front end,
+planner, writer, ``# noqa``): ``fixtures/<kind>/.../<case><suffix>`` with ``<case>.<target>.expected<suffix>``
+for each target it is migrated to (no expected file: it must come out unchanged for ``2.6``). A line
+``# expect: CODE`` names a finding the case must report at ``2.6``. A case under a ``negatives`` or
+``no_finding`` folder must come out unchanged with no finding for every target. Every case must be a fixed
+point, and every YAML Trainer config a rewrite changed must build in the target what it built before."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from test_fixtures import assert_flags_kept
+
+from lightning_migrate.codemod.kinds import BY_SUFFIX
+from lightning_migrate.codemod.runner import FileResult, Options, process_file
+from lightning_migrate.semantics.model import RELEASES, Value, Version, release
+
+FIXTURES = Path(__file__).parent.parent / "fixtures"
+KIND_FOLDERS = ("yaml", "notebook", "docs", "shell")
+DEFAULT_TARGET = "2.6"
+QUIET = ("negatives", "no_finding")  # folders whose cases are left alone, for every target
+QUIET_TARGETS = ("1.6", "1.7", "1.9", "2.0", "2.6")  # as `fixtures/no_finding` of Python
+
+
+def is_case(path: Path) -> bool:
+    return path.is_file() and path.suffix in BY_SUFFIX and ".expected" not in path.name
+
+
+def cases() -> list[tuple[Path, Path | None, str]]:
+    found: list[tuple[Path, Path | None, str]] = []
+    for folder in KIND_FOLDERS:
+        for case in sorted(p for p in (FIXTURES / folder).rglob("*") if is_case(p)):
+            stem = case.name[: -len(case.suffix)]
+            expected = sorted(case.parent.glob(f"{stem}.*.expected{case.suffix}"))
+            if is_quiet(case):
+                found.extend((case, None, t) for t in QUIET_TARGETS)
+            elif not expected:
+                found.append((case, None, DEFAULT_TARGET))
+            for path in expected:
+                found.append((case, path, path.name[len(stem) + 1 : -len(f".expected{case.suffix}")]))
+    return found
+
+
+def is_quiet(case: Path) -> bool:
+    return any(part in QUIET for part in case.relative_to(FIXTURES).parts)
+
+
+CASES = cases()
+
+
+def run(path: Path, target: Version, data: bytes | None = None) -> FileResult:
+    result = process_file(path, Options(target), data)
+    assert not result.error, result.error
+    return result
+
+
+def test_there_are_fixtures_of_every_kind() -> None:
+    kinds = {case.relative_to(FIXTURES).parts[0] for case, _, _ in CASES}
+    assert {"yaml"} <= kinds
+
+
+@pytest.mark.parametrize(
+    ("case", "expected", "target"),
+    CASES,
+    ids=[f"{c.relative_to(FIXTURES).as_posix()}@{t}" for c, _, t in CASES],
+)
+def test_fixture(case: Path, expected: Path | None, target: str) -> None:
+    version = release(target)
+    data = case.read_bytes()
+    result = run(case, version)
+    out = result.data if result.data is not None else data
+    want = expected.read_bytes() if expected else data
+    assert out.decode() == want.decode()
+    assert out == want
+    text = data.decode()
+    if target == DEFAULT_TARGET:
+        assert set(re.findall(r"# expect: (LM\d+)", text)) <= {f.code for f in result.findings}
+    if is_quiet(case):
+        assert result.findings == []
+    again = run(case, version, out)
+    assert again.data is None, "not a fixed point"
+    if expected and case.suffix in (".yaml", ".yml"):
+        assert_yaml_behaviour_kept(case, text, out.decode(), version)
+
+
+def assert_yaml_behaviour_kept(case: Path, old: str, new: str, target: Version) -> None:
+    """Every Trainer config the rewrite changed builds the same in ``target`` (a config that extends a
+    sibling is checked over that sibling as its own expected output has it)."""
+    from lightning_migrate.codemod.yaml_read import configs, load, read
+
+    for old_doc, new_doc in zip(load(old), load(new)):
+        before_all, after_all = configs(old_doc, old, case), configs(new_doc, new, case)
+        assert len(before_all) == len(after_all)
+        for before, after in zip(before_all, after_all):
+            old_flags = {**before.base, **read(before.mapping).flags}
+            new_flags = {**_migrated_base(case, new_doc, target), **read(after.mapping).flags}
+            if old_flags != new_flags:
+                sources = [r for r in RELEASES if before.since <= r < target] or [before.since]
+                assert_flags_kept(old_flags, new_flags, target, sources, label=case.name)
+
+
+def _migrated_base(case: Path, document: object, target: Version) -> dict[str, Value]:
+    """The flags of the siblings a Hydra group file extends, as their expected outputs have them."""
+    from lightning_migrate.codemod.yaml_read import bases_of, load, read
+
+    flags: dict[str, Value] = {}
+    if case.parent.name != "trainer":
+        return flags
+    for name in bases_of(document) or ():  # type: ignore[arg-type]
+        base = case.parent / name
+        migrated = base.with_name(f"{base.stem}.{target.major}.{target.minor}.expected{base.suffix}")
+        text = (migrated if migrated.exists() else base).read_text()
+        flags.update(read(load(text)[0]).flags)
+    return flags
