@@ -7,11 +7,12 @@ point, and every YAML Trainer config a rewrite changed must build in the target 
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
 import pytest
-from test_fixtures import assert_flags_kept
+from test_fixtures import assert_behaviour_kept, assert_flags_kept
 
 from lightning_migrate.codemod.kinds import BY_SUFFIX
 from lightning_migrate.codemod.runner import FileResult, Options, process_file
@@ -83,6 +84,50 @@ def test_fixture(case: Path, expected: Path | None, target: str) -> None:
     assert again.data is None, "not a fixed point"
     if expected and case.suffix in (".yaml", ".yml"):
         assert_yaml_behaviour_kept(case, text, out.decode(), version)
+    if expected and case.suffix == ".ipynb":
+        assert_notebook_kept(text, out.decode(), version)
+    if expected and case.suffix in (".md", ".rst"):
+        assert_doc_blocks_kept(text, out.decode(), version, case.suffix == ".rst")
+
+
+def assert_doc_blocks_kept(old: str, new: str, target: Version, rest: bool) -> None:
+    """Only Python code blocks differ, and the code they make builds the same Trainers."""
+    from lightning_migrate.codemod import cells, docs
+
+    before, after = list(docs.blocks(old, rest)), list(docs.blocks(new, rest))
+    assert [b.language for b in before] == [b.language for b in after]
+    prose = [(old[: before[0].start], new[: after[0].start])] if before else []
+    for index in range(1, len(before)):
+        prose.append(
+            (old[before[index - 1].end : before[index].start], new[after[index - 1].end : after[index].start])
+        )
+    assert all(a == b for a, b in prose)
+    joined = [
+        cells.join(
+            [b.code for b in found if b.language in docs.PYTHON_LANGUAGES and docs.parses(b.code)]
+        ).text
+        for found in (before, after)
+    ]
+    assert assert_behaviour_kept(joined[0], joined[1], target, None) > 0
+
+
+def assert_notebook_kept(old: str, new: str, target: Version) -> None:
+    """Only code cells' sources differ, and the code the cells make builds the same Trainers."""
+    from lightning_migrate.codemod import cells, notebook
+    from lightning_migrate.codemod.jsonspan import parse
+
+    before, after = json.loads(old), json.loads(new)
+    assert [{k: v for k, v in c.items() if k != "source"} for c in before["cells"]] == [
+        {k: v for k, v in c.items() if k != "source"} for c in after["cells"]
+    ]
+    assert {k: v for k, v in before.items() if k != "cells"} == {
+        k: v for k, v in after.items() if k != "cells"
+    }
+    for old_cell, new_cell in zip(before["cells"], after["cells"]):
+        if old_cell["cell_type"] != "code":
+            assert old_cell == new_cell
+    joined = [cells.join([c.masked for c in notebook._code_cells(parse(text))]).text for text in (old, new)]
+    assert assert_behaviour_kept(joined[0], joined[1], target, None) > 0
 
 
 def assert_yaml_behaviour_kept(case: Path, old: str, new: str, target: Version) -> None:
