@@ -88,10 +88,12 @@ def test_fixture(case: Path, expected: Path | None, target: str) -> None:
         assert_notebook_kept(text, out.decode(), version)
     if expected and case.suffix in (".md", ".rst"):
         assert_doc_blocks_kept(text, out.decode(), version, case.suffix == ".rst")
+    if expected and case.suffix == ".sh":
+        assert assert_commands_kept(text, out.decode(), version) > 0
 
 
 def assert_doc_blocks_kept(old: str, new: str, target: Version, rest: bool) -> None:
-    """Only Python code blocks differ, and the code they make builds the same Trainers."""
+    """Only code blocks differ, and the Python and command lines in them build the same Trainers."""
     from lightning_migrate.codemod import cells, docs
 
     before, after = list(docs.blocks(old, rest)), list(docs.blocks(new, rest))
@@ -108,7 +110,42 @@ def assert_doc_blocks_kept(old: str, new: str, target: Version, rest: bool) -> N
         ).text
         for found in (before, after)
     ]
-    assert assert_behaviour_kept(joined[0], joined[1], target, None) > 0
+    checked = assert_behaviour_kept(joined[0], joined[1], target, None)
+    shell = [
+        [docs._shell_view(b) for b in found if b.language in docs.SHELL_LANGUAGES]
+        for found in (before, after)
+    ]
+    checked += sum(assert_commands_kept(a, b, target) for a, b in zip(*shell))
+    assert checked > 0
+
+
+def assert_commands_kept(old: str, new: str, target: Version) -> int:
+    """Every command line's flags that changed build the same in ``target`` (a script's exported
+    ``PL_TRAINER_*`` variables together); how many were checked."""
+    before, after = command_flags(old), command_flags(new)
+    assert len(before) == len(after)
+    checked = 0
+    for (label, old_flags), (_, new_flags) in zip(before, after):
+        if old_flags != new_flags:
+            sources = [r for r in RELEASES if r < target]
+            assert_flags_kept(old_flags, new_flags, target, sources, label=label)
+            checked += 1
+    return checked
+
+
+def command_flags(text: str) -> list[tuple[str, dict[str, Value]]]:
+    from lightning_migrate.codemod import command_line, shell_words
+
+    found: list[tuple[str, dict[str, Value]]] = []
+    exported: dict[str, Value] = {}
+    for command in shell_words.commands(text):
+        for site in command_line.read(command, text, None):
+            flags = {f: site.flavour.read(f, e.text) for f, e in site.entries.items() if e.text is not None}
+            if site.script == "export":
+                exported.update(flags)
+            else:
+                found.append((text[command.words[0].start :][:80], flags))
+    return [*found, ("exports", exported)]
 
 
 def assert_notebook_kept(old: str, new: str, target: Version) -> None:

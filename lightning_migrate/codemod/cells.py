@@ -19,11 +19,24 @@ from dataclasses import dataclass
 from lightning_migrate.codemod.callsite import Run
 from lightning_migrate.report import noqa
 from lightning_migrate.report.findings import Finding, Span
+from lightning_migrate.report.noqa import comment_start
 from lightning_migrate.sources.prefilter import may_need_migration
 from lightning_migrate.sources.sourcefile import SourceError
 
 MARKER = "# lightning-migrate: piece {}"
+SHELL_LINE = "_lightning_migrate_shell_()"
 _MARKER = re.compile(r"^# lightning-migrate: piece (\d+)\r?\n", re.M)
+
+
+def shell_piece(text: str) -> str:
+    """A piece that stands for shell text: a placeholder statement per line, with the line's comment (so
+    that a ``# noqa`` on a command line counts), for the command lines' findings to be addressed like the
+    Python ones."""
+    lines = []
+    for line in text.split("\n"):
+        start = comment_start(line)
+        lines.append(SHELL_LINE + (f"  {line[start:].rstrip()}" if start is not None else ""))
+    return "\n".join(lines)
 
 
 @dataclass(frozen=True)

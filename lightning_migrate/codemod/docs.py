@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from lightning_migrate.codemod import cells
+from lightning_migrate.codemod.commands import apply, migrate_commands
 from lightning_migrate.codemod.kinds import Migrated, Request
 from lightning_migrate.report.findings import Finding
 
@@ -39,6 +40,7 @@ class Block:
     line: int  # 1-based line of the document where the code starts
     indent: str  # removed from every line of the code
     code: str  # dedented
+    raw: str  # as written
 
 
 def blocks(text: str, rest: bool) -> Iterator[Block]:
@@ -59,9 +61,8 @@ def blocks(text: str, rest: bool) -> Iterator[Block]:
         if not all(line.startswith(indent) or not line.strip() for line in lines):
             continue
         dedented = "".join(line[len(indent) :] if line.strip() else line.lstrip(" \t") for line in lines)
-        yield Block(
-            match.group("language").lower(), start, end, text.count("\n", 0, start) + 1, indent, dedented
-        )
+        line = text.count("\n", 0, start) + 1
+        yield Block(match.group("language").lower(), start, end, line, indent, dedented, text[start:end])
 
 
 def _common_indent(code: str) -> str:
@@ -79,25 +80,65 @@ def parses(code: str) -> bool:
 
 def migrate(text: str, request: Request) -> Migrated:
     rest = Path(request.path).suffix.lower() == ".rst"
-    python = [b for b in blocks(text, rest) if b.language in PYTHON_LANGUAGES and parses(b.code)]
-    outcome = cells.migrate([b.code for b in python], request.run, request.shim)
-    new = text
-    for block, piece in sorted(zip(python, outcome.pieces), key=lambda pair: pair[0].start, reverse=True):
+    found = list(blocks(text, rest))
+    python = [b for b in found if b.language in PYTHON_LANGUAGES and parses(b.code)]
+    shell = [b for b in found if b.language in SHELL_LANGUAGES]
+    views = [_shell_view(b) for b in shell]
+    pieces = [b.code for b in python] + [cells.shell_piece(view) for view in views]
+    outcome = cells.migrate(pieces, request.run, request.shim)
+    edits: list[tuple[int, int, str]] = []
+    for block, piece in zip(python, outcome.pieces):
         if piece != block.code:
-            indented = "".join(
-                block.indent + line if line.strip() else line for line in piece.splitlines(True)
+            lines = piece.splitlines(True)
+            edits.append(
+                (block.start, block.end, "".join(block.indent + x if x.strip() else x for x in lines))
             )
-            new = new[: block.start] + indented + new[block.end :]
     findings = list(outcome.findings)
-    return Migrated(new, findings, outcome.suppress, _addresser(python, outcome.joined))
+    folder = Path(request.path).parent if str(request.path) != "-" else None
+    for index, (block, view) in enumerate(zip(shell, views)):
+        at = outcome.joined.starts[len(python) + index]
+        commands = migrate_commands(view, request.run, folder, _locator(view, at))
+        edits += [(block.start + start, block.start + end, new) for start, end, new in commands.edits]
+        findings += commands.findings
+    new = apply(text, edits) if edits else text
+    return Migrated(new, findings, outcome.suppress, _addresser(python + shell, len(python), outcome.joined))
 
 
-def _addresser(python: list[Block], joined: cells.Joined) -> Callable[[Finding], Finding]:
+def _shell_view(block: Block) -> str:
+    """A shell block's text with what is not a command blanked (a console block's prompts and output)."""
+    if block.language not in ("console", "shell-session"):
+        return block.raw
+    lines = []
+    for line in block.raw.split("\n"):
+        stripped = line.lstrip(" \t")
+        if stripped.startswith("$ "):
+            prompt = len(line) - len(stripped) + 2
+            lines.append(" " * prompt + line[prompt:])
+        else:
+            lines.append(" " * len(line.rstrip("\r")) + line[len(line.rstrip("\r")) :])
+    return "\n".join(lines)
+
+
+def _locator(view: str, first_line: int) -> Callable[[int], tuple[int, int]]:
+    """An offset of a shell block's view as (line of the joined text, column in the block's line)."""
+
+    def locate(offset: int) -> tuple[int, int]:
+        line_start = view.rfind("\n", 0, offset) + 1
+        return first_line + view.count("\n", 0, offset), offset - line_start + 1
+
+    return locate
+
+
+def _addresser(found: list[Block], python: int, joined: cells.Joined) -> Callable[[Finding], Finding]:
+    """Findings of the joined text addressed in the document (a shell block's columns are the document's;
+    a Python block's lose its indentation)."""
+
     def address(finding: Finding) -> Finding:
         index, line = joined.locate(finding.line)
-        if index >= len(python):
+        if index >= len(found):
             return finding
-        block = python[index]
-        return replace(finding, line=block.line + line - 1, column=finding.column + len(block.indent))
+        block = found[index]
+        shift = len(block.indent) if index < python else 0
+        return replace(finding, line=block.line + line - 1, column=finding.column + shift)
 
     return address

@@ -15,18 +15,23 @@ import re
 from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 from lightning_migrate.codemod import cells
+from lightning_migrate.codemod.commands import apply, migrate_commands
 from lightning_migrate.codemod.jsonspan import JSONError, Node, parse
 from lightning_migrate.codemod.kinds import Migrated, Request
 from lightning_migrate.report.findings import Finding
+from lightning_migrate.report.noqa import comment_start
 from lightning_migrate.sources.sourcefile import SourceError
 
-# Cell magics whose body is Python that runs in the kernel (the rest, `%%bash`, `%%html`, `%%writefile`,
-# ..., are not Python of the kernel and are left alone).
+# Cell magics whose body is Python that runs in the kernel, and those whose body is shell; the rest
+# (`%%html`, `%%writefile`, ...) are neither and are left alone.
 PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "debug", "memit", "pypy"})
+SHELL_CELL_MAGICS = frozenset({"bash", "sh", "script", "system"})
 # A line IPython transforms: a line magic, a shell escape, help (`obj?`, `?obj`), or an assignment of one.
 _MAGIC = re.compile(r"^(?P<indent>[ \t]*)(?:[%!?]|[\w.]+\?\??\s*$|[\w.,\s]+=\s*[%!])")
+_SHELL_ESCAPE = re.compile(r"^[ \t]*(?:[\w.,\s]+=\s*)?!!?")
 _PLACEHOLDER = "_lightning_migrate_magic_{}_()"
 
 
@@ -35,8 +40,10 @@ class _Cell:
     number: int  # 1-based, every cell counted
     node: Node  # its `source` in the JSON text
     source: str
-    masked: str
-    magics: dict[str, str]  # placeholder -> the line it stands for
+    masked: str  # the Python the parser reads; for a shell cell, placeholders (``cells.shell_piece``)
+    magics: dict[str, tuple[int, int]]  # the masked text of a line -> (its line index, its indentation)
+    shell: str  # the cell's text with all but its shell commands blanked (same offsets as ``source``)
+    is_shell: bool = False
 
 
 def migrate(text: str, request: Request) -> Migrated:
@@ -53,17 +60,41 @@ def migrate(text: str, request: Request) -> Migrated:
         cell = code[exc.piece]
         line = text.count("\n", 0, cell.node.start) + 1
         raise SourceError(f"cell {cell.number}:{exc.line}:{exc.column}: {exc}", line) from exc
-    new = text
+    findings = list(outcome.findings)
+    folder = Path(request.path).parent if str(request.path) != "-" else None
     edits = []
-    for cell, piece in zip(code, outcome.pieces):
-        if piece != cell.masked:
-            edits.append((cell.node, _source_json(text, cell, _unmask(piece, cell.magics))))
+    for index, (cell, piece) in enumerate(zip(code, outcome.pieces)):
+        source = cell.source
+        if cell.shell.strip():
+            locate = _locator(cell.shell, outcome.joined.starts[index])
+            commands = migrate_commands(cell.shell, request.run, folder, locate)
+            findings += commands.findings
+            source = apply(source, commands.edits) if commands.edits else source
+        if cell.is_shell:
+            new_source = source
+        else:
+            new_source = (
+                _unmask(piece, cell.magics, source)
+                if piece != cell.masked or source != cell.source
+                else cell.source
+            )
+        if new_source != cell.source:
+            edits.append((cell.node, _source_json(text, cell, new_source)))
+    new = text
     for node, written in sorted(edits, key=lambda e: e[0].start, reverse=True):
         new = new[: node.start] + written + new[node.end :]
     if new != text:
         json.loads(new)  # never hand out a notebook that does not read
     address = _addresser(text, code, outcome.joined)
-    return Migrated(new, outcome.findings, outcome.suppress, address)
+    return Migrated(new, findings, outcome.suppress, address)
+
+
+def _locator(view: str, first_line: int) -> Callable[[int], tuple[int, int]]:
+    def locate(offset: int) -> tuple[int, int]:
+        line_start = view.rfind("\n", 0, offset) + 1
+        return first_line + view.count("\n", 0, offset), offset - line_start + 1
+
+    return locate
 
 
 def _code_cells(notebook: Node) -> list[_Cell]:
@@ -85,41 +116,54 @@ def _code_cells(notebook: Node) -> list[_Cell]:
         text = "".join(value) if isinstance(value, list) else value if isinstance(value, str) else None
         if text is None:
             continue
-        masked, magics = _mask(text, number)
+        masked = _mask(text, number, source)
         if masked is not None:
-            found.append(_Cell(number, source, text, masked, magics))
+            found.append(masked)
     return found
 
 
-def _mask(source: str, number: int) -> tuple[str | None, dict[str, str]]:
-    """The cell as Python the parser reads (each IPython line replaced by a placeholder call), and what each
-    placeholder stands for; None for a cell that is not the kernel's Python (``%%bash``)."""
+def _mask(source: str, number: int, node: Node) -> _Cell | None:
+    """The cell as Python the parser reads (each IPython line replaced by a placeholder call that keeps the
+    line's comment, for ``# noqa``), with its shell commands; None for a cell that is neither the kernel's
+    Python nor shell (``%%html``)."""
     lines = source.splitlines(keepends=True)
-    magics: dict[str, str] = {}
     if lines and lines[0].startswith("%%"):
         name = lines[0][2:].split(maxsplit=1)[0] if lines[0][2:].strip() else ""
+        if name in SHELL_CELL_MAGICS:
+            view = " " * len(lines[0].rstrip("\r\n")) + source[len(lines[0].rstrip("\r\n")) :]
+            return _Cell(number, node, source, cells.shell_piece(view), {}, view, True)
         if name not in PYTHON_CELL_MAGICS:
-            return None, {}
-    out = []
+            return None
+    out: list[str] = []
+    shell: list[str] = []
+    magics: dict[str, tuple[int, int]] = {}
     continued = False
+    escaped = False
     for index, line in enumerate(lines):
+        body = line.rstrip("\r\n")
         match = _MAGIC.match(line)
-        first_magic = index == 0 and line.startswith("%%")
-        if continued or first_magic or match is not None:
-            indent = match.group("indent") if match is not None and not continued else ""
-            placeholder = _PLACEHOLDER.format(f"{number}_{index}")
-            body = line.rstrip("\r\n")
-            magics[placeholder] = body[len(indent) :]
-            out.append(indent + placeholder + line[len(body) :])
+        if continued or (index == 0 and line.startswith("%%")) or match is not None:
+            indent = len(match.group("indent")) if match is not None and not continued else 0
+            escape = _SHELL_ESCAPE.match(body) if not continued else None
+            escaped = escape is not None if not continued else escaped
+            comment = comment_start(body)
+            key = _PLACEHOLDER.format(f"{number}_{index}") + (f"  {body[comment:]}" if comment else "")
+            magics[key] = (index, indent)
+            out.append(" " * indent + key + line[len(body) :])
+            blank = escape.end() if escape is not None else 0 if escaped else len(body)
+            shell.append(" " * blank + line[blank:] if escaped else " " * len(body) + line[len(body) :])
             continued = body.endswith("\\")
         else:
             out.append(line)
-    return "".join(out), magics
+            shell.append(" " * len(body) + line[len(body) :])
+    return _Cell(number, node, source, "".join(out), magics, "".join(shell))
 
 
-def _unmask(piece: str, magics: dict[str, str]) -> str:
-    for placeholder, line in magics.items():
-        piece = piece.replace(placeholder, line, 1)
+def _unmask(piece: str, magics: dict[str, tuple[int, int]], source: str) -> str:
+    """The new Python of a cell with its IPython lines back, as ``source`` (edited) has them."""
+    lines = source.splitlines(keepends=True)
+    for key, (index, indent) in magics.items():
+        piece = piece.replace(key, lines[index].rstrip("\r\n")[indent:], 1)
     return piece
 
 

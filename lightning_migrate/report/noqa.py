@@ -62,7 +62,7 @@ def hash_comments(text: str) -> list[Suppression]:
         return []
     found = []
     for number, line in enumerate(text.splitlines(), 1):
-        start = _comment_start(line)
+        start = comment_start(line)
         if start is None:
             continue
         match = _NOQA.search(line, start)
@@ -71,7 +71,8 @@ def hash_comments(text: str) -> list[Suppression]:
     return found
 
 
-def _comment_start(line: str) -> int | None:
+def comment_start(line: str) -> int | None:
+    """Where a ``#`` comment starts on a line of YAML or shell, if it has one."""
     quote = ""
     for index, char in enumerate(line):
         if quote:
