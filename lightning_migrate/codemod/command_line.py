@@ -285,14 +285,30 @@ def _hydra(words: list[Word], source: str) -> Site:
 # --- what the project says ---------------------------------------------------------------------------------
 
 
-def _ancestors(folder: Path) -> list[Path]:
+_PROJECT_MARKERS = (".git", "pyproject.toml", "setup.py", "setup.cfg")
+_SKIPPED = frozenset({"node_modules", "venv", ".venv", ".tox", ".nox", "site-packages", "build", "dist"})
+
+
+@functools.lru_cache(maxsize=256)
+def project_root(folder: Path) -> Path:
+    """The project ``folder`` is in: the nearest folder at or above it with ``.git``, ``pyproject.toml``,
+    ``setup.py`` or ``setup.cfg`` (a few levels up at most), else ``folder`` itself."""
     folder = folder.resolve()
+    for candidate in [folder, *folder.parents][:6]:
+        if any((candidate / marker).exists() for marker in _PROJECT_MARKERS):
+            return candidate
+    return folder
+
+
+def _ancestors(folder: Path) -> list[Path]:
+    """``folder`` and the folders above it, up to its project's root."""
+    folder, root = folder.resolve(), project_root(folder)
     found = [folder]
     for parent in folder.parents:
-        if len(found) > 4 or (found[-1] / ".git").exists():
+        if found[-1] == root:
             break
         found.append(parent)
-    return found
+    return found if found[-1] == root else [folder]
 
 
 @functools.lru_cache(maxsize=64)

@@ -60,7 +60,7 @@ def blocks(text: str, rest: bool) -> Iterator[Block]:
         lines = code.splitlines(keepends=True)
         if not all(line.startswith(indent) or not line.strip() for line in lines):
             continue
-        dedented = "".join(line[len(indent) :] if line.strip() else line.lstrip(" \t") for line in lines)
+        dedented = "".join(line[len(indent) :] if line.strip() else line for line in lines)
         line = text.count("\n", 0, start) + 1
         yield Block(match.group("language").lower(), start, end, line, indent, dedented, text[start:end])
 

@@ -9,6 +9,7 @@ annotations, SARIF)."""
 
 from __future__ import annotations
 
+import ast
 import difflib
 import json
 import re
@@ -31,6 +32,12 @@ PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "debug", "m
 SHELL_CELL_MAGICS = frozenset({"bash", "sh", "script", "system"})
 # A line IPython transforms: a line magic, a shell escape, help (`obj?`, `?obj`), or an assignment of one.
 _MAGIC = re.compile(r"^(?P<indent>[ \t]*)(?:[%!?]|[\w.]+\?\??\s*$|[\w.,\s]+=\s*[%!])")
+# IPython's automagic: a line magic written without `%` (`ls ./data`, `pip install x`), where the line is no
+# Python statement.
+_AUTOMAGIC = re.compile(
+    r"^(?P<indent>[ \t]*)(?:ls|ll|cd|pwd|pip|conda|cat|mkdir|rmdir|rm|cp|mv|less|more|man|clear|env|who|whos"
+    r"|history|run|load_ext|matplotlib|alias|pushd|popd|dhist|bookmark)(?:[ \t]+[^=(\s].*)?$"
+)
 _SHELL_ESCAPE = re.compile(r"^[ \t]*(?:[\w.,\s]+=\s*)?!!?")
 _PLACEHOLDER = "_lightning_migrate_magic_{}_()"
 
@@ -139,9 +146,13 @@ def _mask(source: str, number: int, node: Node) -> _Cell | None:
     magics: dict[str, tuple[int, int]] = {}
     continued = False
     escaped = False
+    plain = not lines or not lines[0].startswith("%%")
+    if plain and _parses(source):  # plain Python: a `% x` line continues an expression, it is no magic
+        no_shell = "".join(" " * len(x.rstrip("\r\n")) + x[len(x.rstrip("\r\n")) :] for x in lines)
+        return _Cell(number, node, source, source, {}, no_shell)
     for index, line in enumerate(lines):
         body = line.rstrip("\r\n")
-        match = _MAGIC.match(line)
+        match = _MAGIC.match(line) or (_AUTOMAGIC.match(body) if not _parses(body.strip()) else None)
         if continued or (index == 0 and line.startswith("%%")) or match is not None:
             indent = len(match.group("indent")) if match is not None and not continued else 0
             escape = _SHELL_ESCAPE.match(body) if not continued else None
@@ -157,6 +168,14 @@ def _mask(source: str, number: int, node: Node) -> _Cell | None:
             out.append(line)
             shell.append(" " * len(body) + line[len(body) :])
     return _Cell(number, node, source, "".join(out), magics, "".join(shell))
+
+
+def _parses(code: str) -> bool:
+    try:
+        ast.parse(code)
+    except (SyntaxError, ValueError):
+        return False
+    return True
 
 
 def _unmask(piece: str, magics: dict[str, tuple[int, int]], source: str) -> str:

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import functools
 import re
+import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -80,7 +81,9 @@ def load(text: str) -> list[Any]:
     yaml = YAML(typ="rt")
     yaml.version = (1, 1)
     try:
-        return list(yaml.load_all(text))
+        with warnings.catch_warnings():  # ruamel's advice on 1.1 floats (`1e-5`) is not the user's concern
+            warnings.simplefilter("ignore")
+            return list(yaml.load_all(text))
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         where = (mark.line + 1, mark.column + 1) if mark is not None else (0, 0)
