@@ -19,7 +19,7 @@ from lightning_migrate.codemod.runner import FileResult, Options, process_file
 from lightning_migrate.semantics.model import RELEASES, Value, Version, release
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
-KIND_FOLDERS = ("yaml", "notebook", "docs", "shell")
+KIND_FOLDERS = ("yaml", "notebook", "docs", "shell", "python_command_lines")
 DEFAULT_TARGET = "2.6"
 QUIET = ("negatives", "no_finding")  # folders whose cases are left alone, for every target
 QUIET_TARGETS = ("1.6", "1.7", "1.9", "2.0", "2.6")  # as `fixtures/no_finding` of Python
@@ -90,6 +90,31 @@ def test_fixture(case: Path, expected: Path | None, target: str) -> None:
         assert_doc_blocks_kept(text, out.decode(), version, case.suffix == ".rst")
     if expected and case.suffix == ".sh":
         assert assert_commands_kept(text, out.decode(), version) > 0
+    if expected and case.suffix == ".py":
+        assert assert_arg_lists_kept(text, out.decode(), version) > 0
+
+
+def assert_arg_lists_kept(old: str, new: str, target: Version) -> int:
+    """Every argument list of string literals whose flags changed builds the same in ``target``."""
+    import ast
+
+    from lightning_migrate.codemod.arglists import arg_lists
+
+    before, after = (list(arg_lists(ast.parse(text))) for text in (old, new))
+    assert len(before) == len(after)
+    checked = 0
+    for old_list, new_list in zip(before, after):
+        # a list this file's own parser reads: read as the options of a script
+        words = [
+            ("python", "script.py", *x.words) if x.parsed_here else x.words for x in (old_list, new_list)
+        ]
+        old_flags, new_flags = (command_flags(" ".join(w))[0][1] for w in words)
+        if old_flags != new_flags:
+            assert_flags_kept(
+                old_flags, new_flags, target, [r for r in RELEASES if r < target], label=" ".join(words[1])
+            )
+            checked += 1
+    return checked
 
 
 def assert_doc_blocks_kept(old: str, new: str, target: Version, rest: bool) -> None:

@@ -190,7 +190,7 @@ def read(command: Command, source: str, folder: Path | None) -> list[Site]:
     if exporting:
         return sites
     rest = words[position:]
-    cli = _options(rest, source, "cli")
+    cli = options(rest, source, "cli")
     if cli.entries:
         if any(w.value in ("--config", "-c") or (w.value or "").startswith("--config=") for w in rest):
             cli.unknown_rest = "the command also reads a config file, which may set other Trainer flags"
@@ -210,11 +210,11 @@ def read(command: Command, source: str, folder: Path | None) -> list[Site]:
             " known here"
         )
         sites.append(hydra)
-    options = _options(arguments, source, "argparse")
-    if options.entries:
-        options.script = script
-        options.reaches = folder is not None and _uses_trainer_parser(folder, script)
-        sites.append(options)
+    script_options = options(arguments, source, "argparse")
+    if script_options.entries:
+        script_options.script = script
+        script_options.reaches = folder is not None and _uses_trainer_parser(folder, script)
+        sites.append(script_options)
     return sites
 
 
@@ -237,7 +237,7 @@ def _script(words: list[Word]) -> int | None:
     return None
 
 
-def _options(words: list[Word], source: str, flavour: str) -> Site:
+def options(words: list[Word], source: str, flavour: str) -> Site:
     """``--name value`` and ``--name=value`` options (``--trainer.name`` for LightningCLI)."""
     site = Site(FLAVOURS[flavour])
     prefix = site.flavour.prefix

@@ -12,13 +12,14 @@ from pathlib import Path
 
 from lightning_migrate.codemod.callsite import UNPACKED, CallSite, Run
 from lightning_migrate.codemod.command_line import Entry, NotAValue, Site, read
-from lightning_migrate.codemod.plan import Refusal, Rewrite
+from lightning_migrate.codemod.plan import Refusal, Rewrite, codemod_deprecations, machines
 from lightning_migrate.codemod.shell_words import commands, quoted
 from lightning_migrate.codemod.sites import Unknown, judge, not_fixed
 from lightning_migrate.codemod.slots import place
 from lightning_migrate.codemod.yaml_text import Unwritable
 from lightning_migrate.report.findings import Finding, Span
-from lightning_migrate.semantics.model import Value
+from lightning_migrate.semantics import interpret
+from lightning_migrate.semantics.model import Value, Version
 
 ADVICE = "pass the flags for the target by hand, or build the Trainer through the runtime shim"
 
@@ -66,6 +67,11 @@ def migrate_commands(view: str, run: Run, folder: Path | None, locate: Locate | 
     return found
 
 
+def decide_site(site: Site, view: str, locate: Locate, run: Run, found: Found) -> None:
+    """Decide one site of ``view`` (its offsets addressed by ``locate``) into ``found``."""
+    _decide(site, view, _Lines(view, locate), run, found)
+
+
 def _decide(site: Site, view: str, lines: _Lines, run: Run, found: Found) -> None:
     flags: dict[str, Value] = {}
     unknown: dict[str, Unknown] = {}
@@ -97,7 +103,7 @@ def _decide(site: Site, view: str, lines: _Lines, run: Run, found: Found) -> Non
         found.findings.extend(verdict.findings)
         return
     try:
-        edits = _edits(site, flags, verdict.rewrite.flags, view)
+        edits = _edits(site, flags, verdict.rewrite.flags, view, run.target)
     except Unwritable as exc:
         found.findings.extend(not_fixed(verdict.findings, f"{exc}; write it by hand"))
         return
@@ -142,22 +148,23 @@ def _spelled(site: Site, flags: dict[str, Value]) -> str:
     return " ".join(parts)
 
 
-def _edits(site: Site, old: dict[str, Value], new: dict[str, Value], view: str) -> list[tuple[int, int, str]]:
+def _edits(
+    site: Site, old: dict[str, Value], new: dict[str, Value], view: str, target: Version
+) -> list[tuple[int, int, str]]:
+    """The edits that write ``new`` in place of ``old``. What is written is read back the way the site's
+    flavour reads it (1.x's argparse gives `--devices 2` as the string "2"): the rewrite is written only if
+    that builds in ``target`` what ``new`` builds, on every machine."""
     flavour = site.flavour
     if any(flag not in old for flag in site.entries):
         raise Unwritable("a flag's value is only known at run time")
     order = sorted(site.entries, key=lambda f: site.entries[f].name[0])
     placements = place(order, old, new)
     edits: list[tuple[int, int, str]] = []
+    read_back = {flag: value for flag, value in old.items() if flag in new and new[flag] == value}
 
     def value_text(flag: str, value: Value) -> str:
         spelled = flavour.spell(value)
-        try:
-            same = flavour.read(flag, spelled) == value
-        except NotAValue:
-            same = False
-        if not same:
-            raise Unwritable(f"`{flag}={value!r}` cannot be written as a {flavour.what} value")
+        read_back[flag] = _read(flag, spelled)
         return quoted(spelled)
 
     def fresh(entry: Entry, flag: str, value: Value) -> str:
@@ -165,6 +172,12 @@ def _edits(site: Site, old: dict[str, Value], new: dict[str, Value], view: str) 
         joined = entry.joined or flavour.joined
         prefix = view[entry.words[0].start : entry.name[0]]  # `--trainer.`, `+trainer.`, `PL_TRAINER_`
         return f" {prefix}{name}{'=' if joined else ' '}{value_text(flag, value)}"
+
+    def _read(flag: str, text: str) -> Value:
+        try:
+            return flavour.read(flag, text)
+        except NotAValue as exc:
+            raise Unwritable(f"`{flag}` {exc} as a {flavour.what} value") from exc
 
     last = site.entries[order[-1]]
     for placement in placements.changed:
@@ -182,11 +195,27 @@ def _edits(site: Site, old: dict[str, Value], new: dict[str, Value], view: str) 
                 if entry.value is None:
                     raise Unwritable(f"`{placement.key}` is given without a value")
                 edits.append((*entry.value, value_text(heir, new[heir])))
+            else:
+                read_back[heir] = _read(heir, entry.text or "")
         end = entry.words[-1].end
         edits.extend((end, end, fresh(entry, flag, new[flag])) for flag in placement.beside)
     end = last.words[-1].end
     edits.extend((end, end, fresh(last, flag, new[flag])) for flag in placements.appended)
+    if read_back != new and not _builds_the_same(read_back, new, target):
+        raise Unwritable(f"the {flavour.what} values would not be read as `{_flags(new)}`")
     return edits
+
+
+def _builds_the_same(written: dict[str, Value], planned: dict[str, Value], target: Version) -> bool:
+    for machine in machines(planned):
+        got, want = interpret(written, target, machine), interpret(planned, target, machine)
+        if got.outcome != want.outcome or codemod_deprecations(got.deprecations):
+            return False
+    return True
+
+
+def _flags(flags: dict[str, Value]) -> str:
+    return ", ".join(f"{k}={v!r}" for k, v in flags.items())
 
 
 def apply(text: str, edits: list[tuple[int, int, str]]) -> str:

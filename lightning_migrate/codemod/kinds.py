@@ -123,10 +123,34 @@ def migrate(
 
 
 def _python(text: str, request: Request, skipped: bool) -> Migrated:
-    if skipped:  # nothing to migrate; only unused suppressions (LM900) can be found
-        return Migrated(text, [], lambda found: noqa.apply(text, found))
+    """Python: argument lists of string literals (``subprocess.run([... "--gpus", "2"])``) first, then the
+    Trainer calls (the prefilter may have ``skipped`` those: then only unused suppressions are looked for)."""
+    source, found = text, []
+    if _ARGUMENT_WORDS.search(text):
+        import ast
+
+        from lightning_migrate.codemod.arglists import migrate_arg_lists
+
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError):  # the Python front end reports it
+            tree = None
+        if tree is not None:
+            source, lists = migrate_arg_lists(text, tree, request.run)
+            found = lists.findings
+    if skipped:
+        return Migrated(source, found, lambda seen: noqa.apply(text, seen))
     from lightning_migrate.codemod.python import migrate as migrate_python  # (not for a cleared run)
 
     run = request.run
-    result = migrate_python(text, run.target, run.source, run.unsafe, run.leave, request.shim)
-    return Migrated(result.code, result.findings, lambda found: noqa.apply(text, found, result.calls))
+    result = migrate_python(source, run.target, run.source, run.unsafe, run.leave, request.shim)
+    return Migrated(
+        result.code, [*result.findings, *found], lambda seen: noqa.apply(text, seen, result.calls)
+    )
+
+
+# a string literal that may hold a Trainer option (`codemod.arglists`): asked of every Python file
+_ARGUMENT_WORDS = re.compile(
+    r"""["'][^"'\n]*(?:--(?:trainer\.)?(?:accelerator|gpus|tpu_cores|num_processes|distributed_backend"""
+    r"""|plugins|strategy|devices|ipus)\b|PL_TRAINER_)"""
+)
