@@ -67,3 +67,10 @@ def test_objects_of_unknown_classes_and_interpolated_arguments_are_left(tmp_path
     data, findings = migrate(tmp_path, "s.yaml", text)
     assert data is None
     assert findings == ["2:13:LM005"]
+
+
+def test_a_flag_from_a_merged_mapping_that_the_rewrite_keeps_stays_shared(tmp_path: Path) -> None:
+    text = b"base: &base\n  num_nodes: 1\ntrainer:\n  <<: *base\n  gpus: 1\n"
+    data, findings = migrate(tmp_path, "c.yaml", text)
+    assert data == b"base: &base\n  num_nodes: 1\ntrainer:\n  <<: *base\n  devices: 1\n  accelerator: cuda\n"
+    assert findings == ["5:3:LM004"]

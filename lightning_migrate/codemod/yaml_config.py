@@ -51,20 +51,38 @@ def migrate(text: str, request: Request) -> Migrated:
     writer = Writer(doc, _CAPITALIZED.search(text) is not None)
     findings: list[Finding] = []
     spans: list[Span] = []
+    written: list[dict[str, Value] | None] = []  # each config's own flags as the rewrite writes them
     for document in documents:
         planned: set[int] = set()  # the objects the configs' flags hold: planned with their config
         for config in configs(document, text, request.path):
-            findings += _config(config, writer, request, spans)
+            findings += _config(config, writer, request, spans, written)
             planned |= _objects_in(config.mapping)
         findings += _plugin_objects(document, planned, writer, request.run)
     new = doc.result() if doc.edits else text
     if new != text:
-        load(new)  # never hand out YAML that does not parse
+        _check(new, written, request)
     comments = noqa.hash_comments(text)
     return Migrated(new, findings, lambda found: noqa.apply(text, found, spans, comments))
 
 
-def _config(config: Config, writer: Writer, request: Request, spans: list[Span]) -> list[Finding]:
+def _check(new: str, written: list[dict[str, Value] | None], request: Request) -> None:
+    """Never hand out YAML that does not parse, or whose configs do not read back as the rewrite planned."""
+    found = [config for document in load(new) for config in configs(document, new, request.path)]
+    got = [read(config.mapping).flags for config in found]
+    if len(got) != len(written) or any(w is not None and w != g for w, g in zip(written, got)):
+        raise SourceError(
+            "internal error: the rewritten configs do not read back as planned; file left as it was"
+        )
+
+
+def _config(
+    config: Config,
+    writer: Writer,
+    request: Request,
+    spans: list[Span],
+    written: list[dict[str, Value] | None],
+) -> list[Finding]:
+    written.append(None)
     own = read(config.mapping)
     flags = {**{k: v for k, v in config.base.items() if k not in own.order}, **own.flags}
     unknown = {k: u for k, u in config.base_unknown.items() if k not in own.order}
@@ -89,6 +107,7 @@ def _config(config: Config, writer: Writer, request: Request, spans: list[Span])
         _merged_keys_kept(config.mapping, own.order, flags, verdict.rewrite.flags)
         new = _own_flags(config, own.flags, verdict.rewrite.flags, request)
         writer.rewrite(config.mapping, own.flags, new, own.order)
+        written[-1] = {**{k: v for k, v in own.flags.items() if k not in own.order}, **new}  # merged keys
     except Unwritable as exc:
         return not_fixed(verdict.findings, f"{exc}; write it by hand")
     return verdict.findings
