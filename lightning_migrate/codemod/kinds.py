@@ -126,7 +126,7 @@ def _python(text: str, request: Request, skipped: bool) -> Migrated:
     """Python: argument lists of string literals (``subprocess.run([... "--gpus", "2"])``) first, then the
     Trainer calls (the prefilter may have ``skipped`` those: then only unused suppressions are looked for)."""
     source, found = text, []
-    if _ARGUMENT_WORDS.search(text):
+    if ("--" in text or "PL_TRAINER_" in text) and _ARGUMENT_WORDS.search(text):
         import ast
 
         from lightning_migrate.codemod.arglists import migrate_arg_lists
