@@ -144,3 +144,40 @@ def test_a_cell_magic_that_is_not_python_is_left_alone(project: Path) -> None:
     cell = ["%%writefile train.py\n", "import pytorch_lightning as pl\n", "pl.Trainer(gpus=2)\n"]
     (project / "train.ipynb").write_text(notebook(cell))
     assert run("--check", *TARGET, "train.ipynb").code == 0
+
+
+DOC = """# Title
+
+Text `pl.Trainer(gpus=2)`.
+
+- A list item:
+
+  ```python
+  import pytorch_lightning as pl
+  trainer = pl.Trainer(gpus=1)
+  ```
+
+```console
+$ python main.py fit --trainer.gpus 1
+output
+```
+"""
+
+
+def test_findings_in_a_document_are_addressed_at_their_line_and_column(project: Path) -> None:
+    (project / "README.md").write_text(DOC)
+    lines = run("--check", *TARGET, "README.md").out.splitlines()
+    assert [line.split(": ")[0] for line in lines] == ["README.md:9:13", "README.md:13:22"]
+    doc_lines = DOC.splitlines()
+    assert doc_lines[8][12:].startswith("pl.Trainer(gpus=1)")
+    assert doc_lines[12][21:].startswith("--trainer.gpus 1")
+
+
+def test_findings_in_a_shell_script_are_addressed_at_their_line_and_column(project: Path) -> None:
+    script = "#!/bin/sh\nexport PL_TRAINER_GPUS=2\npython main.py fit \\\n  --trainer.gpus 2\n"
+    (project / "run.sh").write_text(script)
+    outcome = run("--check", *TARGET, "--output-format", "json", "run.sh")
+    assert [(r["line"], r["column"], r["code"]) for r in json.loads(outcome.out)] == [
+        (2, 8, "LM004"),
+        (4, 3, "LM004"),
+    ]
