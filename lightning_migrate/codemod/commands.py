@@ -97,7 +97,8 @@ def _decide(site: Site, view: str, lines: _Lines, run: Run, found: Found) -> Non
         unknown[UNPACKED] = Unknown(f"`{words}`: {site.unknown_rest}", line, column)
         alone = run.plan(call)
         if isinstance(alone, Rewrite) and len(unknown) == 1:
-            advice += f" (written alone, they would be `{_spelled(site, alone.flags)}`)"
+            plus = "; `+` before a key the trainer config lacks" if site.flavour.name == "hydra" else ""
+            advice += f" (written alone, they would be `{_spelled(site, alone.flags)}`{plus})"
     verdict = judge(run, call, unknown, advice)
     if verdict.rewrite is None:
         found.findings.extend(verdict.findings)
