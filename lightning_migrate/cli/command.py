@@ -58,7 +58,7 @@ def run(
     else:
         files = discover(paths, settings.selection())
         if not files:
-            _say(how, "lightning-migrate: no Python files to process (none found, or all excluded).")
+            _say(how, "lightning-migrate: no files to process (none found, or all excluded).")
             return OK
         results = _process(files, options, how)
         if mode == "rewrite":

@@ -89,6 +89,13 @@ def main() -> None:
 )
 @click.option("--extend-exclude", multiple=True, metavar="PATTERN", help="Patterns to skip as well.")
 @click.option(
+    "--extend-include",
+    multiple=True,
+    metavar="PATTERN",
+    help="Patterns of files to take from walked folders besides .py, .pyi, .ipynb and YAML files, such as"
+    " '*.sh', '*.md', '*.rst' (shell scripts, Markdown, reST).",
+)
+@click.option(
     "--force-exclude/--no-force-exclude",
     default=None,
     help="Apply the excludes to files named on the command line too (for pre-commit).",

@@ -11,6 +11,7 @@ from typing import Any
 import click
 
 from lightning_migrate.cli.config import SECTION, Config, ConfigError
+from lightning_migrate.codemod.kinds import WALKED_SUFFIXES
 from lightning_migrate.codemod.runner import Options
 from lightning_migrate.report.output import FORMATS
 from lightning_migrate.report.rules import RULES
@@ -56,6 +57,7 @@ CONVERSIONS: dict[str, tuple[Callable[[Any], Any], Any]] = {
     "per-file-ignores": (_per_file_ignores, ()),
     "exclude": (tuple, DEFAULT_EXCLUDES),
     "extend-exclude": (tuple, ()),
+    "extend-include": (tuple, ()),
     "force-exclude": (bool, False),
     "respect-gitignore": (bool, True),
     "output-format": (_output_format, "text"),
@@ -79,6 +81,8 @@ class Settings:
             self["extend-exclude"],
             self["force-exclude"],
             self["respect-gitignore"],
+            WALKED_SUFFIXES,
+            self["extend-include"],
         )
 
     def options(self, target: Version) -> Options:

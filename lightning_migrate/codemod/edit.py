@@ -16,22 +16,9 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from lightning_migrate.codemod.known import Choice, Known, RunTime, or_form
-from lightning_migrate.codemod.plan import RENAMED_KEYWORDS, derived
+from lightning_migrate.codemod.plan import derived
+from lightning_migrate.codemod.slots import SLOTS
 from lightning_migrate.semantics.model import Obj
-
-# Which new flags take the place of an old one that changes.
-SLOTS: dict[str, tuple[str, ...]] = {
-    "distributed_backend": ("strategy",),
-    "accelerator": ("strategy", "accelerator"),
-    "plugins": ("plugins", "strategy"),
-    "strategy": ("strategy",),
-    "gpus": ("accelerator", "devices"),
-    "num_processes": ("accelerator", "devices"),
-    "tpu_cores": ("accelerator", "devices"),
-    "ipus": ("accelerator", "devices"),
-    "devices": ("devices",),
-    **{old: (new,) for old, new in RENAMED_KEYWORDS.items()},
-}
 
 
 @dataclass

@@ -129,6 +129,13 @@ class Rewrite:
     # that no spelling of the target keeps for every value it may take (flag "": the call as a whole)
     left: tuple[tuple[str, str, str], ...] = ()
 
+    @property
+    def values(self) -> dict[str, Value]:
+        """The flags, for a front end whose call sites hold no value only known at run time (they are then
+        all values)."""
+        assert not holes(self.flags), "a call site with run-time values is written by its own front end"
+        return self.flags  # type: ignore[return-value]
+
 
 @dataclass(frozen=True)
 class Unchanged:

@@ -12,8 +12,8 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from lightning_migrate.report import noqa
-from lightning_migrate.report.findings import Finding, Result
+from lightning_migrate.codemod import kinds
+from lightning_migrate.report.findings import Finding
 from lightning_migrate.semantics.model import RELEASES, Version, release
 from lightning_migrate.sources import sourcefile
 from lightning_migrate.sources.files import matches
@@ -118,38 +118,37 @@ def _process(result: FileResult, options: Options, data: bytes | None, cleared: 
     else:
         source = sourcefile.decode(data)
     old = source.text
-    result.skipped = not _needs_parsing(old, options) if cleared is None else cleared
-    new, shown, hidden = _migrate(old, result, options, frozenset())
+    kind = kinds.kind_of(result.path, old)
+    if cleared is None:
+        cleared = not (_needs_parsing(old, options) if kind.python else kind.candidate(old))
+    result.skipped = cleared
+    new, shown, hidden, address = _migrate(old, result, options, frozenset())
     # a call with a suppressed or deselected fixable finding is left as it is: run again without its rewrite
     # (every finding of one rewrite is reported at the call's position)
     left = frozenset((f.line, f.column) for f in hidden if f.fixable)
     if left and new != old:
-        new, shown, hidden = _migrate(old, result, options, left)
+        new, shown, hidden, address = _migrate(old, result, options, left)
         shown = [
             replace(f, fixable=False, message=f.message + NOT_FIXED)
             if f.fixable and (f.line, f.column) in left
             else f
             for f in shown
         ]
-    result.findings = sorted(shown, key=lambda f: (f.line, f.column, f.code))
+    result.findings = sorted(map(address, shown), key=lambda f: (f.line, f.column, f.code))
     if new != old:
         result.old, result.new, result.data = old, new, source.encode(new)
 
 
 def _migrate(
     old: str, result: FileResult, options: Options, left: frozenset[tuple[int, int]]
-) -> tuple[str, list[Finding], list[Finding]]:
-    """The new text, the findings to show (after ``# noqa`` and the selection) and those hidden."""
-    if result.skipped:  # nothing to migrate; only unused suppressions (LM900) can be found
-        migrated = Result(old, [])
-    else:
-        from lightning_migrate.codemod.python import migrate  # (not needed by a run the prefilter clears)
-
-        migrated = migrate(old, options.target, options.source, options.unsafe, left, options.shim)
-    outcome = noqa.apply(old, migrated.findings, migrated.calls)
+) -> tuple[str, list[Finding], list[Finding], Callable[[Finding], Finding]]:
+    """The new text, the findings to show (after ``# noqa`` and the selection) and those hidden, in the
+    front end's terms, and how to address them in the file."""
+    migrated = kinds.migrate(result.path, old, options, left, result.skipped)
+    outcome = migrated.suppress(migrated.findings)
     result.suppressed = len(outcome.suppressed)
     shown = [f for f in (*outcome.kept, *outcome.unused) if options.selects(f.code, result.path)]
-    return migrated.code, shown, [f for f in migrated.findings if f not in shown]
+    return migrated.code, shown, [f for f in migrated.findings if f not in shown], migrated.address
 
 
 def process_all(
@@ -175,7 +174,8 @@ def process_all(
                 done[path] = process_file(path, options, data)
                 progress()
                 continue
-            if mentions(source.text, (options.target,)) is False:  # the rest of the prefilter: in a worker
+            # the rest of the prefilter: in a worker (other kinds have a word test of their own there)
+            if kinds.kind_of(path, source.text).python and mentions(source.text, (options.target,)) is False:
                 done[path] = process_file(path, options, data, True)
                 progress()
                 continue

@@ -7,11 +7,16 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Finding:
+    """``line`` and ``column`` (1-based, in characters) address the finding in the file as it is on disk. In a
+    notebook they are those of the JSON text (what a pull request's diff shows), and ``cell`` addresses it as
+    people and editors see a notebook: (cell number counting every cell from 1, line in the cell, column)."""
+
     line: int
     column: int
     code: str
     message: str
     fixable: bool
+    cell: tuple[int, int, int] | None = None
 
 
 # Where a call of the old source is: (line, byte column, end line, end byte column), as `ast` counts.

@@ -1,5 +1,6 @@
 """Inline suppression: ``# noqa`` (every code) or ``# noqa: LM001, LM004`` on any line of the call a
-finding belongs to. A code of ours (``LM...``) that suppresses nothing is itself reported (LM900); a bare
+finding belongs to (in YAML and shell, a ``#`` comment on any line of the Trainer config or command). A code
+of ours (``LM...``) that suppresses nothing is itself reported (LM900); a bare
 ``# noqa`` or another tool's codes are left alone, since they are usually meant for flake8 or ruff."""
 
 from __future__ import annotations
@@ -54,18 +55,54 @@ def suppressions(text: str) -> list[Suppression]:
     return found
 
 
+def hash_comments(text: str) -> list[Suppression]:
+    """The ``# noqa`` comments of a YAML file or shell script: a ``#`` at the start of a line or after a
+    blank, outside quotes, starts a comment (in both languages)."""
+    if "noqa" not in text.lower():
+        return []
+    found = []
+    for number, line in enumerate(text.splitlines(), 1):
+        start = comment_start(line)
+        if start is None:
+            continue
+        match = _NOQA.search(line, start)
+        if match is not None and match.start() == start:
+            found.append(_suppression(match, number, match.start()))
+    return found
+
+
+def comment_start(line: str) -> int | None:
+    """Where a ``#`` comment starts on a line of YAML or shell, if it has one."""
+    quote = ""
+    for index, char in enumerate(line):
+        if quote:
+            quote = "" if char == quote else quote
+        elif char in "'\"" and (index == 0 or not line[index - 1].isalnum()):
+            quote = char
+        elif char == "#" and (index == 0 or line[index - 1] in " \t"):
+            return index
+    return None
+
+
 def _suppression(match: re.Match[str], line: int, offset: int) -> Suppression:
     codes = match.group("codes")
     parsed = frozenset(re.split(r"[,\s]+", codes.strip().upper())) if codes else None
     return Suppression(line, offset + 1, parsed)
 
 
-def apply(text: str, findings: Sequence[Finding], calls: Sequence[Span] | None = None) -> Outcome:
+def apply(
+    text: str,
+    findings: Sequence[Finding],
+    calls: Sequence[Span] | None = None,
+    comments: Sequence[Suppression] | None = None,
+) -> Outcome:
     """Split ``findings`` into kept and suppressed, and report the suppressions that matched nothing
-    (``calls``: where the calls of ``text`` are, when already known; else ``text`` is parsed for them)."""
+    (``calls``: where the calls of ``text`` are, when already known; else ``text`` is parsed for them;
+    ``comments``: the suppressions of a file that is not Python, else ``text``'s Python comments)."""
     if not findings and not _NAMES_OURS.search(text):  # nothing to suppress, no code of ours to call unused
         return Outcome([], [], [])
-    comments = suppressions(text)
+    if comments is None:
+        comments = suppressions(text)
     if not comments:
         return Outcome(list(findings), [], [])
     by_line: dict[int, list[Suppression]] = {}

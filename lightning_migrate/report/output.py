@@ -12,6 +12,7 @@ import click
 
 from lightning_migrate import __version__
 from lightning_migrate.codemod.runner import FileResult
+from lightning_migrate.report.findings import Finding
 from lightning_migrate.report.sarif import sarif_log
 
 
@@ -35,6 +36,22 @@ def _where(result: FileResult, line: int, column: int) -> str:
     return f"{path}:{line}:{column}" if column else f"{path}:{line}" if line else path
 
 
+def in_cell(finding: Finding) -> str:
+    """``cell 3:2:5: `` for a finding in a notebook cell, else nothing."""
+    if finding.cell is None:
+        return ""
+    number, line, column = finding.cell
+    return f"cell {number}:{line}:{column}: "
+
+
+def _where_finding(result: FileResult, finding: Finding) -> str:
+    """``path:line:col``, or ``path:cell N:line:col`` in a notebook (the cell as Jupyter shows it)."""
+    if finding.cell is None:
+        return _where(result, finding.line, finding.column)
+    number, line, column = finding.cell
+    return f"{result.path.as_posix()}:cell {number}:{line}:{column}"
+
+
 def _text(run: Report) -> None:
     for result in run.results:
         if result.error:
@@ -44,7 +61,7 @@ def _text(run: Report) -> None:
             continue
         for f in result.findings:
             mark = " [*]" if f.fixable else ""
-            click.echo(f"{_where(result, f.line, f.column)}: {f.code} {f.message}{mark}", err=run.to_stderr)
+            click.echo(f"{_where_finding(result, f)}: {f.code} {f.message}{mark}", err=run.to_stderr)
 
 
 def _json(run: Report) -> None:
@@ -56,6 +73,8 @@ def _json(run: Report) -> None:
             "code": f.code,
             "message": f.message,
             "fixable": f.fixable,
+            # in a notebook, line and column are those of the JSON file; the cell is where Jupyter shows it
+            **({"cell": dict(zip(("number", "line", "column"), f.cell))} if f.cell else {}),
         }
         for r in run.results
         for f in r.findings
@@ -79,9 +98,8 @@ def _github(run: Report) -> None:
         if result.error:
             click.echo(_annotation(result, result.error_line, result.error_column, "error", result.error))
         for f in result.findings:
-            click.echo(
-                _annotation(result, f.line, f.column, f.code, f.message + (" [*]" if f.fixable else ""))
-            )
+            message = in_cell(f) + f.message + (" [*]" if f.fixable else "")
+            click.echo(_annotation(result, f.line, f.column, f.code, message))
 
 
 def _annotation(result: FileResult, line: int, column: int, title: str, message: str) -> str:

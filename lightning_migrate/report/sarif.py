@@ -65,13 +65,23 @@ def _location(result: FileResult, line: int, column: int) -> dict[str, Any]:
 
 
 def _result(result: FileResult, finding: Finding) -> dict[str, Any]:
+    """A finding in a notebook is located in the notebook's JSON text (what a diff shows); its cell is named
+    in the message and, for tools, in a logical location and the properties."""
+    location = _location(result, finding.line, finding.column)
+    properties: dict[str, Any] = {"fixable": finding.fixable}
+    prefix = ""
+    if finding.cell is not None:
+        number, line, column = finding.cell
+        prefix = f"cell {number}:{line}:{column}: "
+        location["logicalLocations"] = [{"name": f"cell {number}", "kind": "module"}]
+        properties.update(cell=number, cellLine=line, cellColumn=column)
     return {
         "ruleId": finding.code,
         "ruleIndex": _INDEX[finding.code],
         "level": "error",
-        "message": {"text": finding.message},
-        "locations": [_location(result, finding.line, finding.column)],
-        "properties": {"fixable": finding.fixable},
+        "message": {"text": prefix + finding.message},
+        "locations": [location],
+        "properties": properties,
     }
 
 

@@ -1,6 +1,7 @@
 """Which files a run looks at: directories walked in sorted order, ``.gitignore`` respected, default and user
 excludes (gitignore-style patterns, matched from the project root); files named explicitly are always taken
-unless ``force_exclude`` (what pre-commit needs, since it passes every staged file by name)."""
+unless ``force_exclude`` (what pre-commit needs, since it passes every staged file by name). A walk takes the
+files with one of the ``suffixes`` and those ``extend_include`` patterns match."""
 
 from __future__ import annotations
 
@@ -42,9 +43,16 @@ class FileSelection:
     extend_exclude: Sequence[str] = ()
     force_exclude: bool = False
     respect_gitignore: bool = True
+    suffixes: tuple[str, ...] = PYTHON_SUFFIXES
+    extend_include: Sequence[str] = ()
 
     def excluded(self, path: Path, is_dir: bool = False) -> bool:
         return matches((*self.exclude, *self.extend_exclude), path, self.root, is_dir)
+
+    def included(self, path: Path) -> bool:
+        return path.name.endswith(self.suffixes) or (
+            bool(self.extend_include) and matches(self.extend_include, path, self.root)
+        )
 
 
 def matches(patterns: Iterable[str], path: Path, root: Path, is_dir: bool = False) -> bool:
@@ -91,7 +99,7 @@ def _walk(top: Path, selection: FileSelection) -> Iterator[Path]:
         for name in sorted(files):
             path = here / name
             if (
-                name.endswith(PYTHON_SUFFIXES)
+                selection.included(path)
                 and not selection.excluded(path)
                 and not (ignores and ignores.ignored(path))
             ):

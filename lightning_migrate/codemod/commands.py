@@ -1,0 +1,227 @@
+"""Command lines as call sites: each site of ``command_line`` is decided by the planner (``sites.judge``),
+and its rewrite written word by word, in the site's own way of passing flags. Shared by the shell front
+end and by the shell code blocks of documents and notebooks, which hand over a *view* of their text: the
+same length, with everything that is not a command line blanked, so offsets are those of the file."""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lightning_migrate.codemod.callsite import UNPACKED, CallSite, Run
+from lightning_migrate.codemod.command_line import Entry, NotAValue, Site, read
+from lightning_migrate.codemod.plan import Refusal, Rewrite, codemod_deprecations, machines
+from lightning_migrate.codemod.shell_words import commands, quoted
+from lightning_migrate.codemod.sites import Unknown, judge, not_fixed
+from lightning_migrate.codemod.slots import place
+from lightning_migrate.codemod.yaml_text import Unwritable
+from lightning_migrate.report.findings import Finding, Span
+from lightning_migrate.semantics import interpret
+from lightning_migrate.semantics.model import Value, Version
+
+ADVICE = "pass the flags for the target by hand, or build the Trainer through the runtime shim"
+
+
+@dataclass
+class Found:
+    edits: list[tuple[int, int, str]] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    spans: list[Span] = field(default_factory=list)
+
+
+class _Lines:
+    def __init__(self, text: str, locate: Locate | None) -> None:
+        self.starts = [0] + [i + 1 for i, c in enumerate(text) if c == "\n"]
+        self.locate = locate
+
+    def position(self, offset: int) -> tuple[int, int]:
+        line = bisect_right(self.starts, offset) - 1
+        where = line + 1, offset - self.starts[line] + 1
+        return self.locate(offset) if self.locate is not None else where
+
+
+Locate = Callable[[int], tuple[int, int]]
+
+
+def migrate_commands(view: str, run: Run, folder: Path | None, locate: Locate | None = None) -> Found:
+    """The edits and findings of every command line in ``view`` (``locate``: an offset's line and column
+    in the front end's terms, where they are not those of ``view``)."""
+    lines = _Lines(view, locate)
+    found = Found()
+    exported: Site | None = None
+    for command in commands(view):
+        first, last = lines.position(command.words[0].start), lines.position(command.words[-1].end)
+        for site in read(command, view, folder):
+            if site.flavour.name == "env" and site.script == "export":  # a script's exports act together
+                exported = exported or Site(site.flavour, script="export")
+                exported.entries.update(site.entries)
+                continue
+            found.spans.append((first[0], 0, last[0], 1 << 30))
+            _decide(site, view, lines, run, found)
+    if exported is not None:
+        span_lines = [lines.position(e.name[0])[0] for e in exported.entries.values()]
+        found.spans.extend((line, 0, line, 1 << 30) for line in span_lines)
+        _decide(exported, view, lines, run, found)
+    return found
+
+
+def decide_site(site: Site, view: str, locate: Locate, run: Run, found: Found) -> None:
+    """Decide one site of ``view`` (its offsets addressed by ``locate``) into ``found``."""
+    _decide(site, view, _Lines(view, locate), run, found)
+
+
+def _decide(site: Site, view: str, lines: _Lines, run: Run, found: Found) -> None:
+    flags: dict[str, Value] = {}
+    unknown: dict[str, Unknown] = {}
+    for flag, entry in site.entries.items():
+        line, column = lines.position(entry.name[0] - len(site.flavour.prefix))
+        written = _written(site, entry, view)
+        if entry.text is None:
+            unknown[flag] = Unknown(f"`{written}` expands at run time", line, column)
+            continue
+        try:
+            flags[flag] = site.flavour.read(flag, entry.text)
+        except NotAValue as exc:
+            unknown[flag] = Unknown(f"`{written}` {exc}", line, column)
+    first = site.first
+    line, column = lines.position(first.name[0] - len(site.flavour.prefix))
+    call = CallSite(line, column, flags)
+    words = " ".join(_written(site, e, view) for e in site.entries.values())
+    if not site.reaches:
+        found.findings.extend(_own_options(site, call, words, run))
+        return
+    advice = ADVICE
+    if site.unknown_rest:
+        unknown[UNPACKED] = Unknown(f"`{words}`: {site.unknown_rest}", line, column)
+        alone = run.plan(call)
+        if isinstance(alone, Rewrite) and len(unknown) == 1:
+            plus = "; `+` before a key the trainer config lacks" if site.flavour.name == "hydra" else ""
+            advice += f" (written alone, they would be `{_spelled(site, alone.values)}`{plus})"
+    verdict = judge(run, call, unknown, advice)
+    if verdict.rewrite is None:
+        found.findings.extend(verdict.findings)
+        return
+    try:
+        edits = _edits(site, flags, verdict.rewrite.values, view, run.target)
+    except Unwritable as exc:
+        found.findings.extend(not_fixed(verdict.findings, f"{exc}; write it by hand"))
+        return
+    found.edits.extend(edits)
+    found.findings.extend(verdict.findings)
+
+
+def _own_options(site: Site, call: CallSite, words: str, run: Run) -> list[Finding]:
+    """A script's options not known to reach Lightning's Trainer: reported (never rewritten) where, if they
+    did, they would be old usage, with what to pass instead."""
+    decision = run.plan(call)
+    if isinstance(decision, Rewrite):
+        change = f"pass `{_spelled(site, decision.values)}` instead"
+    elif isinstance(decision, Refusal):
+        change = decision.message
+    else:
+        return []
+    how = (
+        "no Hydra trainer config of Lightning's Trainer was found in this project"
+        if site.flavour.name == "hydra"
+        else "its parser is not known to come from `Trainer.add_argparse_args`"
+    )
+    message = (
+        f"`{words}`: options of `{site.script}`, not known to reach Lightning's Trainer ({how}); if they do,"
+        f" {change}"
+    )
+    return [Finding(call.line, call.column, "LM101", message, False)]
+
+
+def _written(site: Site, entry: Entry, view: str) -> str:
+    start = entry.words[0].start
+    return view[start : entry.words[-1].end]
+
+
+def _spelled(site: Site, flags: dict[str, Value]) -> str:
+    flavour = site.flavour
+    parts = []
+    for flag, value in flags.items():
+        name = flag.upper() if flavour.upper else flag
+        separator = "=" if flavour.joined else " "
+        parts.append(f"{flavour.prefix}{name}{separator}{quoted(flavour.spell(value))}")
+    return " ".join(parts)
+
+
+def _edits(
+    site: Site, old: dict[str, Value], new: dict[str, Value], view: str, target: Version
+) -> list[tuple[int, int, str]]:
+    """The edits that write ``new`` in place of ``old``. What is written is read back the way the site's
+    flavour reads it (1.x's argparse gives `--devices 2` as the string "2"): the rewrite is written only if
+    that builds in ``target`` what ``new`` builds, on every machine."""
+    flavour = site.flavour
+    if any(flag not in old for flag in site.entries):
+        raise Unwritable("a flag's value is only known at run time")
+    order = sorted(site.entries, key=lambda f: site.entries[f].name[0])
+    placements = place(order, old, new)
+    edits: list[tuple[int, int, str]] = []
+    read_back = {flag: value for flag, value in old.items() if flag in new and new[flag] == value}
+
+    def value_text(flag: str, value: Value) -> str:
+        spelled = flavour.spell(value)
+        read_back[flag] = _read(flag, spelled)
+        return quoted(spelled)
+
+    def fresh(entry: Entry, flag: str, value: Value) -> str:
+        name = flag.upper() if flavour.upper else flag
+        joined = entry.joined or flavour.joined
+        prefix = view[entry.words[0].start : entry.name[0]]  # `--trainer.`, `+trainer.`, `PL_TRAINER_`
+        return f" {prefix}{name}{'=' if joined else ' '}{value_text(flag, value)}"
+
+    def _read(flag: str, text: str) -> Value:
+        try:
+            return flavour.read(flag, text)
+        except NotAValue as exc:
+            raise Unwritable(f"`{flag}` {exc} as a {flavour.what} value") from exc
+
+    last = site.entries[order[-1]]
+    for placement in placements.changed:
+        entry = site.entries[placement.key]
+        if placement.heir is None:
+            start = entry.words[0].start
+            while start > 0 and view[start - 1] in " \t":
+                start -= 1
+            edits.append((start, entry.words[-1].end, ""))
+        else:
+            heir = placement.heir
+            if heir != placement.key:
+                edits.append((*entry.name, heir.upper() if flavour.upper else heir))
+            if new[heir] != old[placement.key]:
+                if entry.value is None:
+                    raise Unwritable(f"`{placement.key}` is given without a value")
+                edits.append((*entry.value, value_text(heir, new[heir])))
+            else:
+                read_back[heir] = _read(heir, entry.text or "")
+        end = entry.words[-1].end
+        edits.extend((end, end, fresh(entry, flag, new[flag])) for flag in placement.beside)
+    end = last.words[-1].end
+    edits.extend((end, end, fresh(last, flag, new[flag])) for flag in placements.appended)
+    if read_back != new and not _builds_the_same(read_back, new, target):
+        raise Unwritable(f"the {flavour.what} values would not be read as `{_flags(new)}`")
+    return edits
+
+
+def _builds_the_same(written: dict[str, Value], planned: dict[str, Value], target: Version) -> bool:
+    for machine in machines(planned):
+        got, want = interpret(written, target, machine), interpret(planned, target, machine)
+        if got.outcome != want.outcome or codemod_deprecations(got.deprecations):
+            return False
+    return True
+
+
+def _flags(flags: dict[str, Value]) -> str:
+    return ", ".join(f"{k}={v!r}" for k, v in flags.items())
+
+
+def apply(text: str, edits: list[tuple[int, int, str]]) -> str:
+    """``text`` with ``edits`` made (text inserted at one place comes out in the order it was added)."""
+    ordered = sorted(enumerate(edits), key=lambda e: (e[1][0], e[1][1], e[0]), reverse=True)
+    for _, (start, end, new) in ordered:
+        text = text[:start] + new + text[end:]
+    return text

@@ -1,0 +1,156 @@
+"""Which front end reads a file, by its kind: Python source, notebooks, YAML configs, Markdown and reST
+documents, shell scripts. Each front end turns its file into call sites, asks the same planner
+(``callsite.Run``), and writes back only its edits; this module is the one table of kinds and the one door
+the runner goes through.
+
+A front end's module is imported only for a file of its kind (ruamel.yaml only for YAML). It has
+``migrate(text, request) -> Migrated``: the new text, the findings addressed in the front end's own terms
+(unique per call site, so that ``# noqa`` and a rerun without a suppressed rewrite can name them), how
+``# noqa`` comments suppress them, and how each is addressed in the file for the user.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+from lightning_migrate.codemod.callsite import Run
+from lightning_migrate.report import noqa
+from lightning_migrate.report.findings import Finding
+
+if TYPE_CHECKING:
+    from lightning_migrate.codemod.runner import Options
+
+
+@dataclass(frozen=True)
+class Request:
+    """What a front end is asked to do with one file."""
+
+    run: Run
+    shim: bool = False
+    path: Path = Path("-")
+
+
+def _same(finding: Finding) -> Finding:
+    return finding
+
+
+@dataclass
+class Migrated:
+    code: str
+    findings: list[Finding]
+    # the suppression comments: which findings are kept, suppressed, or suppress nothing (LM900)
+    suppress: Callable[[Sequence[Finding]], noqa.Outcome]
+    address: Callable[[Finding], Finding] = field(default=_same)  # front end's terms -> the file's
+
+
+class FrontEnd(Protocol):
+    def migrate(self, text: str, request: Request) -> Migrated: ...
+
+
+@dataclass(frozen=True)
+class Kind:
+    name: str
+    suffixes: tuple[str, ...]
+    module: str  # the front end
+    walked: bool  # taken from a walked folder by default; else only with `extend-include` (or named)
+    # a file of this kind whose text matches none of these cannot hold a Trainer flag: not read further
+    words: re.Pattern[str] | None = None
+    hash_comments: bool = False  # its suppression comments are `#` comments of its own (YAML, shell)
+
+    @property
+    def python(self) -> bool:
+        return self.name == "python"
+
+    def front_end(self) -> FrontEnd:
+        return importlib.import_module(self.module)
+
+    def candidate(self, text: str) -> bool:
+        return self.words is None or self.words.search(text) is not None
+
+
+# What every non-Python kind needs to hold a flag: one of the Trainer's keywords or settings variables.
+_FLAG_WORDS = re.compile(
+    r"accelerator|distributed_backend|gpus|tpu_cores|ipus|num_processes|plugins|strategy|devices|Plugin"
+    r"|PL_TRAINER_",
+    re.IGNORECASE,
+)
+PYTHON = Kind("python", (".py", ".pyi"), "lightning_migrate.codemod.python", True)
+KINDS: tuple[Kind, ...] = (
+    PYTHON,
+    Kind("notebook", (".ipynb",), "lightning_migrate.codemod.notebook", True, _FLAG_WORDS),
+    Kind("yaml", (".yaml", ".yml"), "lightning_migrate.codemod.yaml_config", True, _FLAG_WORDS, True),
+    Kind("markdown", (".md", ".markdown"), "lightning_migrate.codemod.docs", False, _FLAG_WORDS),
+    Kind("rest", (".rst",), "lightning_migrate.codemod.docs", False, _FLAG_WORDS),
+    Kind("shell", (".sh", ".bash", ".zsh"), "lightning_migrate.codemod.shell", False, _FLAG_WORDS, True),
+)
+BY_SUFFIX = {suffix: kind for kind in KINDS for suffix in kind.suffixes}
+WALKED_SUFFIXES = tuple(suffix for kind in KINDS if kind.walked for suffix in kind.suffixes)
+_SHEBANG = re.compile(r"#![^\n]*\b(?P<program>python[\d.]*|sh|bash|zsh)\b")
+_BY_PROGRAM = {"sh": "shell", "bash": "shell", "zsh": "shell"}
+
+
+def kind_of(path: Path, text: str | None = None) -> Kind:
+    """The kind of ``path``: by its suffix, else by its ``#!`` line (``#!/bin/bash``), else Python (a file
+    named on the command line is read as Python, as it always was)."""
+    kind = BY_SUFFIX.get(path.suffix.lower())
+    if kind is not None:
+        return kind
+    match = _SHEBANG.match(text or "")
+    if match is not None and match.group("program") in _BY_PROGRAM:
+        return next(k for k in KINDS if k.name == _BY_PROGRAM[match.group("program")])
+    return PYTHON
+
+
+def migrate(
+    path: Path, text: str, options: Options, leave: frozenset[tuple[int, int]], skipped: bool
+) -> Migrated:
+    """``text`` (the file at ``path``) migrated by the front end of its kind; a file the prefilter
+    ``skipped`` is only searched for unused suppressions."""
+    kind = kind_of(path, text)
+    request = Request(Run(options.target, options.source, options.unsafe, leave), options.shim, path)
+    if kind.python:
+        return _python(text, request, skipped)
+    if not skipped:
+        return kind.front_end().migrate(text, request)
+    # no flag in the file: only unused suppressions (LM900) can be found, where comments are the file's own
+    comments = noqa.hash_comments(text) if kind.hash_comments else []
+    return Migrated(text, [], lambda found: noqa.apply(text, found, comments=comments))
+
+
+def _python(text: str, request: Request, skipped: bool) -> Migrated:
+    """Python: argument lists of string literals (``subprocess.run([... "--gpus", "2"])``) first, then the
+    Trainer calls (the prefilter may have ``skipped`` those: then only unused suppressions are looked for)."""
+    source, found = text, []
+    if ("--" in text or "PL_TRAINER_" in text) and _ARGUMENT_WORDS.search(text):
+        import ast
+
+        from lightning_migrate.codemod.arglists import migrate_arg_lists
+
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError):  # the Python front end reports it
+            tree = None
+        if tree is not None:
+            source, lists = migrate_arg_lists(text, tree, request.run)
+            found = lists.findings
+    if skipped:
+        return Migrated(source, found, lambda seen: noqa.apply(text, seen))
+    from lightning_migrate.codemod.python import migrate as migrate_python  # (not for a cleared run)
+
+    run = request.run
+    result = migrate_python(source, run.target, run.source, run.unsafe, run.leave, request.shim)
+    return Migrated(
+        result.code, [*result.findings, *found], lambda seen: noqa.apply(text, seen, result.calls)
+    )
+
+
+# a string literal that may hold a Trainer option (`codemod.arglists`): asked of every Python file
+_ARGUMENT_WORDS = re.compile(
+    r"""["'][^"'\n]*(?:--(?:trainer\.)?(?:accelerator|gpus|tpu_cores|num_processes|distributed_backend"""
+    r"""|plugins|strategy|devices|ipus)\b|PL_TRAINER_)"""
+)

@@ -1,0 +1,239 @@
+"""The notebook front end (``.ipynb``): the code cells are migrated as Python, together (``cells``), with
+IPython's magics and shell escapes masked and put back as they were; Markdown and raw cells are prose and
+never touched. Only the ``source`` of a cell that changes is written back, into the JSON text where it is
+(``jsonspan``), its unchanged lines as they were escaped: outputs, metadata, key order and indentation stay.
+
+A finding is addressed as Jupyter shows it, ``train.ipynb:cell 3:2:5`` (cells counted from 1, Markdown
+cells included), and by the line and column of the JSON text for tools that only know files (GitHub
+annotations, SARIF)."""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import json
+import re
+from bisect import bisect_right
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from lightning_migrate.codemod import cells
+from lightning_migrate.codemod.commands import apply, migrate_commands
+from lightning_migrate.codemod.jsonspan import JSONError, Node, parse
+from lightning_migrate.codemod.kinds import Migrated, Request
+from lightning_migrate.report.findings import Finding
+from lightning_migrate.report.noqa import comment_start
+from lightning_migrate.sources.sourcefile import SourceError
+
+# Cell magics whose body is Python that runs in the kernel, and those whose body is shell; the rest
+# (`%%html`, `%%writefile`, ...) are neither and are left alone.
+PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "debug", "memit", "pypy"})
+SHELL_CELL_MAGICS = frozenset({"bash", "sh", "script", "system"})
+# A line IPython transforms: a line magic, a shell escape, help (`obj?`, `?obj`), or an assignment of one.
+_MAGIC = re.compile(r"^(?P<indent>[ \t]*)(?:[%!?]|[\w.]+\?\??\s*$|[\w.,\s]+=\s*[%!])")
+# IPython's automagic: a line magic written without `%` (`ls ./data`, `pip install x`), where the line is no
+# Python statement.
+_AUTOMAGIC = re.compile(
+    r"^(?P<indent>[ \t]*)(?:ls|ll|cd|pwd|pip|conda|cat|mkdir|rmdir|rm|cp|mv|less|more|man|clear|env|who|whos"
+    r"|history|run|load_ext|matplotlib|alias|pushd|popd|dhist|bookmark)(?:[ \t]+[^=(\s].*)?$"
+)
+_SHELL_ESCAPE = re.compile(r"^[ \t]*(?:[\w.,\s]+=\s*)?!!?")
+_PLACEHOLDER = "_lightning_migrate_magic_{}_()"
+
+
+@dataclass(frozen=True)
+class _Cell:
+    number: int  # 1-based, every cell counted
+    node: Node  # its `source` in the JSON text
+    source: str
+    masked: str  # the Python the parser reads; for a shell cell, placeholders (``cells.shell_piece``)
+    magics: dict[str, tuple[int, int]]  # the masked text of a line -> (its line index, its indentation)
+    shell: str  # the cell's text with all but its shell commands blanked (same offsets as ``source``)
+    is_shell: bool = False
+
+
+def migrate(text: str, request: Request) -> Migrated:
+    try:
+        notebook = parse(text)
+    except (JSONError, RecursionError) as exc:
+        offset = getattr(exc, "offset", 0)
+        line = text.count("\n", 0, offset) + 1
+        raise SourceError(f"cannot parse the notebook's JSON: {exc}", line) from exc
+    code = _code_cells(notebook)
+    try:
+        outcome = cells.migrate([c.masked for c in code], request.run, request.shim)
+    except cells.PieceError as exc:
+        cell = code[exc.piece]
+        line = text.count("\n", 0, cell.node.start) + 1
+        raise SourceError(f"cell {cell.number}:{exc.line}:{exc.column}: {exc}", line) from exc
+    findings = list(outcome.findings)
+    folder = Path(request.path).parent if str(request.path) != "-" else None
+    edits = []
+    for index, (cell, piece) in enumerate(zip(code, outcome.pieces)):
+        source = cell.source
+        if cell.shell.strip():
+            locate = _locator(cell.shell, outcome.joined.starts[index])
+            commands = migrate_commands(cell.shell, request.run, folder, locate)
+            findings += commands.findings
+            source = apply(source, commands.edits) if commands.edits else source
+        if cell.is_shell:
+            new_source = source
+        else:
+            new_source = (
+                _unmask(piece, cell.magics, source)
+                if piece != cell.masked or source != cell.source
+                else cell.source
+            )
+        if new_source != cell.source:
+            edits.append((cell.node, _source_json(text, cell, new_source)))
+    new = text
+    for node, written in sorted(edits, key=lambda e: e[0].start, reverse=True):
+        new = new[: node.start] + written + new[node.end :]
+    if new != text:
+        json.loads(new)  # never hand out a notebook that does not read
+    address = _addresser(text, code, outcome.joined)
+    return Migrated(new, findings, outcome.suppress, address)
+
+
+def _locator(view: str, first_line: int) -> Callable[[int], tuple[int, int]]:
+    def locate(offset: int) -> tuple[int, int]:
+        line_start = view.rfind("\n", 0, offset) + 1
+        return first_line + view.count("\n", 0, offset), offset - line_start + 1
+
+    return locate
+
+
+def _code_cells(notebook: Node) -> list[_Cell]:
+    if not isinstance(notebook.value, dict):
+        return []
+    metadata = notebook.value.get("metadata") or {}
+    language = (metadata.get("kernelspec") or {}).get("language") or (
+        metadata.get("language_info") or {}
+    ).get("name", "python")
+    cells_node = notebook.members.get("cells")
+    if language != "python" or cells_node is None:  # another kernel's code, or nbformat 3
+        return []
+    found = []
+    for number, cell in enumerate(cells_node.items, 1):
+        source = cell.members.get("source")
+        if not isinstance(cell.value, dict) or cell.value.get("cell_type") != "code" or source is None:
+            continue
+        value = source.value
+        text = "".join(value) if isinstance(value, list) else value if isinstance(value, str) else None
+        if text is None:
+            continue
+        masked = _mask(text, number, source)
+        if masked is not None:
+            found.append(masked)
+    return found
+
+
+def _mask(source: str, number: int, node: Node) -> _Cell | None:
+    """The cell as Python the parser reads (each IPython line replaced by a placeholder call that keeps the
+    line's comment, for ``# noqa``), with its shell commands; None for a cell that is neither the kernel's
+    Python nor shell (``%%html``)."""
+    lines = source.splitlines(keepends=True)
+    if lines and lines[0].startswith("%%"):
+        name = lines[0][2:].split(maxsplit=1)[0] if lines[0][2:].strip() else ""
+        if name in SHELL_CELL_MAGICS:
+            view = " " * len(lines[0].rstrip("\r\n")) + source[len(lines[0].rstrip("\r\n")) :]
+            return _Cell(number, node, source, cells.shell_piece(view), {}, view, True)
+        if name not in PYTHON_CELL_MAGICS:
+            return None
+    out: list[str] = []
+    shell: list[str] = []
+    magics: dict[str, tuple[int, int]] = {}
+    continued = False
+    escaped = False
+    plain = not lines or not lines[0].startswith("%%")
+    if plain and _parses(source):  # plain Python: a `% x` line continues an expression, it is no magic
+        no_shell = "".join(" " * len(x.rstrip("\r\n")) + x[len(x.rstrip("\r\n")) :] for x in lines)
+        return _Cell(number, node, source, source, {}, no_shell)
+    for index, line in enumerate(lines):
+        body = line.rstrip("\r\n")
+        match = _MAGIC.match(line) or (_AUTOMAGIC.match(body) if not _parses(body.strip()) else None)
+        if continued or (index == 0 and line.startswith("%%")) or match is not None:
+            indent = len(match.group("indent")) if match is not None and not continued else 0
+            escape = _SHELL_ESCAPE.match(body) if not continued else None
+            escaped = escape is not None if not continued else escaped
+            comment = comment_start(body)
+            key = _PLACEHOLDER.format(f"{number}_{index}") + (f"  {body[comment:]}" if comment else "")
+            magics[key] = (index, indent)
+            out.append(" " * indent + key + line[len(body) :])
+            blank = escape.end() if escape is not None else 0 if escaped else len(body)
+            shell.append(" " * blank + line[blank:] if escaped else " " * len(body) + line[len(body) :])
+            continued = body.endswith("\\")
+        else:
+            out.append(line)
+            shell.append(" " * len(body) + line[len(body) :])
+    return _Cell(number, node, source, "".join(out), magics, "".join(shell))
+
+
+def _parses(code: str) -> bool:
+    try:
+        ast.parse(code)
+    except (SyntaxError, ValueError):
+        return False
+    return True
+
+
+def _unmask(piece: str, magics: dict[str, tuple[int, int]], source: str) -> str:
+    """The new Python of a cell with its IPython lines back, as ``source`` (edited) has them."""
+    lines = source.splitlines(keepends=True)
+    for key, (index, indent) in magics.items():
+        piece = piece.replace(key, lines[index].rstrip("\r\n")[indent:], 1)
+    return piece
+
+
+def _source_json(text: str, cell: _Cell, source: str) -> str:
+    """The JSON of a cell's new ``source``, written as the notebook writes it: a list of lines with the
+    separators it uses and the unchanged lines as they were escaped, or one string."""
+    ascii_only = "\\u" in text and text.isascii()
+    if not cell.node.items and isinstance(cell.node.value, str):
+        return json.dumps(source, ensure_ascii=ascii_only)
+    items = cell.node.items
+    old_lines = [item.value for item in items]
+    new_lines = source.splitlines(keepends=True)
+    written: list[str] = []
+    matcher = difflib.SequenceMatcher(a=old_lines, b=new_lines, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            written.extend(text[items[i].start : items[i].end] for i in range(i1, i2))
+        else:
+            written.extend(json.dumps(line, ensure_ascii=ascii_only) for line in new_lines[j1:j2])
+    node = cell.node
+    if len(items) >= 2:
+        separator = text[items[0].end : items[1].start]
+    elif items:
+        separator = "," + text[node.start + 1 : items[0].start]
+    else:
+        separator = ", "
+    opening = text[node.start + 1 : items[0].start] if items else ""
+    closing = text[items[-1].end : node.end - 1] if items else ""
+    return "[" + opening + separator.join(written) + closing + "]"
+
+
+def _addresser(text: str, code: list[_Cell], joined: cells.Joined) -> Callable[[Finding], Finding]:
+    line_starts = [0] + [m.end() for m in re.finditer(r"\n", text)]
+
+    def physical(offset: int) -> tuple[int, int]:
+        line = bisect_right(line_starts, offset) - 1
+        return line + 1, offset - line_starts[line] + 1
+
+    def address(finding: Finding) -> Finding:
+        index, line = joined.locate(finding.line)
+        if index >= len(code):
+            return finding
+        cell = code[index]
+        items = cell.node.items
+        if items and line - 1 < len(items):
+            item = items[line - 1]
+            prefix = item.value[: max(finding.column - 1, 0)]
+            offset = item.start + 1 + len(json.dumps(prefix)[1:-1])
+        else:
+            offset = cell.node.start
+        where = physical(offset)
+        return replace(finding, line=where[0], column=where[1], cell=(cell.number, line, finding.column))
+
+    return address

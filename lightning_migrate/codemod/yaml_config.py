@@ -1,0 +1,235 @@
+"""The YAML front end: each Trainer config of a file (``yaml_read``) is a call site, decided by the planner
+like a Python call, and its rewrite is spliced into the text (``yaml_write``); a Lightning ``*Plugin``
+object a config builds outside a Trainer config (``_target_: pytorch_lightning.plugins.DDPPlugin``) follows
+its class's rename. ruamel.yaml (round trip) is only the reader: nothing is dumped."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
+from lightning_migrate.codemod.callsite import UNPACKED, CallSite, Run
+from lightning_migrate.codemod.kinds import Migrated, Request
+from lightning_migrate.codemod.plan import V16, Refusal, Rewrite, derived
+from lightning_migrate.codemod.sites import Unknown, judge, not_fixed
+from lightning_migrate.codemod.yaml_read import (
+    Config,
+    class_path,
+    configs,
+    lightning_class,
+    load,
+    looks_like_trainer_config,
+    read,
+    value_of,
+)
+from lightning_migrate.codemod.yaml_text import Document, Unwritable
+from lightning_migrate.codemod.yaml_write import Writer
+from lightning_migrate.report import noqa
+from lightning_migrate.report.findings import Finding, Span
+from lightning_migrate.semantics.classes import lookup
+from lightning_migrate.semantics.model import Obj, Value
+from lightning_migrate.semantics.signature import MODELLED
+from lightning_migrate.sources.sourcefile import SourceError
+
+ADVICE = (
+    "write the flags for the target by hand, or build the Trainer through the runtime shim"
+    " (`lightning_migrate.shim.install()`)"
+)
+_CAPITALIZED = re.compile(r":\s+(True|False)\s*(#.*)?$", re.M)
+
+
+def migrate(text: str, request: Request) -> Migrated:
+    try:
+        documents = load(text)
+    except SourceError:
+        if looks_like_trainer_config(text):
+            raise
+        documents = []  # not YAML (a template): not a Trainer config either
+    doc = Document(text)
+    writer = Writer(doc, _CAPITALIZED.search(text) is not None)
+    findings: list[Finding] = []
+    spans: list[Span] = []
+    written: list[dict[str, Value] | None] = []  # each config's own flags as the rewrite writes them
+    for document in documents:
+        planned: set[int] = set()  # the objects the configs' flags hold: planned with their config
+        for config in configs(document, text, request.path):
+            findings += _config(config, writer, request, spans, written)
+            planned |= _objects_in(config.mapping)
+        findings += _plugin_objects(document, planned, writer, request.run)
+    new = doc.result() if doc.edits else text
+    if new != text:
+        _check(new, written, request)
+    comments = noqa.hash_comments(text)
+    return Migrated(new, findings, lambda found: noqa.apply(text, found, spans, comments))
+
+
+def _check(new: str, written: list[dict[str, Value] | None], request: Request) -> None:
+    """Never hand out YAML that does not parse, or whose configs do not read back as the rewrite planned."""
+    found = [config for document in load(new) for config in configs(document, new, request.path)]
+    got = [read(config.mapping).flags for config in found]
+    if len(got) != len(written) or any(w is not None and w != g for w, g in zip(written, got)):
+        raise SourceError(
+            "internal error: the rewritten configs do not read back as planned; file left as it was"
+        )
+
+
+def _config(
+    config: Config,
+    writer: Writer,
+    request: Request,
+    spans: list[Span],
+    written: list[dict[str, Value] | None],
+) -> list[Finding]:
+    written.append(None)
+    own = read(config.mapping)
+    flags = {**{k: v for k, v in config.base.items() if k not in own.order}, **own.flags}
+    unknown = {k: u for k, u in config.base_unknown.items() if k not in own.order}
+    unknown.update(own.unknown)
+    if not flags and not unknown:
+        return []
+    first = own.order[0] if own.order else None
+    line, column = config.mapping.lc.key(first) if first is not None else config.start
+    line, column = line + 1, column + 1
+    spans.append(_span(config, writer.doc))
+    site = CallSite(line, column, flags, config.since)
+    advice = ADVICE
+    if config.overrides:
+        unknown[UNPACKED] = Unknown(f"`{_written(own.order)}`: {config.overrides}", line, column)
+        alone = request.run.plan(CallSite(line, column, own.flags, config.since))
+        if isinstance(alone, Rewrite) and not own.unknown:
+            advice += f" (written alone, they would be {_yaml(alone.values)})"
+    verdict = judge(request.run, site, unknown, advice)
+    if verdict.rewrite is None:
+        return verdict.findings
+    try:
+        _merged_keys_kept(config.mapping, own.order, flags, verdict.rewrite.values)
+        new = _own_flags(config, own.flags, verdict.rewrite.values, request)
+        writer.rewrite(config.mapping, own.flags, new, own.order)
+        written[-1] = {**{k: v for k, v in own.flags.items() if k not in own.order}, **new}  # merged keys
+    except Unwritable as exc:
+        return not_fixed(verdict.findings, f"{exc}; write it by hand")
+    return verdict.findings
+
+
+def _merged_keys_kept(
+    mapping: CommentedMap, own: list[str], flags: dict[str, Value], desired: dict[str, Value]
+) -> None:
+    """A flag the config gets from a merged mapping (``<<: *hardware``) is shared with others: a rewrite
+    that must change it is not written."""
+    for key, value in flags.items():
+        if key in mapping and key not in own and (key not in desired or desired[key] != value):
+            raise Unwritable(f"`{key}` comes from a merged mapping (`<<`), shared with other configs")
+
+
+def _own_flags(
+    config: Config, own: dict[str, Value], desired: dict[str, Value], request: Request
+) -> dict[str, Value]:
+    """The flags the config itself must write so that, over the flags of the sibling it extends (as that
+    sibling is migrated), the Trainer gets ``desired``."""
+    if not config.base:
+        return desired
+    base = request.run.plan(CallSite(0, 0, config.base, config.since))
+    if isinstance(base, Refusal):
+        raise Unwritable("the config it extends cannot be migrated")
+    base_new = base.flags if isinstance(base, Rewrite) else config.base
+    stale = [key for key in base_new if key not in desired]
+    if stale:
+        raise Unwritable(f"`{stale[0]}` of the config it extends would have to be unset")
+    return {k: v for k, v in desired.items() if k in own or k not in base_new or base_new[k] != v}
+
+
+def _span(config: Config, doc: Document) -> Span:
+    """The lines a ``# noqa`` comment may be on: the config's (its ``trainer:`` key and its value)."""
+    line, column = config.start
+    end = len(doc.starts) - 1 if config.root else doc.block_end(line, column)
+    return (line + 1, 0, end + 1, len(doc.line(end).encode()))
+
+
+def _written(keys: list[str]) -> str:
+    return ", ".join(keys) if keys else "trainer"
+
+
+def _yaml(flags: dict[str, Value]) -> str:
+    return ", ".join(f"`{key}: {value!r}`" for key, value in flags.items())
+
+
+def _objects_in(mapping: CommentedMap) -> set[int]:
+    found: set[int] = set()
+    for key in mapping:
+        if key in MODELLED:
+            _collect(mapping[key], found)
+    return found
+
+
+def _collect(node: Any, found: set[int]) -> None:
+    if isinstance(node, CommentedMap):
+        found.add(id(node))
+        for value in node.values():
+            _collect(value, found)
+    elif isinstance(node, CommentedSeq):
+        for item in node:
+            _collect(item, found)
+
+
+def _plugin_objects(document: Any, planned: set[int], writer: Writer, run: Run) -> list[Finding]:
+    """A ``*Plugin`` training-type object the file builds outside a Trainer config (a Hydra ``strategy``
+    group file, a callback's argument) becomes the object the target needs to build the same strategy (its
+    class renamed, an argument added where a default changed: ``DDPPlugin`` searched for unused parameters),
+    as the planner rewrites it in a Trainer call (LM005); where there is none, it is reported."""
+    findings: list[Finding] = []
+    if run.target < V16:
+        return findings
+    for mapping in _all_mappings(document):
+        named = class_path(mapping)
+        cls = lightning_class(named[1]) if named is not None else None
+        row = lookup(cls) if cls is not None else None
+        if id(mapping) in planned or named is None or row is None or not row.renamed_to:
+            continue
+        line, column = mapping.lc.value(named[0])
+        where = (line + 1, column + 1)
+        old = value_of(mapping)
+        problem, new = _object_for_target(old, run)
+        if new is not None and isinstance(old, Obj):
+            try:
+                writer.edit_object(mapping, old, new)
+            except Unwritable as exc:
+                problem = f"{exc}; change it by hand"
+        if problem is None and new is not None:
+            message = f"training-type `*Plugin` classes were renamed `*Strategy`: `{old}` is now `{new}`"
+            findings.append(Finding(*where, "LM005", message, True))
+        else:
+            findings.append(Finding(*where, "LM005", f"`{cls}`: {problem}", False))
+    return findings
+
+
+def _object_for_target(old: object, run: Run) -> tuple[str | None, Obj | None]:
+    """The object the target needs to build what ``old`` built as a strategy (asked of the planner with a
+    1.4-style call that uses it), or why there is none."""
+    if not isinstance(old, Obj):
+        return "its arguments are only known at run time; change it by hand", None
+    decision = run.plan(CallSite(0, 0, {"plugins": [old], "gpus": 2}))
+    if isinstance(decision, Refusal):
+        return f"{decision.message.split(';')[0]}; change it by hand", None
+    new = decision.flags.get("strategy") if isinstance(decision, Rewrite) else None
+    if not isinstance(new, Obj) or not derived(old, new):
+        return f"Lightning {run.target} has no object that builds the same strategy; change it by hand", None
+    return None, new
+
+
+def _all_mappings(node: Any) -> list[CommentedMap]:
+    found: list[CommentedMap] = []
+    seen: set[int] = set()
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        if id(item) in seen:
+            continue
+        seen.add(id(item))
+        if isinstance(item, CommentedMap):
+            found.append(item)
+            stack.extend(reversed(list(item.values())))
+        elif isinstance(item, CommentedSeq):
+            stack.extend(reversed(list(item)))
+    return found

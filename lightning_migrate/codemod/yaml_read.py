@@ -1,0 +1,359 @@
+"""What a YAML file says to Lightning's Trainer: which of its mappings are Trainer configs, and their flags
+as the model reads them.
+
+A mapping is a Trainer config when
+- its ``_target_`` (Hydra) or ``class_path`` (LightningCLI/jsonargparse, flags under ``init_args``) names
+  Lightning's Trainer (``pytorch_lightning.Trainer``, ``lightning.pytorch.trainer.Trainer``, ...);
+- it is the top-level ``trainer:`` of a file (a LightningCLI config, a NeMo or Hydra config that builds the
+  Trainer from it), unless its ``_target_``/``class_path`` names another class;
+- it is a whole file in a Hydra config group folder named ``trainer`` whose config (itself or the sibling
+  it extends through ``defaults``) has a Lightning Trainer ``_target_``.
+Nothing else is: a workflow's ``strategy: matrix:``, a Kubernetes or docker-compose ``accelerator:`` key, an
+``accelerator:`` of any other tool, never reach Lightning's Trainer.
+
+Some configs are merged into another one at run time: a Hydra file with a ``defaults:`` list (an experiment,
+a debug config, a primary config) overrides the trainer config its defaults select, so the flags it does not
+set come from a file this reader cannot tell. Its flags are read with the rest unknown (``UNPACKED``); a
+trainer group file that extends a sibling (``defaults: [default]``) is read with that sibling's flags below
+its own.
+
+Values are read as YAML 1.1, as PyYAML (LightningCLI) and OmegaConf (Hydra) read them; an interpolation
+(``${trainer.devices}``, ``${oc.env:GPUS}``) or OmegaConf's missing value ``???`` is known only at run time.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import warnings
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ruamel.yaml import YAML
+from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.error import MarkedYAMLError, YAMLError
+from ruamel.yaml.scalarbool import ScalarBoolean
+
+from lightning_migrate.codemod.callsite import LIGHTNING_PACKAGE
+from lightning_migrate.codemod.locate import TRAINER_NAMES
+from lightning_migrate.codemod.sites import Unknown
+from lightning_migrate.semantics.classes import lookup
+from lightning_migrate.semantics.model import RELEASES, Obj, Value, Version
+from lightning_migrate.semantics.signature import MODELLED
+from lightning_migrate.sources.sourcefile import SourceError
+
+TARGET_KEYS = ("_target_", "class_path")  # Hydra's and jsonargparse's way of naming the class to build
+HYDRA_OPTIONS = frozenset({"_target_", "_recursive_", "_convert_", "_partial_"})
+LIGHTNING_ROOTS = ("pytorch_lightning.", "lightning.pytorch.", "lightning.")
+GROUP_FOLDER = "trainer"
+_PACKAGE_HEADER = re.compile(r"^#\s*@package\b", re.M)
+_INTERPOLATION = "${"
+
+
+@dataclass
+class Config:
+    """A Trainer config: the mapping that holds its flags, where it starts (0-based line and column of its
+    ``trainer:`` key, or of the mapping), the oldest release it can be written for, and what it is merged
+    with."""
+
+    mapping: CommentedMap
+    start: tuple[int, int]
+    since: Version = RELEASES[0]
+    overrides: str = ""  # why its other flags come from a config not shown here ("" when they do not)
+    base: dict[str, Value] = field(default_factory=dict)  # flags of the sibling it extends, below its own
+    base_unknown: dict[str, Unknown] = field(default_factory=dict)
+    root: bool = False  # the mapping is the whole file
+
+
+@dataclass(frozen=True)
+class Read:
+    """The modelled flags of a mapping: their values, those known only at run time, and where each key is."""
+
+    flags: dict[str, Value]
+    unknown: dict[str, Unknown]
+    order: list[str]  # the mapping's own modelled keys, in written order
+
+
+def load(text: str) -> list[Any]:
+    """The documents of ``text`` (round trip: positions kept), read as YAML 1.1."""
+    yaml = YAML(typ="rt")
+    yaml.version = (1, 1)
+    try:
+        with warnings.catch_warnings():  # ruamel's advice on 1.1 floats (`1e-5`) is not the user's concern
+            warnings.simplefilter("ignore")
+            return list(yaml.load_all(text))
+    except MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        where = (mark.line + 1, mark.column + 1) if mark is not None else (0, 0)
+        raise SourceError(f"cannot parse YAML: {exc.problem or exc.context}", *where) from exc
+    except YAMLError as exc:
+        raise SourceError(f"cannot parse YAML: {exc}") from exc
+
+
+def looks_like_trainer_config(text: str) -> bool:
+    """Whether a file that does not parse is worth reporting: it names Lightning or has a ``trainer:``
+    key. (A Helm template or another tool's file that is not YAML is none of this codemod's business.)"""
+    return re.search(r"^\s*trainer\s*:|lightning", text, re.M | re.I) is not None
+
+
+def class_path(mapping: Any) -> tuple[str, str] | None:
+    """(the key, the dotted path) of the class a mapping builds, if it names one."""
+    if not isinstance(mapping, CommentedMap):
+        return None
+    for key in TARGET_KEYS:
+        value = mapping.get(key)
+        if isinstance(value, str):
+            return key, value
+    return None
+
+
+def lightning_class(path: str) -> str | None:
+    """The Lightning class a dotted path names (``pytorch_lightning.plugins.DDPPlugin``: ``DDPPlugin``)."""
+    if not path.startswith(LIGHTNING_ROOTS):
+        return None
+    name = path.rsplit(".", 1)[-1]
+    return name if lookup(name) is not None else None
+
+
+def _since(path: str) -> Version:
+    return LIGHTNING_PACKAGE if path.startswith("lightning.") else RELEASES[0]
+
+
+def _is_trainer(mapping: Any) -> bool:
+    named = class_path(mapping)
+    return named is not None and named[1] in TRAINER_NAMES
+
+
+def _flags_mapping(mapping: CommentedMap) -> CommentedMap | None:
+    """Where a class-building mapping keeps its arguments: itself (Hydra) or its ``init_args``."""
+    named = class_path(mapping)
+    if named is not None and named[0] == "class_path":
+        args = mapping.get("init_args")
+        return args if isinstance(args, CommentedMap) else None
+    return mapping
+
+
+def _mappings(node: Any, seen: set[int]) -> Iterator[CommentedMap]:
+    if id(node) in seen:
+        return
+    seen.add(id(node))
+    if isinstance(node, CommentedMap):
+        yield node
+        for value in node.values():
+            yield from _mappings(value, seen)
+    elif isinstance(node, CommentedSeq):
+        for item in node:
+            yield from _mappings(item, seen)
+
+
+def configs(document: Any, text: str, path: Path) -> list[Config]:
+    """The Trainer configs of one document of the file at ``path``."""
+    if not isinstance(document, CommentedMap):
+        return []
+    found: dict[int, Config] = {}
+    for mapping in _mappings(document, set()):
+        if _is_trainer(mapping):
+            args = _flags_mapping(mapping)
+            named = class_path(mapping)
+            if args is not None and named is not None:
+                where = (mapping.lc.line, mapping.lc.col)
+                found[id(args)] = Config(args, where, _since(named[1]), root=mapping is document)
+    trainer = document.get("trainer") if "trainer" in document._ok else None
+    if isinstance(trainer, CommentedMap) and id(trainer) not in found and class_path(trainer) is None:
+        overrides = _overrides(document, text)
+        found[id(trainer)] = Config(trainer, document.lc.key("trainer"), overrides=overrides)
+    if id(document) not in found and path.parent.name == GROUP_FOLDER and class_path(document) is None:
+        group = _group_file(document, path)
+        if group is not None:
+            found[id(document)] = group
+    return list(found.values())
+
+
+def _overrides(document: CommentedMap, text: str) -> str:
+    if "defaults" in document or _PACKAGE_HEADER.search(text):
+        return (
+            "this Hydra config is merged into the trainer config its defaults select, whose other flags are"
+            " not known here"
+        )
+    return ""
+
+
+def _group_file(document: CommentedMap, path: Path) -> Config | None:
+    """A file of a Hydra ``trainer`` config group without a ``_target_`` of its own: a Trainer config when it
+    extends a sibling that has a Lightning Trainer ``_target_`` (or when a sibling has one and it extends
+    none), read with the flags of what it extends."""
+    if not any(_sibling_is_trainer(sibling) for sibling in _siblings(path)):
+        return None  # no Lightning Trainer in the group: another tool's `trainer` folder
+    bases = bases_of(document)
+    start = (document.lc.line, document.lc.col)
+    if bases is None:
+        return Config(document, start, overrides=_overrides(document, ""), root=True)
+    if not bases:
+        return Config(document, start, root=True)
+    flags: dict[str, Value] = {}
+    unknown: dict[str, Unknown] = {}
+    trainer = False
+    since = RELEASES[0]
+    for base in bases:
+        chain = _base_flags(path.parent / base, 0)
+        if chain is None:
+            return Config(document, start, overrides=f"it extends `{base}`, which cannot be read", root=True)
+        base_flags, base_unknown, is_trainer, base_since = chain
+        flags.update(base_flags)
+        unknown.update(base_unknown)
+        trainer = trainer or is_trainer
+        since = max(since, base_since)
+    if not trainer:
+        return None
+    return Config(document, start, since, base=flags, base_unknown=unknown, root=True)
+
+
+def bases_of(document: CommentedMap) -> list[str] | None:
+    """The sibling configs a group file extends (``defaults: [default]``), in order; None where the
+    defaults list does more than that (another group, ``_self_`` before a base: the result is not the
+    file's flags over its bases')."""
+    defaults = document.get("defaults")
+    if defaults is None:
+        return []
+    if not isinstance(defaults, CommentedSeq):
+        return None
+    names: list[str] = []
+    for item in defaults:
+        if item == "_self_":
+            if len(names) < sum(1 for i in defaults if isinstance(i, str) and i != "_self_"):
+                return None  # its own keys come before a base's: the base wins
+            continue
+        if not isinstance(item, str) or "/" in item or ":" in item:
+            return None
+        names.append(item if item.endswith((".yaml", ".yml")) else f"{item}.yaml")
+    return names
+
+
+def _siblings(path: Path) -> list[Path]:
+    try:
+        return sorted(p for p in path.parent.iterdir() if p.suffix in (".yaml", ".yml") and p != path)
+    except OSError:
+        return []
+
+
+@functools.lru_cache(maxsize=64)
+def _sibling_is_trainer(path: Path) -> bool:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False
+    return any(name in text for name in TRAINER_NAMES)
+
+
+@functools.lru_cache(maxsize=64)
+def _base_flags(path: Path, depth: int) -> tuple[dict[str, Value], dict[str, Unknown], bool, Version] | None:
+    """The flags a group sibling sets (with those of what it extends), whether its chain names Lightning's
+    Trainer, and the oldest release it can be for; None where it cannot be read."""
+    if depth > 8:
+        return None
+    try:
+        documents = load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, SourceError):
+        return None
+    if len(documents) != 1 or not isinstance(documents[0], CommentedMap):
+        return None
+    document = documents[0]
+    bases = bases_of(document)
+    if bases is None:
+        return None
+    flags: dict[str, Value] = {}
+    unknown: dict[str, Unknown] = {}
+    trainer = _is_trainer(document)
+    since = _since(class_path(document)[1]) if trainer else RELEASES[0]  # type: ignore[index]
+    for base in bases:
+        chain = _base_flags(path.parent / base, depth + 1)
+        if chain is None:
+            return None
+        flags.update(chain[0])
+        unknown.update(chain[1])
+        trainer = trainer or chain[2]
+        since = max(since, chain[3])
+    own = read(document)
+    for key in own.order:
+        unknown.pop(key, None)
+        flags.pop(key, None)
+    flags.update(own.flags)
+    unknown.update(own.unknown)
+    return flags, unknown, trainer, since
+
+
+# --- values ------------------------------------------------------------------------------------------------
+
+
+def read(mapping: CommentedMap) -> Read:
+    """The modelled flags of ``mapping`` (merged ``<<`` keys included, as the loader sees them)."""
+    flags: dict[str, Value] = {}
+    unknown: dict[str, Unknown] = {}
+    order = [key for key in mapping if key in MODELLED and key in mapping._ok]
+    for key in mapping:
+        if key not in MODELLED:
+            continue
+        line, column = mapping.lc.key(key) if key in mapping._ok else (mapping.lc.line, mapping.lc.col)
+        value = value_of(mapping[key])
+        if isinstance(value, _Unread):
+            unknown[key] = Unknown(f"`{key}: {value.text}` {value.why}", line + 1, column + 1, value.cls)
+        else:
+            flags[key] = value
+    return Read(flags, unknown, order)
+
+
+@dataclass(frozen=True)
+class _Unread:
+    text: str
+    why: str
+    cls: str | None = None
+
+
+def value_of(node: Any) -> Value | _Unread:
+    """A YAML value as the model reads it (what the loader gives Lightning), or why it cannot be read."""
+    if node is None:
+        return None
+    if isinstance(node, (bool, ScalarBoolean)):  # (ruamel's anchored booleans are ints)
+        return bool(node)
+    if isinstance(node, (int, float)):
+        return float(node) if isinstance(node, float) else int(node)
+    if isinstance(node, str):
+        if _INTERPOLATION in node:
+            return _Unread(node, "is an interpolation, only known at run time")
+        if node == "???":
+            return _Unread(node, "is a value the config leaves to be given at run time")
+        return str(node)
+    if isinstance(node, CommentedSeq):
+        items: list[Value] = []
+        for item in node:
+            value = value_of(item)
+            if isinstance(value, _Unread):
+                return value
+            items.append(value)
+        return items
+    named = class_path(node)
+    if named is not None:
+        return _object(node, named[1])
+    return _Unread("{...}", "is a mapping that builds no Lightning class")
+
+
+def _object(node: CommentedMap, path: str) -> Value | _Unread:
+    cls = lightning_class(path)
+    if cls is None:
+        return _Unread(path, "builds a class the model does not know")
+    args = _flags_mapping(node)
+    if args is None:
+        return Obj.of(cls)
+    if "_args_" in args:
+        return _Unread(path, "passes positional arguments, whose meaning changed between releases", cls)
+    kwargs: dict[str, Value] = {}
+    for key in args:
+        if key in HYDRA_OPTIONS or key == "class_path":
+            continue
+        value = value_of(args[key])
+        if isinstance(value, _Unread):
+            return _Unread(f"{path}({key}={value.text})", value.why, cls)
+        kwargs[str(key)] = value
+    return Obj.of(cls, **kwargs)

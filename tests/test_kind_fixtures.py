@@ -1,0 +1,223 @@
+"""Golden fixtures of the kinds of file other than Python, through the whole per-file pipeline (front end,
+planner, writer, ``# noqa``): ``fixtures/<kind>/.../<case><suffix>`` with ``<case>.<target>.expected<suffix>``
+for each target it is migrated to (no expected file: it must come out unchanged for ``2.6``). A line
+``# expect: CODE`` names a finding the case must report at ``2.6``. A case under a ``negatives`` or
+``no_finding`` folder must come out unchanged with no finding for every target. Every case must be a fixed
+point, and every YAML Trainer config a rewrite changed must build in the target what it built before."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from test_fixtures import assert_behaviour_kept, assert_flags_kept
+
+from lightning_migrate.codemod.kinds import BY_SUFFIX
+from lightning_migrate.codemod.runner import FileResult, Options, process_file
+from lightning_migrate.semantics.model import RELEASES, Value, Version, release
+
+FIXTURES = Path(__file__).parent.parent / "fixtures"
+KIND_FOLDERS = ("yaml", "notebook", "docs", "shell", "python_command_lines")
+DEFAULT_TARGET = "2.6"
+QUIET = ("negatives", "no_finding")  # folders whose cases are left alone, for every target
+QUIET_TARGETS = ("1.6", "1.7", "1.9", "2.0", "2.6")  # as `fixtures/no_finding` of Python
+
+
+def is_case(path: Path) -> bool:
+    return path.is_file() and path.suffix in BY_SUFFIX and ".expected" not in path.name
+
+
+def cases() -> list[tuple[Path, Path | None, str]]:
+    found: list[tuple[Path, Path | None, str]] = []
+    for folder in KIND_FOLDERS:
+        for case in sorted(p for p in (FIXTURES / folder).rglob("*") if is_case(p)):
+            stem = case.name[: -len(case.suffix)]
+            expected = sorted(case.parent.glob(f"{stem}.*.expected{case.suffix}"))
+            if is_quiet(case):
+                found.extend((case, None, t) for t in QUIET_TARGETS)
+            elif not expected:
+                found.append((case, None, DEFAULT_TARGET))
+            for path in expected:
+                found.append((case, path, path.name[len(stem) + 1 : -len(f".expected{case.suffix}")]))
+    return found
+
+
+def is_quiet(case: Path) -> bool:
+    return any(part in QUIET for part in case.relative_to(FIXTURES).parts)
+
+
+CASES = cases()
+
+
+def run(path: Path, target: Version, data: bytes | None = None) -> FileResult:
+    result = process_file(path, Options(target), data)
+    assert not result.error, result.error
+    return result
+
+
+def test_there_are_fixtures_of_every_kind() -> None:
+    kinds = {case.relative_to(FIXTURES).parts[0] for case, _, _ in CASES}
+    assert {"yaml"} <= kinds
+
+
+@pytest.mark.parametrize(
+    ("case", "expected", "target"),
+    CASES,
+    ids=[f"{c.relative_to(FIXTURES).as_posix()}@{t}" for c, _, t in CASES],
+)
+def test_fixture(case: Path, expected: Path | None, target: str) -> None:
+    version = release(target)
+    data = case.read_bytes()
+    result = run(case, version)
+    out = result.data if result.data is not None else data
+    want = expected.read_bytes() if expected else data
+    assert out.decode() == want.decode()
+    assert out == want
+    text = data.decode()
+    if target == DEFAULT_TARGET:
+        assert set(re.findall(r"# expect: (LM\d+)", text)) <= {f.code for f in result.findings}
+    if is_quiet(case):
+        assert result.findings == []
+    again = run(case, version, out)
+    assert again.data is None, "not a fixed point"
+    if expected and case.suffix in (".yaml", ".yml"):
+        assert_yaml_behaviour_kept(case, text, out.decode(), version)
+    if expected and case.suffix == ".ipynb":
+        assert_notebook_kept(text, out.decode(), version)
+    if expected and case.suffix in (".md", ".rst"):
+        assert_doc_blocks_kept(text, out.decode(), version, case.suffix == ".rst")
+    if expected and case.suffix == ".sh":
+        assert assert_commands_kept(text, out.decode(), version) > 0
+    if expected and case.suffix == ".py":
+        assert assert_arg_lists_kept(text, out.decode(), version) > 0
+
+
+def assert_arg_lists_kept(old: str, new: str, target: Version) -> int:
+    """Every argument list of string literals whose flags changed builds the same in ``target``."""
+    import ast
+
+    from lightning_migrate.codemod.arglists import arg_lists
+
+    before, after = (list(arg_lists(ast.parse(text))) for text in (old, new))
+    assert len(before) == len(after)
+    checked = 0
+    for old_list, new_list in zip(before, after):
+        # a list this file's own parser reads: read as the options of a script
+        words = [
+            ("python", "script.py", *x.words) if x.parsed_here else x.words for x in (old_list, new_list)
+        ]
+        old_flags, new_flags = (command_flags(" ".join(w))[0][1] for w in words)
+        if old_flags != new_flags:
+            assert_flags_kept(
+                old_flags, new_flags, target, [r for r in RELEASES if r < target], label=" ".join(words[1])
+            )
+            checked += 1
+    return checked
+
+
+def assert_doc_blocks_kept(old: str, new: str, target: Version, rest: bool) -> None:
+    """Only code blocks differ, and the Python and command lines in them build the same Trainers."""
+    from lightning_migrate.codemod import cells, docs
+
+    before, after = list(docs.blocks(old, rest)), list(docs.blocks(new, rest))
+    assert [b.language for b in before] == [b.language for b in after]
+    prose = [(old[: before[0].start], new[: after[0].start])] if before else []
+    for index in range(1, len(before)):
+        prose.append(
+            (old[before[index - 1].end : before[index].start], new[after[index - 1].end : after[index].start])
+        )
+    assert all(a == b for a, b in prose)
+    joined = [
+        cells.join(
+            [b.code for b in found if b.language in docs.PYTHON_LANGUAGES and docs.parses(b.code)]
+        ).text
+        for found in (before, after)
+    ]
+    checked = assert_behaviour_kept(joined[0], joined[1], target, None)
+    shell = [
+        [docs._shell_view(b) for b in found if b.language in docs.SHELL_LANGUAGES]
+        for found in (before, after)
+    ]
+    checked += sum(assert_commands_kept(a, b, target) for a, b in zip(*shell))
+    assert checked > 0
+
+
+def assert_commands_kept(old: str, new: str, target: Version) -> int:
+    """Every command line's flags that changed build the same in ``target`` (a script's exported
+    ``PL_TRAINER_*`` variables together); how many were checked."""
+    before, after = command_flags(old), command_flags(new)
+    assert len(before) == len(after)
+    checked = 0
+    for (label, old_flags), (_, new_flags) in zip(before, after):
+        if old_flags != new_flags:
+            sources = [r for r in RELEASES if r < target]
+            assert_flags_kept(old_flags, new_flags, target, sources, label=label)
+            checked += 1
+    return checked
+
+
+def command_flags(text: str) -> list[tuple[str, dict[str, Value]]]:
+    from lightning_migrate.codemod import command_line, shell_words
+
+    found: list[tuple[str, dict[str, Value]]] = []
+    exported: dict[str, Value] = {}
+    for command in shell_words.commands(text):
+        for site in command_line.read(command, text, None):
+            flags = {f: site.flavour.read(f, e.text) for f, e in site.entries.items() if e.text is not None}
+            if site.script == "export":
+                exported.update(flags)
+            else:
+                found.append((text[command.words[0].start :][:80], flags))
+    return [*found, ("exports", exported)]
+
+
+def assert_notebook_kept(old: str, new: str, target: Version) -> None:
+    """Only code cells' sources differ, and the code the cells make builds the same Trainers."""
+    from lightning_migrate.codemod import cells, notebook
+    from lightning_migrate.codemod.jsonspan import parse
+
+    before, after = json.loads(old), json.loads(new)
+    assert [{k: v for k, v in c.items() if k != "source"} for c in before["cells"]] == [
+        {k: v for k, v in c.items() if k != "source"} for c in after["cells"]
+    ]
+    assert {k: v for k, v in before.items() if k != "cells"} == {
+        k: v for k, v in after.items() if k != "cells"
+    }
+    for old_cell, new_cell in zip(before["cells"], after["cells"]):
+        if old_cell["cell_type"] != "code":
+            assert old_cell == new_cell
+    joined = [cells.join([c.masked for c in notebook._code_cells(parse(text))]).text for text in (old, new)]
+    assert assert_behaviour_kept(joined[0], joined[1], target, None) > 0
+
+
+def assert_yaml_behaviour_kept(case: Path, old: str, new: str, target: Version) -> None:
+    """Every Trainer config the rewrite changed builds the same in ``target`` (a config that extends a
+    sibling is checked over that sibling as its own expected output has it)."""
+    from lightning_migrate.codemod.yaml_read import configs, load, read
+
+    for old_doc, new_doc in zip(load(old), load(new)):
+        before_all, after_all = configs(old_doc, old, case), configs(new_doc, new, case)
+        assert len(before_all) == len(after_all)
+        for before, after in zip(before_all, after_all):
+            old_flags = {**before.base, **read(before.mapping).flags}
+            new_flags = {**_migrated_base(case, new_doc, target), **read(after.mapping).flags}
+            if old_flags != new_flags:
+                sources = [r for r in RELEASES if before.since <= r < target] or [before.since]
+                assert_flags_kept(old_flags, new_flags, target, sources, label=case.name)
+
+
+def _migrated_base(case: Path, document: object, target: Version) -> dict[str, Value]:
+    """The flags of the siblings a Hydra group file extends, as their expected outputs have them."""
+    from lightning_migrate.codemod.yaml_read import bases_of, load, read
+
+    flags: dict[str, Value] = {}
+    if case.parent.name != "trainer":
+        return flags
+    for name in bases_of(document) or ():  # type: ignore[arg-type]
+        base = case.parent / name
+        migrated = base.with_name(f"{base.stem}.{target.major}.{target.minor}.expected{base.suffix}")
+        text = (migrated if migrated.exists() else base).read_text()
+        flags.update(read(load(text)[0]).flags)
+    return flags

@@ -1,0 +1,76 @@
+"""The YAML front end beyond the golden fixtures: bytes the fixtures cannot hold (CRLF, a BOM), what is
+never a Trainer config, and a Hydra group file whose rewrite cannot be composed with what it extends."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from lightning_migrate.codemod.runner import Options, process_file
+from lightning_migrate.semantics.model import v
+
+V26 = Options(v("2.6"))
+
+
+def migrate(tmp_path: Path, name: str, data: bytes, options: Options = V26) -> tuple[bytes | None, list[str]]:
+    path = tmp_path / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+    result = process_file(path, options)
+    assert not result.error, result.error
+    return result.data, [f"{f.line}:{f.column}:{f.code}" for f in result.findings]
+
+
+@pytest.mark.parametrize(("prefix", "newline"), [(b"", b"\r\n"), (b"\xef\xbb\xbf", b"\n"), (b"", b"\r")])
+def test_line_ends_and_bom_are_kept(tmp_path: Path, prefix: bytes, newline: bytes) -> None:
+    lines = [b"# comment", b"trainer:", b"  gpus: 2  # two", b"  max_epochs: 1", b""]
+    data, findings = migrate(tmp_path, "c.yaml", prefix + newline.join(lines))
+    want = [b"# comment", b"trainer:", b"  devices: 2  # two", b"  accelerator: cuda"]
+    want += [b"  strategy: ddp_spawn_find_unused_parameters_true", b"  max_epochs: 1", b""]
+    assert data == prefix + newline.join(want)
+    assert findings == ["3:3:LM004"]
+
+
+def test_a_yaml_file_that_does_not_parse_is_an_error_only_if_it_may_be_a_trainer_config(
+    tmp_path: Path,
+) -> None:
+    template = b"spec:\n  gpus: {{ .Values.gpus }}\n  {{- if .Values.accelerator }}\n"
+    assert migrate(tmp_path, "chart/templates/job.yaml", template) == (None, [])
+    path = tmp_path / "broken.yaml"
+    path.write_bytes(b"trainer:\n  gpus: [2\n  accelerator: ddp\n")
+    result = process_file(path, V26)
+    assert result.error.startswith("cannot parse YAML")
+    assert result.error_line > 0
+
+
+def test_a_group_file_whose_base_keeps_a_flag_the_rewrite_drops_is_reported(tmp_path: Path) -> None:
+    """The sibling sets `devices`; written for 2.6 the child has none: the merge would keep the sibling's."""
+    group = tmp_path / "configs" / "trainer"
+    group.mkdir(parents=True)
+    (group / "default.yaml").write_text("_target_: pytorch_lightning.Trainer\ngpus: 2\n")
+    assert migrate(tmp_path, "configs/trainer/cpu.yaml", b"defaults:\n  - default\ngpus: 0\n")[0] is None
+    result = process_file(group / "cpu.yaml", V26)
+    assert [f.fixable for f in result.findings] == [False]
+    assert "would have to be unset" in result.findings[0].message
+
+
+def test_a_trainer_folder_without_a_lightning_trainer_is_not_read(tmp_path: Path) -> None:
+    group = tmp_path / "configs" / "trainer"
+    group.mkdir(parents=True)
+    (group / "default.yaml").write_text("_target_: transformers.Trainer\n")
+    assert migrate(tmp_path, "configs/trainer/gpu.yaml", b"defaults:\n  - default\ngpus: 2\n") == (None, [])
+
+
+def test_objects_of_unknown_classes_and_interpolated_arguments_are_left(tmp_path: Path) -> None:
+    text = b"strategy:\n  _target_: pytorch_lightning.plugins.DDPPlugin\n  find_unused_parameters: ${x}\n"
+    data, findings = migrate(tmp_path, "s.yaml", text)
+    assert data is None
+    assert findings == ["2:13:LM005"]
+
+
+def test_a_flag_from_a_merged_mapping_that_the_rewrite_keeps_stays_shared(tmp_path: Path) -> None:
+    text = b"base: &base\n  num_nodes: 1\ntrainer:\n  <<: *base\n  gpus: 1\n"
+    data, findings = migrate(tmp_path, "c.yaml", text)
+    assert data == b"base: &base\n  num_nodes: 1\ntrainer:\n  <<: *base\n  devices: 1\n  accelerator: cuda\n"
+    assert findings == ["5:3:LM004"]
