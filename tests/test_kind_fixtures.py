@@ -7,14 +7,17 @@ point, and every YAML Trainer config a rewrite changed must build in the target 
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from test_fixtures import assert_behaviour_kept, assert_flags_kept
 
 from lightning_migrate.codemod.kinds import BY_SUFFIX
+from lightning_migrate.codemod.known import Known, RunTime
 from lightning_migrate.codemod.runner import FileResult, Options, process_file
 from lightning_migrate.semantics.model import RELEASES, Value, Version, release
 
@@ -205,7 +208,23 @@ def assert_yaml_behaviour_kept(case: Path, old: str, new: str, target: Version) 
             new_flags = {**_migrated_base(case, new_doc, target), **read(after.mapping).flags}
             if old_flags != new_flags:
                 sources = [r for r in RELEASES if before.since <= r < target] or [before.since]
-                assert_flags_kept(old_flags, new_flags, target, sources, label=case.name)
+                for old_values, new_values in substituted(old_flags, new_flags):
+                    assert_flags_kept(old_values, new_values, target, sources, label=case.name)
+
+
+def substituted(
+    old: dict[str, Known], new: dict[str, Known]
+) -> Iterator[tuple[dict[str, Value], dict[str, Value]]]:
+    """The two configs with each interpolation (a value only known at run time) taking each value of its
+    flag's domain, the same in both (the rewrite keeps it as written, wherever it moved)."""
+    holes = {v.text: v.domain for v in old.values() if isinstance(v, RunTime)}
+    assert {v.text for v in new.values() if isinstance(v, RunTime)} <= set(holes)
+    for combination in itertools.product(*holes.values()):
+        chosen = dict(zip(holes, combination))
+        yield tuple(  # type: ignore[misc]
+            {k: chosen[v.text] if isinstance(v, RunTime) else v for k, v in flags.items()}
+            for flags in (old, new)
+        )
 
 
 def _migrated_base(case: Path, document: object, target: Version) -> dict[str, Value]:

@@ -46,6 +46,7 @@ class CallSite:
     unknown: Mapping[str, str | None] = field(default_factory=dict)
     # where each flag's value is written (line, column), for findings about one value; default: the call's
     places: Mapping[str, tuple[int, int]] = field(default_factory=dict)
+    conditionals: bool = True  # the front end can write a conditional expression (Python; not YAML)
 
     def place(self, flag: str) -> tuple[int, int]:
         return self.places.get(flag, (self.line, self.column))
@@ -63,11 +64,11 @@ class Run:
     leave: frozenset[tuple[int, int]] = frozenset()
 
     def plan(self, site: CallSite) -> Decision:
-        decision = plan(site.flags, self.target, self.source, self.unsafe, site.since)
+        decision = plan(site.flags, self.target, self.source, self.unsafe, site.since, site.conditionals)
         if isinstance(decision, Refusal) and decision.code == "LM100" and site.since != RELEASES[0]:
             # written with `lightning` imports but old flags no `lightning` release took: an import rename
             # done before the flags; keep what the call did where it last ran
-            decision = plan(site.flags, self.target, self.source, self.unsafe)
+            decision = plan(site.flags, self.target, self.source, self.unsafe, conditionals=site.conditionals)
         return decision
 
     def judge(self, site: CallSite) -> Decision:

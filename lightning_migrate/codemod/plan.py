@@ -159,12 +159,21 @@ def plan(
     source: Version | None = None,
     unsafe: bool = False,
     since: Version = RELEASES[0],
+    conditionals: bool = True,
 ) -> Decision:
     """How to write ``Trainer(**flags)`` (the modelled flags only) for ``target``; without ``source``, the
     call may have been written for any release from ``since`` on. A flag whose value is only known at run
-    time (``known.RunTime``, ``known.Choice``) is quantified over (``quantify``)."""
+    time (``known.RunTime``, ``known.Choice``) is quantified over (``quantify``); without ``conditionals``
+    (a front end that cannot write a conditional expression: YAML) no rewrite splits it on its truth."""
     # the same call is planned again and again (a project repeats its Trainer calls): remember the answers
-    key = (tuple((k, token(value)) for k, value in flags.items()), target, source, unsafe, since)
+    key = (
+        tuple((k, token(value)) for k, value in flags.items()),
+        target,
+        source,
+        unsafe,
+        since,
+        conditionals,
+    )
     decision = _PLANS.get(key)
     if decision is None:
         if len(_PLANS) >= 4096:
@@ -173,7 +182,7 @@ def plan(
             if holes(flags):
                 from lightning_migrate.codemod import quantify  # (it builds on this module)
 
-                decision = quantify.plan_over(dict(flags), target, source, unsafe, since)
+                decision = quantify.plan_over(dict(flags), target, source, unsafe, since, conditionals)
             else:
                 decision = _plan(dict(flags), target, source, unsafe, since)  # type: ignore[arg-type]
         except Unmodelled as refusal:  # the old call, or the target on it: nothing to judge a rewrite by

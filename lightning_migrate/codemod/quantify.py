@@ -74,16 +74,26 @@ Template = dict[str, Known]
 
 
 def plan_over(
-    flags: dict[str, Known], target: Version, source: Version | None, unsafe: bool, since: Version
+    flags: dict[str, Known],
+    target: Version,
+    source: Version | None,
+    unsafe: bool,
+    since: Version,
+    conditionals: bool = True,
 ) -> Decision:
-    decision = _plan_over(flags, target, source, unsafe, since)
+    decision = _plan_over(flags, target, source, unsafe, since, conditionals)
     if isinstance(decision, Refusal) and not decision.flag:  # what stops it is a run-time value
         return replace(decision, flag=next(iter(holes(flags))))
     return decision
 
 
 def _plan_over(
-    flags: dict[str, Known], target: Version, source: Version | None, unsafe: bool, since: Version
+    flags: dict[str, Known],
+    target: Version,
+    source: Version | None,
+    unsafe: bool,
+    since: Version,
+    conditionals: bool,
 ) -> Decision:
     found = holes(flags)
     cases = _cases(flags, found, target, source, unsafe, since)
@@ -95,7 +105,8 @@ def _plan_over(
     # a rewrite that leaves no deprecated keyword behind first, then the smallest edit
     ranked = sorted(templates, key=lambda t: len(_left(t, target)))
     winner = next((t for t in ranked if not _broken(t, cases, target, first=True)), None)
-    for choice, split_flags, split_cases in _choices(flags, found, cases, target, source, unsafe, since):
+    choices = _choices(flags, found, cases, target, source, unsafe, since) if conditionals else iter(())
+    for choice, split_flags, split_cases in choices:
         if winner is not None and not _left(winner, target):
             break
         merged = _by_branch(split_flags, choice, split_cases, target, unsafe)

@@ -10,8 +10,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from lightning_migrate.codemod.known import Known
 from lightning_migrate.codemod.plan import RENAMED_KEYWORDS, derived
-from lightning_migrate.semantics.model import Obj, Value
+from lightning_migrate.semantics.model import Obj
 
 # Which new flags take the place of an old one that changes.
 SLOTS: dict[str, tuple[str, ...]] = {
@@ -41,7 +42,7 @@ class Placements:
     appended: tuple[str, ...]  # new flags with no slot, written after the last flag
 
 
-def place(order: Sequence[str], old: Mapping[str, Value], new: Mapping[str, Value]) -> Placements:
+def place(order: Sequence[str], old: Mapping[str, Known], new: Mapping[str, Known]) -> Placements:
     """How ``old`` (its flags written in ``order``) becomes ``new``."""
     changed = [k for k in order if k in old and (k not in new or new[k] != old[k])]
     unplaced = [k for k in new if k not in old or k in changed]
@@ -62,7 +63,7 @@ def place(order: Sequence[str], old: Mapping[str, Value], new: Mapping[str, Valu
     return Placements(tuple(placements), tuple(unplaced))
 
 
-def distance(old: Value, new: Value) -> int:
+def distance(old: Known, new: Known) -> int:
     if new == old:
         return 0
     if isinstance(new, Obj) and any(derived(o, new) for o in items(old)):
@@ -72,5 +73,5 @@ def distance(old: Value, new: Value) -> int:
     return 3
 
 
-def items(value: Value) -> list[Value]:
+def items(value: Known) -> list[Known]:
     return list(value) if isinstance(value, list) else [value]

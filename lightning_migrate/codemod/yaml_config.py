@@ -12,6 +12,7 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
 from lightning_migrate.codemod.callsite import UNPACKED, CallSite, Run
 from lightning_migrate.codemod.kinds import Migrated, Request
+from lightning_migrate.codemod.known import Known, RunTime
 from lightning_migrate.codemod.plan import V16, Refusal, Rewrite, derived
 from lightning_migrate.codemod.sites import Unknown, judge, not_fixed
 from lightning_migrate.codemod.yaml_read import (
@@ -29,7 +30,7 @@ from lightning_migrate.codemod.yaml_write import Writer
 from lightning_migrate.report import noqa
 from lightning_migrate.report.findings import Finding, Span
 from lightning_migrate.semantics.classes import lookup
-from lightning_migrate.semantics.model import Obj, Value
+from lightning_migrate.semantics.model import Obj
 from lightning_migrate.semantics.signature import MODELLED
 from lightning_migrate.sources.sourcefile import SourceError
 
@@ -51,7 +52,7 @@ def migrate(text: str, request: Request) -> Migrated:
     writer = Writer(doc, _CAPITALIZED.search(text) is not None)
     findings: list[Finding] = []
     spans: list[Span] = []
-    written: list[dict[str, Value] | None] = []  # each config's own flags as the rewrite writes them
+    written: list[dict[str, Known] | None] = []  # each config's own flags as the rewrite writes them
     for document in documents:
         planned: set[int] = set()  # the objects the configs' flags hold: planned with their config
         for config in configs(document, text, request.path):
@@ -65,14 +66,20 @@ def migrate(text: str, request: Request) -> Migrated:
     return Migrated(new, findings, lambda found: noqa.apply(text, found, spans, comments))
 
 
-def _check(new: str, written: list[dict[str, Value] | None], request: Request) -> None:
+def _check(new: str, written: list[dict[str, Known] | None], request: Request) -> None:
     """Never hand out YAML that does not parse, or whose configs do not read back as the rewrite planned."""
     found = [config for document in load(new) for config in configs(document, new, request.path)]
-    got = [read(config.mapping).flags for config in found]
-    if len(got) != len(written) or any(w is not None and w != g for w, g in zip(written, got)):
+    got = [_as_written(read(config.mapping).flags) for config in found]
+    planned = [None if w is None else _as_written(w) for w in written]
+    if len(got) != len(planned) or any(w is not None and w != g for w, g in zip(planned, got)):
         raise SourceError(
             "internal error: the rewritten configs do not read back as planned; file left as it was"
         )
+
+
+def _as_written(flags: dict[str, Known]) -> dict[str, object]:
+    """The flags as the text holds them: a value only known at run time is its text (wherever it moved)."""
+    return {k: ("run time", v.text) if isinstance(v, RunTime) else v for k, v in flags.items()}
 
 
 def _config(
@@ -80,7 +87,7 @@ def _config(
     writer: Writer,
     request: Request,
     spans: list[Span],
-    written: list[dict[str, Value] | None],
+    written: list[dict[str, Known] | None],
 ) -> list[Finding]:
     written.append(None)
     own = read(config.mapping)
@@ -93,19 +100,19 @@ def _config(
     line, column = config.mapping.lc.key(first) if first is not None else config.start
     line, column = line + 1, column + 1
     spans.append(_span(config, writer.doc))
-    site = CallSite(line, column, flags, config.since)
+    site = CallSite(line, column, flags, config.since, conditionals=False)
     advice = ADVICE
     if config.overrides:
         unknown[UNPACKED] = Unknown(f"`{_written(own.order)}`: {config.overrides}", line, column)
         alone = request.run.plan(CallSite(line, column, own.flags, config.since))
         if isinstance(alone, Rewrite) and not own.unknown:
-            advice += f" (written alone, they would be {_yaml(alone.values)})"
+            advice += f" (written alone, they would be {_yaml(alone.flags)})"
     verdict = judge(request.run, site, unknown, advice)
     if verdict.rewrite is None:
         return verdict.findings
     try:
-        _merged_keys_kept(config.mapping, own.order, flags, verdict.rewrite.values)
-        new = _own_flags(config, own.flags, verdict.rewrite.values, request)
+        _merged_keys_kept(config.mapping, own.order, flags, verdict.rewrite.flags)
+        new = _own_flags(config, own.flags, verdict.rewrite.flags, request)
         writer.rewrite(config.mapping, own.flags, new, own.order)
         written[-1] = {**{k: v for k, v in own.flags.items() if k not in own.order}, **new}  # merged keys
     except Unwritable as exc:
@@ -114,7 +121,7 @@ def _config(
 
 
 def _merged_keys_kept(
-    mapping: CommentedMap, own: list[str], flags: dict[str, Value], desired: dict[str, Value]
+    mapping: CommentedMap, own: list[str], flags: dict[str, Known], desired: dict[str, Known]
 ) -> None:
     """A flag the config gets from a merged mapping (``<<: *hardware``) is shared with others: a rewrite
     that must change it is not written."""
@@ -124,8 +131,8 @@ def _merged_keys_kept(
 
 
 def _own_flags(
-    config: Config, own: dict[str, Value], desired: dict[str, Value], request: Request
-) -> dict[str, Value]:
+    config: Config, own: dict[str, Known], desired: dict[str, Known], request: Request
+) -> dict[str, Known]:
     """The flags the config itself must write so that, over the flags of the sibling it extends (as that
     sibling is migrated), the Trainer gets ``desired``."""
     if not config.base:
@@ -151,7 +158,7 @@ def _written(keys: list[str]) -> str:
     return ", ".join(keys) if keys else "trainer"
 
 
-def _yaml(flags: dict[str, Value]) -> str:
+def _yaml(flags: dict[str, Known]) -> str:
     return ", ".join(f"`{key}: {value!r}`" for key, value in flags.items())
 
 

@@ -37,6 +37,8 @@ from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.scalarbool import ScalarBoolean
 
 from lightning_migrate.codemod.callsite import LIGHTNING_PACKAGE
+from lightning_migrate.codemod.domains import DOMAINS
+from lightning_migrate.codemod.known import Known, RunTime
 from lightning_migrate.codemod.locate import TRAINER_NAMES
 from lightning_migrate.codemod.sites import Unknown
 from lightning_migrate.semantics.classes import lookup
@@ -62,7 +64,7 @@ class Config:
     start: tuple[int, int]
     since: Version = RELEASES[0]
     overrides: str = ""  # why its other flags come from a config not shown here ("" when they do not)
-    base: dict[str, Value] = field(default_factory=dict)  # flags of the sibling it extends, below its own
+    base: dict[str, Known] = field(default_factory=dict)  # flags of the sibling it extends, below its own
     base_unknown: dict[str, Unknown] = field(default_factory=dict)
     root: bool = False  # the mapping is the whole file
 
@@ -71,7 +73,7 @@ class Config:
 class Read:
     """The modelled flags of a mapping: their values, those known only at run time, and where each key is."""
 
-    flags: dict[str, Value]
+    flags: dict[str, Known]  # (a value only known at run time ranges over its flag's domain: `known`)
     unknown: dict[str, Unknown]
     order: list[str]  # the mapping's own modelled keys, in written order
 
@@ -192,7 +194,7 @@ def _group_file(document: CommentedMap, path: Path) -> Config | None:
         return Config(document, start, overrides=_overrides(document, ""), root=True)
     if not bases:
         return Config(document, start, root=True)
-    flags: dict[str, Value] = {}
+    flags: dict[str, Known] = {}
     unknown: dict[str, Unknown] = {}
     trainer = False
     since = RELEASES[0]
@@ -248,7 +250,7 @@ def _sibling_is_trainer(path: Path) -> bool:
 
 
 @functools.lru_cache(maxsize=64)
-def _base_flags(path: Path, depth: int) -> tuple[dict[str, Value], dict[str, Unknown], bool, Version] | None:
+def _base_flags(path: Path, depth: int) -> tuple[dict[str, Known], dict[str, Unknown], bool, Version] | None:
     """The flags a group sibling sets (with those of what it extends), whether its chain names Lightning's
     Trainer, and the oldest release it can be for; None where it cannot be read."""
     if depth > 8:
@@ -263,7 +265,7 @@ def _base_flags(path: Path, depth: int) -> tuple[dict[str, Value], dict[str, Unk
     bases = bases_of(document)
     if bases is None:
         return None
-    flags: dict[str, Value] = {}
+    flags: dict[str, Known] = {}
     unknown: dict[str, Unknown] = {}
     trainer = _is_trainer(document)
     since = _since(class_path(document)[1]) if trainer else RELEASES[0]  # type: ignore[index]
@@ -289,7 +291,7 @@ def _base_flags(path: Path, depth: int) -> tuple[dict[str, Value], dict[str, Unk
 
 def read(mapping: CommentedMap) -> Read:
     """The modelled flags of ``mapping`` (merged ``<<`` keys included, as the loader sees them)."""
-    flags: dict[str, Value] = {}
+    flags: dict[str, Known] = {}
     unknown: dict[str, Unknown] = {}
     order = [key for key in mapping if key in MODELLED and key in mapping._ok]
     for key in mapping:
@@ -297,11 +299,32 @@ def read(mapping: CommentedMap) -> Read:
             continue
         line, column = mapping.lc.key(key) if key in mapping._ok else (mapping.lc.line, mapping.lc.col)
         value = value_of(mapping[key])
-        if isinstance(value, _Unread):
+        ranged = _run_time(key, value) if isinstance(value, _Unread) else None
+        if ranged is not None:
+            flags[key] = ranged
+        elif isinstance(value, _Unread):
             unknown[key] = Unknown(f"`{key}: {value.text}` {value.why}", line + 1, column + 1, value.cls)
         else:
             flags[key] = value
     return Read(flags, unknown, order)
+
+
+# `${oc.env:NAME}` or `${oc.env:NAME,default}`: what an environment variable holds, always a string
+_ENV = re.compile(r"\$\{oc\.env:[^}]*\}")
+
+
+def _run_time(key: str, value: _Unread) -> RunTime | None:
+    """An interpolation or a value left to the command line (``???``) as the planner ranges over it: the
+    flag's domain, in strings where it reads an environment variable (OmegaConf's `oc.env` gives a
+    string); None for a flag with no domain or a value that is no scalar."""
+    if value.cls is not None or not (value.text == "???" or value.text.startswith(_INTERPOLATION)):
+        return None
+    domain = DOMAINS.get(key)
+    if domain is None:
+        return None
+    if _ENV.fullmatch(value.text):
+        domain = tuple(dict.fromkeys(str(v) for v in domain if isinstance(v, (int, str)) and v is not True))
+    return RunTime(key, value.text, domain)
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from lightning_migrate.semantics.model import Value
+from lightning_migrate.codemod.known import Known, RunTime
 
 _LINE_END = re.compile(r"\r\n|\r|\n")
 # plain scalars YAML 1.1 or 1.2 read as something other than a string: they need quotes to stay strings
@@ -161,10 +161,12 @@ def _closing_quote(text: str, column: int) -> int | None:
     return None
 
 
-def spelled(value: Value, quote: str = "", capitalized: bool = False) -> str:
+def spelled(value: Known, quote: str = "", capitalized: bool = False) -> str:
     """``value`` as a YAML scalar or flow sequence: a string plain where YAML reads it back as that string
     (quoted with ``quote`` where the old value was quoted), ``null``, ``true``/``false`` (``True``/``False``
-    where the file writes them so)."""
+    where the file writes them so); a value only known at run time (an interpolation) as it was written."""
+    if isinstance(value, RunTime):
+        return value.text
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -180,4 +182,4 @@ def spelled(value: Value, quote: str = "", capitalized: bool = False) -> str:
         return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
     if isinstance(value, (list, tuple)):
         return "[" + ", ".join(spelled(item, quote, capitalized) for item in value) + "]"
-    raise Unwritable(f"`{value!r}` cannot be written as a YAML scalar")
+    raise Unwritable(f"`{value!r}` cannot be written as a YAML scalar")  # (an object, a conditional)

@@ -9,12 +9,13 @@ from typing import Any
 
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
+from lightning_migrate.codemod.known import Known
 from lightning_migrate.codemod.plan import derived
 from lightning_migrate.codemod.slots import place
 from lightning_migrate.codemod.yaml_read import class_path
 from lightning_migrate.codemod.yaml_text import Document, Unwritable, spelled
 from lightning_migrate.semantics.classes import lookup
-from lightning_migrate.semantics.model import Obj, Value
+from lightning_migrate.semantics.model import Obj
 
 _NULLS = ("null", "Null", "NULL", "~")
 
@@ -29,7 +30,7 @@ class Writer:
     # --- one config at a time ------------------------------------------------------------------------------
 
     def rewrite(
-        self, mapping: CommentedMap, old: Mapping[str, Value], new: Mapping[str, Value], order: list[str]
+        self, mapping: CommentedMap, old: Mapping[str, Known], new: Mapping[str, Known], order: list[str]
     ) -> None:
         """Turn the flags ``old`` of ``mapping`` (its own keys, written in ``order``) into ``new``; nothing
         is written unless all of it can be (``Unwritable``)."""
@@ -85,7 +86,7 @@ class Writer:
             end = self.doc.scalar_end(line, column, bool(mapping.fa.flow_style()), key_column)
         return self.doc.offset(line, column), self.doc.offset(line, end)
 
-    def _write_value(self, mapping: CommentedMap, key: str, old: Value, new: Value) -> None:
+    def _write_value(self, mapping: CommentedMap, key: str, old: Known, new: Known) -> None:
         if new == old:
             return
         node = mapping[key]
@@ -139,7 +140,7 @@ class Writer:
         quote = self.doc.text[start] if self.doc.text[start] in "'\"" else ""
         self._replace(start, end, spelled(f"{root}.{row.module}.{new_cls}", quote))
 
-    def _insert(self, mapping: CommentedMap, after: str, key: str, value: Value) -> None:
+    def _insert(self, mapping: CommentedMap, after: str, key: str, value: Known) -> None:
         if isinstance(value, Obj) or (isinstance(value, list) and any(isinstance(v, Obj) for v in value)):
             raise Unwritable(f"`{key}` would need a strategy object written from scratch")
         entry = f"{key}: {spelled(value, '', self.capitalized)}"
