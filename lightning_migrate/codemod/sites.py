@@ -1,11 +1,11 @@
 """The one decision the front ends other than Python's take for a call site whose flags they have read:
 a YAML Trainer config, a command line, a set of ``PL_TRAINER_*`` variables.
 
-A flag whose value is only known at run time (a YAML interpolation ``${trainer.devices}``, an environment
-lookup, a shell variable ``$GPUS``, the flags of a config the site overrides) is put in ``CallSite.unknown``;
-such a site is never rewritten, and it is reported (LM101) only where ``Run.old_api`` sees a sign of the old
-API, exactly as the Python front end does for ``Trainer(gpus=args.gpus)``. This is the place where such values
-will range over their flags' domains once the planner can judge that.
+A value only known at run time that ranges over its flag's domain (a YAML interpolation ``${nodes}``) is a
+``known.RunTime`` among the site's flags, and the planner quantifies over it. One the front end cannot range
+over (a shell variable ``$GPUS``, a key shared through a YAML merge, the flags of a config the site overrides)
+is put in ``CallSite.unknown``: such a site is never rewritten, and it is reported (LM101) only where
+``Run.old_api`` sees a sign of the old API, exactly as the Python front end does for ``Trainer(**cfg)``.
 """
 
 from __future__ import annotations
