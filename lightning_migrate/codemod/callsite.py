@@ -148,7 +148,7 @@ def rewrite_findings(site: CallSite, rewrite: Rewrite) -> list[Finding]:
     rules: dict[str, str] = {}
     for key, value in old.items():
         if (new.get(key) == value and key in new) or key == "precision":
-            continue  # a re-spelled precision is a note of the rewrite, not a rule of its own
+            continue  # a re-spelled precision is a note of the rewrite, not a rule of its own (unless alone)
         if key in new and is_default(key, value):
             continue  # `accelerator=None` given a device: part of the rewrite another rule asks for
         rule = FLAG_RULES.get(key, "LM006")
@@ -158,10 +158,10 @@ def rewrite_findings(site: CallSite, rewrite: Rewrite) -> list[Finding]:
     kept = {value.cls for value in flat(new.values()) if isinstance(value, Obj)}
     if any(isinstance(o, Obj) and o.cls.endswith("Plugin") and o.cls not in kept for o in flat(old.values())):
         rules.setdefault("LM005", "")  # a `*Plugin` class the rewrite renamed
-    if not rules:  # only keywords added (`tpu_cores=1` spawned one process until 1.5: `strategy=` says so)
-        for key in new:
-            if key not in old:
-                rules.setdefault(FLAG_RULES.get(key, "LM006"), key)
+    if not rules and new != old:
+        # only defaults written out or keywords added, where the target's default differs (`tpu_cores=1`
+        # spawned one process until 1.5: `strategy=` says so; 2.0 picks the accelerator itself): LM006
+        rules["LM006"] = ""
     fix = ", ".join(f"{k}={value!r}" for k, value in new.items())
     findings = []
     for index, rule in enumerate(sorted(rules)):

@@ -69,7 +69,8 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "LM006",
         "strategy-spelling",
-        "the strategy is spelled differently in the target release (renamed, or a default that changed)",
+        "the strategy or hardware is spelled differently in the target release (renamed, or a default that"
+        " changed)",
     ),
     Rule(
         "LM007",
