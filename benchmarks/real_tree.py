@@ -16,6 +16,9 @@ For each, best of ``--repeat``, wall clock and CPU time of a fresh process: the 
 big, ``--check`` on modern), a bare single-process LibCST parse of every file, ``ast.parse`` of every file,
 and ``ruff check`` where ruff is installed. Goals (issue 10): old ``--diff`` at most 1/3 of the LibCST
 parse; big at most 10x ``ast.parse``; modern ``--check`` within 3x of ``ruff check``.
+
+Every command is timed with Python's bytecode cache on, as users have it (``run.best_of``: no
+``PYTHONDONTWRITEBYTECODE`` in its environment, one untimed run first to write the ``.pyc`` files).
 """
 
 from __future__ import annotations
