@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -226,6 +225,8 @@ def inspect(
         else:
             reports.append(item)
     if output_format == "json":
+        import json
+
         json.dump([_json(item) for item in reports], sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
