@@ -152,11 +152,27 @@ UNIFIED = "import lightning.pytorch as pl\nfrom lightning.pytorch.strategies imp
             + "pl.Trainer(plugins=[SLURMEnvironment()], accelerator='cpu', devices=2, strategy='ddp')\n",
             id="list-of-objects",
         ),
+        pytest.param(
+            UNIFIED + "def f():\n    strategy = DDPStrategy(static_graph=True)\n"
+            "    return pl.Trainer(strategy=strategy, accelerator='gpu', devices=2)\n"
+            "def g(strategy):\n    return pl.Trainer(strategy=strategy)\n",
+            id="bound-object",
+        ),
+        pytest.param(
+            UNIFIED + "cfg = {'accelerator': 'gpu', 'devices': 2}\n"
+            "pl.Trainer(**cfg)\npl.Trainer(**cfg, num_nodes=2)\n",
+            id="dict-with-modern-flags",
+        ),
+        pytest.param(
+            IMPORT + "doc = 'strategy = 3'  # strategy = 4\n"
+            "def f(strategy):\n    return pl.Trainer(strategy=strategy, devices=2)\n",
+            id="assignment-in-a-string",
+        ),
     ],
 )
 def test_modern_code_with_values_the_prefilter_reads_is_skipped(text: str) -> None:
-    """Objects, conditional expressions and unreadable ``**`` dicts are read as the codemod reads them (code
-    for 2.6 here; older targets lack some of these classes)."""
+    """Objects, conditional expressions, names bound by assignments and ``**`` dicts are read as the codemod
+    reads them (code for 2.6 here; older targets lack some of these classes)."""
     target = release("2.6")
     assert not may_need_migration(text, (target,), (None,))
     assert_untouched(text, target, None)
@@ -275,7 +291,17 @@ IMPORTS = {  # import line -> how the file spells the Trainer
     "from lightning.fabric import Fabric as Trainer": "Trainer",  # not a Trainer at all
 }
 MODERN = {  # the strategy= form, with literals, objects and run-time values: what the prefilter must skip
-    "accelerator": ["'gpu'", '"cpu"', "'cuda'", "'auto'", "'tpu'", "'mps'", "acc", "'gpu' if g else 'cpu'"],
+    "accelerator": [
+        "'gpu'",
+        '"cpu"',
+        "'cuda'",
+        "'auto'",
+        "'tpu'",
+        "'mps'",
+        "acc",
+        "'gpu' if g else 'cpu'",
+        "GPU",
+    ],
     "strategy": [
         "'ddp'",
         '"ddp_spawn"',
@@ -285,6 +311,7 @@ MODERN = {  # the strategy= form, with literals, objects and run-time values: wh
         "strat",
         "DDPStrategy(static_graph=True)",
         "args.strategy",
+        "STRAT",
     ],
     "plugins": ["[SLURMEnvironment()]"],
     "devices": ["1", "2", "4", "-1", "'auto'", "'2'", "0", "devs"],
@@ -327,7 +354,10 @@ CONFIGS = [  # what a `**cfg` may be bound to
     "cfg: dict = {'gpus': 1}\n",
     "cfg = {'max_epochs': 1}\ncfg.update(gpus=2)\n",
 ]
-CONSTANTS = "ACC = 'gpu'\nS = 'ddp'\nn = int('2')\nA2: str = 'ddp'\n(P2) = 'ddp_sharded'\nX = Y = 2\n"
+CONSTANTS = (
+    "ACC = 'gpu'\nS = 'ddp'\nn = int('2')\nA2: str = 'ddp'\n(P2) = 'ddp_sharded'\nGPU = 'gpu'\n"
+    "STRAT = DDPStrategy(static_graph=True)\nX = Y = 2\n"
+)
 SEPARATORS = [", ", ",\n    ", ",  # note\n    ", ", \\\n    "]
 EQUALS = ["=", " = ", "  # why\n    =", "=\\\n"]
 

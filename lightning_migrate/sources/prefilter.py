@@ -45,6 +45,7 @@ not reported as unparsable.
 from __future__ import annotations
 
 import ast
+import functools
 import re
 import unicodedata
 from collections.abc import Iterator, Sequence
@@ -67,7 +68,6 @@ _MODELLED_WORD = re.compile(rf"\b(?:{_WORDS})\b")
 # even without a Trainer call (`codemod.imports.stale_imports`).
 _RENAMED_CLASS = re.compile(rf"\b(?:{'|'.join(sorted(RENAMED_STRATEGIES))})\b")
 V16 = Version(1, 6)
-_DICT_CALL = re.compile(rf"dict{scan.GAP}\(")
 _NOT_ASCII = re.compile(r"[^\x00-\x7f]")
 _ASCII_WORD = re.compile(r"[A-Za-z0-9_]")
 
@@ -103,14 +103,14 @@ def may_need_migration(
     scanned = scan.scan(text, callees)
     if scanned is None:
         return True
-    file = _File(text, scanned.top_level, roles)
+    file = _File(scanned, roles)
     for call in scanned.calls:
         if not (_MODELLED_WORD.search(text, call.open, call.close) or "*" in text[call.open : call.close]):
             continue  # no modelled keyword, no `**`: the codemod has no flag to read
         arguments = text[call.open + 1 : call.close]
         if call.callee is not None and roles[call.callee] == {"partial"} and not file.partial_of(arguments):
             continue
-        found = readings(arguments, file.may_be_bound, file.dict_may_hold_flags, file.aliases())
+        found = readings(arguments, file)
         if found is None:
             return True
         if not all(
@@ -162,30 +162,29 @@ def _may_hide_words(text: str) -> bool:
 
 
 class _File:
-    """What the judgement of a file's calls needs to know of the whole file."""
+    """What the readings of a file's calls need to know of the whole file (``readings.File``)."""
 
-    def __init__(self, text: str, top_level: str, roles: dict[str, set[str]]) -> None:
-        self.text = text
-        self.top_level = top_level
+    def __init__(self, scanned: scan.Scanned, roles: dict[str, set[str]]) -> None:
+        self.scanned = scanned
+        self.text = scanned.text
         self.roles = roles
-        self._aliases: frozenset[str] | None = None
+        self._values: dict[str, list[ast.expr] | None] = {}
         # The package the codemod takes a call to be written with (`CallSite.since`) is `lightning`'s (1.8 on)
         # exactly when a name the call uses is imported from `lightning`: a file that names one package only
         # has calls of that package only.
         self.sinces = [
             since
             for since, used in (
-                (RELEASES[0], "pytorch_lightning" in text),
-                (LIGHTNING_PACKAGE, _UNIFIED.search(text) is not None),
+                (RELEASES[0], "pytorch_lightning" in self.text),
+                (LIGHTNING_PACKAGE, _UNIFIED.search(self.text) is not None),
             )
             if used
         ]
 
+    @functools.cached_property
     def aliases(self) -> frozenset[str]:
         """Every name an ``... as name`` may bind (imports, and ``with``/``except`` too)."""
-        if self._aliases is None:
-            self._aliases = frozenset(found.group(1) for found in _words(_ANY_ALIAS, self.text))
-        return self._aliases
+        return frozenset(found.group(1) for found in _words(_ANY_ALIAS, self.text))
 
     def partial_of(self, arguments: str) -> bool:
         """May a ``partial(...)`` call with these arguments be ``partial(Trainer, ...)``? Its first argument
@@ -194,49 +193,48 @@ class _File:
         return re.search(rf"\b(?:{'|'.join(trainers)})\b", arguments) is not None
 
     def may_be_bound(self, name: str) -> bool:
-        """Can the codemod read a value for ``name``? It reads a name bound by an assignment statement
-        (``n = ...``, ``n: T = ...``, ``a = n = ...``), whose target stands outside every bracket
-        (``top_level``: the text with what brackets hold left out), or is parenthesized (``(n) = ...``)."""
-        # (each pattern starts with the name, so the regex engine finds its candidates at C speed)
-        word = rf"{name}(?<![\w.]{name})"
-        return bool(
-            re.search(rf"{word}{GAP}(?::[^\r\n]*?)?=(?!=)", self.top_level)
-            or re.search(rf"{word}(?:{GAP}\))+{GAP}(?::[^\r\n]*?)?=(?!=)", self.text)
-        )
+        """May the codemod read a value for ``name``? It reads a name bound by an assignment statement
+        (``n = ...``, ``n: T = ...``, ``a = n = ...``), whose target stands outside every bracket, or is
+        parenthesized (``(n) = ...``). (A quick test: ``values`` tells which.)"""
+        outside, parenthesized = _assignments(name)
+        return bool(outside.search(self.scanned.top_level) or parenthesized.search(self.text))
 
-    def dict_may_hold_flags(self, name: str) -> bool:
-        """May an assignment bind ``name`` to a dict display or ``dict(...)`` call with a modelled key, the
-        dicts the codemod reads for a ``**name`` (``codemod.python._Migrator._dict_of``)? Every ``name =``
-        in the text is looked at, also keyword arguments (more than needed); one with an annotation or a
-        parenthesized value is taken to (its value is not looked for)."""
-        word = rf"{name}(?<![\w.]{name})(?:{GAP}\))*{GAP}"
-        if re.search(rf"{word}:[^\r\n]*=", self.text):
-            return True
-        for found in re.finditer(rf"{word}=(?!=){GAP}", self.text):
-            value = found.end()
-            if self.text.startswith("(", value):
-                return True
-            if self.text.startswith("{", value):
-                opening = value
-            elif (call := _DICT_CALL.match(self.text, value)) is not None:
-                opening = call.end() - 1
-            else:
-                continue  # no dict display or `dict(...)` call: a dict the codemod does not read
-            closing = scan.matching(self.text, opening)
-            if closing is None or _has_modelled_key(self.text[value : closing + 1]):
-                return True
-        return False
+    def values(self, name: str) -> list[ast.expr] | None:
+        """The value of every assignment statement that may bind ``name`` (as ``may_be_bound`` finds them,
+        strings and comments aside), each parsed on its own; None where one does not parse so (an
+        annotation with a ``=`` in it, a chained assignment: the codemod must look)."""
+        if name not in self._values:
+            outside, parenthesized = _assignments(name)
+            starts = [
+                self.scanned.position(m.end() - 1) + 1 for m in outside.finditer(self.scanned.top_level)
+            ]
+            starts += [m.end() for m in parenthesized.finditer(self.text)]
+            self._values[name] = self._parsed([at for at in starts if not self.scanned.in_string(at - 1)])
+        return self._values[name]
+
+    def _parsed(self, starts: list[int]) -> list[ast.expr] | None:
+        values = []
+        for start in starts:
+            end = scan.statement_end(self.text, start)
+            if end is None:
+                return None
+            try:
+                values.append(ast.parse(f"(\n{self.text[start:end]}\n)", mode="eval").body)
+            except Exception:
+                return None
+        return values
 
 
-def _has_modelled_key(code: str) -> bool:
-    """Has this dict display or ``dict(...)`` call a modelled key (True also where it does not parse)?"""
-    try:
-        node = ast.parse(f"(\n{code}\n)", mode="eval").body
-    except Exception:
-        return True
-    if isinstance(node, ast.Dict):
-        return any(isinstance(k, ast.Constant) and k.value in MODELLED for k in node.keys)
-    return isinstance(node, ast.Call) and any(k.arg in MODELLED for k in node.keywords)
+@functools.lru_cache(maxsize=256)
+def _assignments(name: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """Where an assignment statement may bind ``name``: up to its ``=``, in the text outside brackets, and
+    parenthesized (``(name) =``) anywhere. Each starts with the name, which the regex engine finds at C
+    speed (a pattern that starts with a lookbehind is tried at every position)."""
+    word = rf"{name}(?<![\w.]{name})"
+    return (
+        re.compile(rf"{word}{GAP}(?::[^\r\n]*?)?=(?!=)"),
+        re.compile(rf"{word}(?:{GAP}\))+{GAP}(?::[^\r\n]*?)?=(?!=)"),
+    )
 
 
 _VERDICTS: dict[tuple[str, str, Version, Version | None, Version], bool] = {}

@@ -15,6 +15,8 @@ or of a parenthesized expression, ``(pl.Trainer)(...)`` (any such one: it is not
 
 from __future__ import annotations
 
+import bisect
+import functools
 import keyword
 import re
 from dataclasses import dataclass
@@ -53,10 +55,35 @@ class Call:
     callee: str | None
 
 
-@dataclass(frozen=True)
 class Scanned:
-    calls: list[Call]
-    top_level: str  # the text outside every bracket
+    """What ``scan`` found: the possible Trainer calls, and where the text outside every bracket is."""
+
+    def __init__(
+        self, text: str, calls: list[Call], pieces: list[tuple[int, int]], quoted: tuple[list[int], list[int]]
+    ) -> None:
+        self.text = text
+        self.calls = calls
+        self.pieces = pieces  # (start, end) of each stretch of text outside every bracket
+        self._quoted = quoted  # where the strings and comments start, and where they end
+
+    def in_string(self, position: int) -> bool:
+        """Is the character at ``position`` in a string or a comment?"""
+        starts, ends = self._quoted
+        index = bisect.bisect_right(starts, position) - 1
+        return index >= 0 and position < ends[index]
+
+    @functools.cached_property
+    def top_level(self) -> str:
+        """The text outside every bracket."""
+        return "".join(self.text[start:end] for start, end in self.pieces)
+
+    def position(self, offset: int) -> int:
+        """Where the character at ``offset`` of ``top_level`` is in the text."""
+        for start, end in self.pieces:
+            if offset < end - start:
+                return start + offset
+            offset -= end - start
+        raise IndexError(offset)
 
 
 # A bracket group on the lexer's stack: its bracket, where it opens, where the code before it starts, the
@@ -74,18 +101,24 @@ def scan(text: str, callees: frozenset[str]) -> Scanned | None:
     callee_word = re.compile(rf"\b(?:{'|'.join(sorted(callees))})\b")
     stack: list[_Group] = []
     calls: list[Call] = []
-    top_level: list[str] = []  # the text outside every bracket, piece by piece
+    pieces: list[tuple[int, int]] = []  # where the text outside every bracket is, piece by piece
     outside = 0  # where the current piece starts
     code_from = 0  # where the code since the last token starts (comments are in it)
     closed: _Group | None = None  # the group the last token closed
+    starts: list[int] = []  # where the strings and comments start
+    ends: list[int] = []
     for token in _SCAN.finditer(text):
         start = token.start()
         char = text[start]
         if char == "#":
+            starts.append(start)
+            ends.append(token.end())
             continue
         if char in "'\"":
             if token.end() - start == 1:  # a lone quote
                 return None
+            starts.append(start)
+            ends.append(token.end())
             if start and text[start - 1] in _PREFIX_CHARACTERS:
                 prefix = _PREFIX.search(text, max(0, start - 2), start)
                 lowered = prefix.group().lower() if prefix else ""
@@ -97,7 +130,7 @@ def scan(text: str, callees: frozenset[str]) -> Scanned | None:
             before = closed if closed is not None and _gap_only(text, code_from, start) else None
             call = char == "(" and (start in direct or (before is not None and _chains(text, before, direct)))
             if not stack:
-                top_level.append(text[outside:start])
+                pieces.append((outside, start))
             stack.append((char, start, code_from, before, call))
             code_from, closed = start + 1, None
             continue
@@ -112,8 +145,8 @@ def scan(text: str, callees: frozenset[str]) -> Scanned | None:
         code_from = start + 1
     if stack:
         return None
-    top_level.append(text[outside:])
-    return Scanned(calls, "".join(top_level))
+    pieces.append((outside, len(text)))
+    return Scanned(text, calls, pieces, (starts, ends))
 
 
 def called(text: str, callees: frozenset[str]) -> bool:
@@ -192,6 +225,29 @@ def matching(text: str, at: int) -> int | None:
         elif char in "'\"" and token.end() - token.start() == 1:
             return None
     return None
+
+
+_STATEMENT = re.compile(_SCAN.pattern + r"|\\\r?\n|\r\n|\r|\n|;")
+
+
+def statement_end(text: str, at: int) -> int | None:
+    """Where the simple statement that goes on at ``at`` (outside every bracket) ends: at a line end that
+    no bracket or backslash continues, a ``;``, or the end of the text; None where the text does not lex."""
+    depth = 0
+    for token in _STATEMENT.finditer(text, at):
+        start = token.start()
+        char = text[start]
+        if char in "\r\n;" and depth == 0:
+            return start
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+            if depth < 0:
+                return None
+        elif char in "'\"" and token.end() - start == 1:
+            return None
+    return len(text) if depth == 0 else None
 
 
 def _unsafe_fstring(token: str, callee: re.Pattern[str]) -> bool:
