@@ -4,6 +4,7 @@ filtered by ``# noqa`` and the selection, and which target release was chosen an
 from __future__ import annotations
 
 import difflib
+import gc
 import os
 import re
 from collections.abc import Callable, Iterable, Sequence
@@ -203,6 +204,8 @@ def _pool(jobs: int) -> ProcessPoolExecutor:
     from concurrent.futures import ProcessPoolExecutor
 
     from lightning_migrate.codemod import python  # noqa: F401 (imported once here, shared by forked workers)
+
+    gc.freeze()  # the workers' collections leave what they inherit alone (no copies of its memory pages)
 
     return ProcessPoolExecutor(max_workers=jobs)
 
