@@ -98,30 +98,42 @@ def may_need_migration(
         for alias in _words(pattern, text):
             roles.setdefault(alias.group(1), set()).add(callee)
     callees = frozenset(roles)
-    if not scan.called(text, callees):
+    found = scan.calls(text, callees)
+    if not found:
         return False  # no callee is called or subscripted: no call can build a Trainer
-    scanned = scan.scan(text, callees)
-    if scanned is None:
+    file = _File(text, callees, roles)
+    if file.scanned is None:  # a file that does not lex cleanly: the codemod must look (and say why)
         return True
-    file = _File(scanned, roles)
-    for call in scanned.calls:
-        if not (_MODELLED_WORD.search(text, call.open, call.close) or "*" in text[call.open : call.close]):
-            continue  # no modelled keyword, no `**`: the codemod has no flag to read
-        arguments = text[call.open + 1 : call.close]
-        if call.callee is not None and roles[call.callee] == {"partial"} and not file.partial_of(arguments):
+    for call in found:
+        if call.close is not None and _quiet_call(text, call, call.close, file, targets, sources):
             continue
-        found = readings(arguments, file)
-        if found is None:
-            return True
-        if not all(
-            _quiet(reading, target, source, since)
-            for reading in found
-            for target in targets
-            for source in sources
-            for since in file.sinces
-        ):
+        if not file.scanned.in_string(call.open):  # (not a call if it is not code)
             return True
     return False
+
+
+def _quiet_call(
+    text: str,
+    call: scan.Call,
+    close: int,
+    file: _File,
+    targets: Sequence[Version],
+    sources: Sequence[Version | None],
+) -> bool:
+    """Does the codemod leave this call unchanged and unreported, however it reads it?"""
+    if not (_MODELLED_WORD.search(text, call.open, close) or "*" in text[call.open : close]):
+        return True  # no modelled keyword, no `**`: the codemod has no flag to read
+    arguments = text[call.open + 1 : close]
+    if call.callee is not None and file.roles[call.callee] == {"partial"} and not file.partial_of(arguments):
+        return True
+    found = readings(arguments, file)
+    return found is not None and all(
+        _quiet(reading, target, source, since)
+        for reading in found
+        for target in targets
+        for source in sources
+        for since in file.sinces
+    )
 
 
 def mentions(text: str, targets: Sequence[Version] = RELEASES) -> bool | None:
@@ -164,9 +176,9 @@ def _may_hide_words(text: str) -> bool:
 class _File:
     """What the readings of a file's calls need to know of the whole file (``readings.File``)."""
 
-    def __init__(self, scanned: scan.Scanned, roles: dict[str, set[str]]) -> None:
-        self.scanned = scanned
-        self.text = scanned.text
+    def __init__(self, text: str, callees: frozenset[str], roles: dict[str, set[str]]) -> None:
+        self.text = text
+        self.callees = callees
         self.roles = roles
         self._values: dict[str, list[ast.expr] | None] = {}
         # The package the codemod takes a call to be written with (`CallSite.since`) is `lightning`'s (1.8 on)
@@ -180,6 +192,11 @@ class _File:
             )
             if used
         ]
+
+    @functools.cached_property
+    def scanned(self) -> scan.Scanned | None:
+        """The whole file's structure (lexed only for a call that needs it); None: it does not lex cleanly."""
+        return scan.scan(self.text, self.callees)
 
     @functools.cached_property
     def aliases(self) -> frozenset[str]:
@@ -196,6 +213,8 @@ class _File:
         """May the codemod read a value for ``name``? It reads a name bound by an assignment statement
         (``n = ...``, ``n: T = ...``, ``a = n = ...``), whose target stands outside every bracket, or is
         parenthesized (``(n) = ...``). (A quick test: ``values`` tells which.)"""
+        if self.scanned is None:
+            return True  # (and `values` cannot tell which)
         outside, parenthesized = _assignments(name)
         return bool(outside.search(self.scanned.top_level) or parenthesized.search(self.text))
 
@@ -203,13 +222,14 @@ class _File:
         """The value of every assignment statement that may bind ``name`` (as ``may_be_bound`` finds them,
         strings and comments aside), each parsed on its own; None where one does not parse so (an
         annotation with a ``=`` in it, a chained assignment: the codemod must look)."""
+        scanned = self.scanned
+        if scanned is None:
+            return None
         if name not in self._values:
             outside, parenthesized = _assignments(name)
-            starts = [
-                self.scanned.position(m.end() - 1) + 1 for m in outside.finditer(self.scanned.top_level)
-            ]
+            starts = [scanned.position(m.end() - 1) + 1 for m in outside.finditer(scanned.top_level)]
             starts += [m.end() for m in parenthesized.finditer(self.text)]
-            self._values[name] = self._parsed([at for at in starts if not self.scanned.in_string(at - 1)])
+            self._values[name] = self._parsed([at for at in starts if not scanned.in_string(at - 1)])
         return self._values[name]
 
     def _parsed(self, starts: list[int]) -> list[ast.expr] | None:
