@@ -215,8 +215,9 @@ class _File:
         parenthesized (``(n) = ...``). (A quick test: ``values`` tells which.)"""
         if self.scanned is None:
             return True  # (and `values` cannot tell which)
-        outside, parenthesized = _assignments(name)
-        return bool(outside.search(self.scanned.top_level) or parenthesized.search(self.text))
+        return next(_assignments(self.scanned.top_level, name), None) is not None or (
+            next(_assignments(self.text, name, _PARENTHESIZED), None) is not None
+        )
 
     def values(self, name: str) -> list[ast.expr] | None:
         """The value of every assignment statement that may bind ``name`` (as ``may_be_bound`` finds them,
@@ -226,9 +227,8 @@ class _File:
         if scanned is None:
             return None
         if name not in self._values:
-            outside, parenthesized = _assignments(name)
-            starts = [scanned.position(m.end() - 1) + 1 for m in outside.finditer(scanned.top_level)]
-            starts += [m.end() for m in parenthesized.finditer(self.text)]
+            starts = [scanned.position(end - 1) + 1 for end in _assignments(scanned.top_level, name)]
+            starts += list(_assignments(self.text, name, _PARENTHESIZED))
             self._values[name] = self._parsed([at for at in starts if not scanned.in_string(at - 1)])
         return self._values[name]
 
@@ -245,16 +245,22 @@ class _File:
         return values
 
 
-@functools.lru_cache(maxsize=256)
-def _assignments(name: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
-    """Where an assignment statement may bind ``name``: up to its ``=``, in the text outside brackets, and
-    parenthesized (``(name) =``) anywhere. Each starts with the name, which the regex engine finds at C
-    speed (a pattern that starts with a lookbehind is tried at every position)."""
-    word = rf"{name}(?<![\w.]{name})"
-    return (
-        re.compile(rf"{word}{GAP}(?::[^\r\n]*?)?=(?!=)"),
-        re.compile(rf"{word}(?:{GAP}\))+{GAP}(?::[^\r\n]*?)?=(?!=)"),
-    )
+# What follows a name an assignment statement binds, up to its `=`: an annotation maybe, or (`(name) =`) the
+# closing brackets of a parenthesized target.
+_ASSIGNED = re.compile(rf"{GAP}(?::[^\r\n]*?)?=(?!=)")
+_PARENTHESIZED = re.compile(rf"(?:{GAP}\))+{GAP}(?::[^\r\n]*?)?=(?!=)")
+
+
+def _assignments(text: str, name: str, after: re.Pattern[str] = _ASSIGNED) -> Iterator[int]:
+    """Where the ``=`` of each assignment of ``name`` ends (the name found as a word, then ``after``). The
+    name is searched for as plain text: no pattern is compiled for each name."""
+    at = text.find(name)
+    while at >= 0:
+        if not (at and (scan.is_word(text[at - 1]) or text[at - 1] == ".")):
+            found = after.match(text, at + len(name))
+            if found is not None:
+                yield found.end()
+        at = text.find(name, at + 1)
 
 
 _VERDICTS: dict[tuple[str, str, Version, Version | None, Version], bool] = {}
