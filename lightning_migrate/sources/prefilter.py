@@ -60,13 +60,10 @@ from lightning_migrate.sources.readings import Reading, readings
 
 EVERY_SOURCE: tuple[Version | None, ...] = (None, *RELEASES)  # None: no --source-version
 
-_LIGHTNING = re.compile(r"\b(?:pytorch_)?lightning\b")
-_UNIFIED = re.compile(r"\blightning\b")  # the unified package, not `pytorch_lightning`
 _WORDS = "|".join(sorted(MODELLED, key=len, reverse=True))
 _MODELLED_WORD = re.compile(rf"\b(?:{_WORDS})\b")
 # The `*Plugin` training-type classes 1.6 renamed: a file that imports one follows the rename (from 1.6 on)
 # even without a Trainer call (`codemod.imports.stale_imports`).
-_RENAMED_CLASS = re.compile(rf"\b(?:{'|'.join(sorted(RENAMED_STRATEGIES))})\b")
 V16 = Version(1, 6)
 _NOT_ASCII = re.compile(r"[^\x00-\x7f]")
 _ASCII_WORD = re.compile(r"[A-Za-z0-9_]")
@@ -142,22 +139,32 @@ def mentions(text: str, targets: Sequence[Version] = RELEASES) -> bool | None:
     enough for the main process; the rest can be left to the workers.)"""
     if not text.isascii() and _may_hide_words(text):
         return True
-    if "lightning" not in text or not _LIGHTNING.search(text):  # (`in` first: a search at C speed)
+    if not (_has_word(text, "lightning") or _has_word(text, "pytorch_lightning")):
         return False
     if (
         "import" in text
         and any(target >= V16 for target in targets)
-        and any(name in text for name in RENAMED_STRATEGIES)
-        and _RENAMED_CLASS.search(text)
+        and any(_has_word(text, name) for name in RENAMED_STRATEGIES)
     ):
         return True
     if "Trainer" not in text:
         return False
-    if "*" not in text and not (any(word in text for word in MODELLED) and _MODELLED_WORD.search(text)):
+    if "*" not in text and not any(_has_word(text, word) for word in MODELLED):
         return False
     if "from_argparse_args" in text:
         return True
     return None
+
+
+def _has_word(text: str, word: str) -> bool:
+    """Is ``word`` in the text as a word? (A plain-text search first, then the boundaries: at C speed, where
+    a pattern that starts with ``\\b`` is tried at every position.)"""
+    return word in text and next(_words(_word(word), text), None) is not None
+
+
+@functools.lru_cache(maxsize=64)
+def _word(word: str) -> re.Pattern[str]:
+    return re.compile(rf"{word}\b")
 
 
 def _words(pattern: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
@@ -181,6 +188,7 @@ class _File:
         self.callees = callees
         self.roles = roles
         self._values: dict[str, list[ast.expr] | None] = {}
+        self._bound: dict[str, bool] = {}
         # The package the codemod takes a call to be written with (`CallSite.since`) is `lightning`'s (1.8 on)
         # exactly when a name the call uses is imported from `lightning`: a file that names one package only
         # has calls of that package only.
@@ -188,7 +196,7 @@ class _File:
             since
             for since, used in (
                 (RELEASES[0], "pytorch_lightning" in self.text),
-                (LIGHTNING_PACKAGE, _UNIFIED.search(self.text) is not None),
+                (LIGHTNING_PACKAGE, _has_word(self.text, "lightning")),  # (not `pytorch_lightning`)
             )
             if used
         ]
@@ -215,9 +223,11 @@ class _File:
         parenthesized (``(n) = ...``). (A quick test: ``values`` tells which.)"""
         if self.scanned is None:
             return True  # (and `values` cannot tell which)
-        return next(_assignments(self.scanned.top_level, name), None) is not None or (
-            next(_assignments(self.text, name, _PARENTHESIZED), None) is not None
-        )
+        if name not in self._bound:
+            self._bound[name] = next(_assignments(self.scanned.top_level, name), None) is not None or (
+                next(_assignments(self.text, name, _PARENTHESIZED), None) is not None
+            )
+        return self._bound[name]
 
     def values(self, name: str) -> list[ast.expr] | None:
         """The value of every assignment statement that may bind ``name`` (as ``may_be_bound`` finds them,
