@@ -58,20 +58,30 @@ def best_of(repeat: int, command: list[str], expect: set[int]) -> tuple[float, f
     """The best wall-clock time and the best CPU time (user + system) of ``repeat`` runs, after one untimed
     run that writes the ``.pyc`` files; CPU time says what the wall clock means on a machine that other work
     shares."""
-    subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=TIMED_ENV, check=False)
-    walls, cpus = [], []
+    return best_of_each(repeat, [(command, expect)])[0]
+
+
+def best_of_each(repeat: int, commands: list[tuple[list[str], set[int]]]) -> list[tuple[float, float]]:
+    """``best_of`` for several commands (each with the exit statuses it may end with), run in turn in each
+    round, so that the machine's other work weighs on all of them alike (the ratios between them are what
+    the goals are about)."""
+    for command, _ in commands:  # (writes the .pyc files)
+        subprocess.run(command, capture_output=True, env=TIMED_ENV, check=False)
+    walls: list[list[float]] = [[] for _ in commands]
+    cpus: list[list[float]] = [[] for _ in commands]
     for _ in range(repeat):
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        start = time.perf_counter()
-        done = subprocess.run(
-            command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=TIMED_ENV, check=False
-        )
-        walls.append(time.perf_counter() - start)
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
-        if done.returncode not in expect:
-            sys.exit(f"{' '.join(command)} exited {done.returncode}:\n{done.stderr.decode()[-2000:]}")
-    return min(walls), min(cpus)
+        for index, (command, expect) in enumerate(commands):
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            start = time.perf_counter()
+            done = subprocess.run(
+                command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=TIMED_ENV, check=False
+            )
+            walls[index].append(time.perf_counter() - start)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpus[index].append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+            if done.returncode not in expect:
+                sys.exit(f"{' '.join(command)} exited {done.returncode}:\n{done.stderr.decode()[-2000:]}")
+    return [(min(w), min(c)) for w, c in zip(walls, cpus)]
 
 
 def passed_by_prefilter(folder: Path, target: str) -> int:
