@@ -14,8 +14,12 @@ Trees (fetched at run time into the work folder; nothing is copied into this rep
 
 For each, best of ``--repeat``, wall clock and CPU time of a fresh process: the tool (``--diff`` on old and
 big, ``--check`` on modern), a bare single-process LibCST parse of every file, ``ast.parse`` of every file,
-and ``ruff check`` where ruff is installed. Goals (issue 10): old ``--diff`` at most 1/3 of the LibCST
+and ``ruff check`` where ruff is installed, run in turn in each round (so that other work on the machine
+weighs on all of them alike). Goals (issue 10): old ``--diff`` at most 1/3 of the LibCST
 parse; big at most 10x ``ast.parse``; modern ``--check`` within 3x of ``ruff check``.
+
+Every command is timed with Python's bytecode cache on, as users have it (``run.best_of``: no
+``PYTHONDONTWRITEBYTECODE`` in its environment, one untimed run first to write the ``.pyc`` files).
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from run import best_of, tool
+from run import best_of_each, tool
 
 PARSE = """
 import sys
@@ -149,9 +153,10 @@ def main() -> None:
     for name, path, mode, expect, baseline, goal in trees:
         files, megabytes = count(path)
         print(f"{name}: {path.name}, {files} files, {megabytes:.1f} MB")
-        times = {f"lightning-migrate {mode}": best_of(args.repeat, [*migrate, mode, str(path)], expect)}
-        for label, command, codes in parsers:
-            times[label] = best_of(args.repeat, command(path), codes)
+        commands = [(f"lightning-migrate {mode}", [*migrate, mode, str(path)], expect)]
+        commands += [(label, command(path), codes) for label, command, codes in parsers]
+        best = best_of_each(args.repeat, [(command, codes) for _, command, codes in commands])
+        times = {label: result for (label, _, _), result in zip(commands, best)}
         for label, (wall, cpu) in times.items():
             print(f"  {label:42s} {wall:7.2f}s {cpu:7.2f}s")
         if baseline in times:

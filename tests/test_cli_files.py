@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 from cli_helpers import CLEAN, FIXABLE, FIXED, run
 
+from lightning_migrate.sources import files
+
 TARGET = ("--target-version", "2.6")
 
 
@@ -72,6 +74,52 @@ def test_gitignore_is_respected(tree: Path) -> None:
         "keep_pb2.py",
         "m_pb2.py",
     ]
+
+
+def _walk_path_by_path(top: Path, selection: files.FileSelection) -> list[Path]:
+    """What the walk took before it read excludes and .gitignore files folder by folder: every entry asked
+    ``FileSelection.excluded`` and ``_GitIgnores.ignored`` on its own path."""
+    ignores = files._GitIgnores(top) if selection.respect_gitignore else None
+    found = []
+    for folder, dirs, names in os.walk(top):
+        here = Path(folder)
+        dirs[:] = sorted(
+            d
+            for d in dirs
+            if not selection.excluded(here / d, is_dir=True)
+            and not (ignores and ignores.ignored(here / d, is_dir=True))
+        )
+        for name in sorted(names):
+            path = here / name
+            if (
+                name.endswith(".py")
+                and not selection.excluded(path)
+                and not (ignores and ignores.ignored(path))
+            ):
+                found.append(path)
+    return found
+
+
+@pytest.mark.parametrize("gitignore", [True, False])
+def test_the_folder_by_folder_walk_takes_what_the_path_by_path_walk_took(
+    tree: Path, tmp_path_factory: pytest.TempPathFactory, gitignore: bool
+) -> None:
+    (tree / ".git").mkdir(exist_ok=True)
+    (tree / ".gitignore").write_text("generated/\n*_pb2.py\n!keep_pb2.py\n/top_only.py\nlinked/skip.py\n")
+    (tree / "a" / ".gitignore").write_text("z.py\n!/b/\nb/c.py\n")
+    (tree / "a" / "b" / ".gitignore").write_text("!c.py\n*.py\n")
+    make(tree, "generated/x.py", "m_pb2.py", "keep_pb2.py", "top_only.py", "a/top_only.py", "a/b/d.py")
+    elsewhere = tmp_path_factory.mktemp("elsewhere")
+    make(elsewhere, "skip.py", "m_pb2.py", "k.py")
+    (tree / "linked").symlink_to(elsewhere, target_is_directory=True)
+    (tree / "a" / "link_pb2.py").symlink_to(elsewhere / "k.py")
+    (tree / "a" / "link_ok.py").symlink_to(tree / "m_pb2.py")
+    excludes = [*files.DEFAULT_EXCLUDES, "a/b/d.py"]
+    for root in (tree, tree / "a", elsewhere):  # the patterns' root: the walked folder, inside it, outside
+        selection = files.FileSelection(root, excludes, ("*.txt",), respect_gitignore=gitignore)
+        for top in (tree, tree / "a", tree / "linked", Path(os.path.relpath(tree / "a"))):
+            expected = _walk_path_by_path(top, selection)
+            assert list(files._walk(top, selection)) == expected, (root, top)
 
 
 def test_exclude_replaces_the_defaults_and_extend_exclude_adds(tree: Path) -> None:

@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import click
-from tqdm import tqdm
 
 from lightning_migrate.cli.settings import Settings, start_of
 from lightning_migrate.codemod.runner import FileResult, Options, auto_target, process_all, process_file
@@ -82,8 +81,11 @@ def _say(how: Behaviour, message: str) -> None:
 
 def _process(files: list[Path], options: Options, how: Behaviour) -> list[FileResult]:
     jobs = how.jobs or default_jobs()
-    shown = not how.quiet and sys.stderr.isatty() and len(files) > 1
-    with tqdm(total=len(files), unit="file", disable=not shown, delay=PROGRESS_DELAY_S, leave=False) as bar:
+    if how.quiet or not sys.stderr.isatty() or len(files) <= 1:
+        return process_all(files, options, jobs)
+    from tqdm import tqdm  # (only for a bar on a terminal: its import costs more than a small run)
+
+    with tqdm(total=len(files), unit="file", delay=PROGRESS_DELAY_S, leave=False) as bar:
         return process_all(files, options, jobs, progress=bar.update)
 
 

@@ -9,11 +9,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:
-    import tomli as tomllib
-
 SECTION = "lightning-migrate"
 
 
@@ -76,6 +71,10 @@ def find(start: Path) -> Config:
 
 
 def _section(path: Path) -> dict[str, Any] | None:
+    if sys.version_info >= (3, 11):  # (imported here: a project without pyproject.toml needs no TOML parser)
+        import tomllib
+    else:
+        import tomli as tomllib
     try:
         with path.open("rb") as handle:
             document = tomllib.load(handle)

@@ -3,10 +3,9 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -14,12 +13,14 @@ from lightning_migrate import __version__
 from lightning_migrate.cli.command import Behaviour, run
 from lightning_migrate.cli.config import ConfigError
 from lightning_migrate.cli.config import find as find_config
-from lightning_migrate.cli.explain import explain, find_rule, rules_table
-from lightning_migrate.cli.inspection import Report, inspect_call
 from lightning_migrate.cli.settings import resolve, start_of
-from lightning_migrate.codemod.callparse import Call, parse_arguments, trainer_calls
 from lightning_migrate.report.output import FORMATS
 from lightning_migrate.semantics.model import RELEASES, Hardware, Version
+
+# (`rules`, `explain` and `inspect` import what only they need when they run: every run pays for what the
+# module imports, and most runs are `migrate`)
+if TYPE_CHECKING:
+    from lightning_migrate.codemod.callparse import Call
 
 
 class _DefaultToMigrate(click.Group):
@@ -155,6 +156,8 @@ def migrate(
 @main.command()
 def rules() -> None:
     """List the rules: code, name, whether it is fixed automatically, the releases involved."""
+    from lightning_migrate.cli.explain import rules_table
+
     click.echo(rules_table())
 
 
@@ -162,6 +165,8 @@ def rules() -> None:
 @click.argument("code")
 def explain_command(code: str) -> None:
     """Explain one rule (its code, such as LM001, or its name), with a before/after example."""
+    from lightning_migrate.cli.explain import explain, find_rule
+
     rule = find_rule(code)
     if rule is None:
         raise click.BadParameter(f"no rule {code!r}; `lightning-migrate rules` lists them", param_hint="CODE")
@@ -214,6 +219,9 @@ def inspect(
     """
     if (call is None) == (path is None):
         raise click.UsageError("give either a CALL or --file PATH")
+    from lightning_migrate.cli.inspection import inspect_call
+    from lightning_migrate.codemod.callparse import Call, parse_arguments, trainer_calls
+
     hardware = Hardware(cuda=cuda, tpu_cores=8 if tpu else 0, mps=mps)
     calls: list[Call | tuple[int, str, str]]
     if path is not None:
@@ -233,6 +241,8 @@ def inspect(
         else:
             reports.append(item)
     if output_format == "json":
+        import json
+
         json.dump([_json(item) for item in reports], sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
@@ -243,6 +253,8 @@ def inspect(
 
 
 def _text(item: Any, path: Path | None) -> str:
+    from lightning_migrate.codemod.callparse import Call
+
     if not isinstance(item[0], Call):
         line, text, why = item
         return f"{path}:{line}: {text}\n  not inspected: {why}"
@@ -252,6 +264,9 @@ def _text(item: Any, path: Path | None) -> str:
 
 
 def _json(item: Any) -> dict[str, Any]:
+    from lightning_migrate.cli.inspection import Report
+    from lightning_migrate.codemod.callparse import Call
+
     if not isinstance(item[0], Call):
         line, text, why = item
         return {"line": line, "call": text, "error": why}

@@ -287,6 +287,17 @@ class _Migrator:
             self._runtime(call, arg.node, f"`{written}`: {reason}; {sign}")
         return None
 
+    def _report_run_time(self, call: TrainerCall, flags: dict[str, Known]) -> None:
+        """Report (LM101, where it shows a sign of the old API) a call whose values only known at run time
+        are not planned: the call also passes a `**dict` whose flags meet them."""
+        known = {k: value for k, value in flags.items() if k not in holes(flags)}
+        site = replace(self._site(call, known), unknown=dict.fromkeys(holes(flags)))
+        sign = self.run_options.old_api(site)
+        if sign is not None:
+            arg = next(a for a in _arguments(call.node) if a.keyword in holes(flags))
+            written = f"{arg.keyword}={self.text.segment(arg.value)}"
+            self._runtime(call, arg.node, f"`{written}`: only known at run time, beside a `**` dict; {sign}")
+
     def _migrate(self, call: TrainerCall) -> None:
         splat = self._splats.get(id(call.node))
         decision: Decision | None = None
@@ -358,6 +369,9 @@ class _Migrator:
             call, [a for a in args if not a.star], unpacked=starred[0] if entries is None else None
         )
         if explicit is None or entries is None:
+            return _REPORTED
+        if holes(explicit):  # the explicit flags, some only known at run time, are reported on their own
+            self._report_run_time(call, explicit)
             return _REPORTED
         assert source is not None
         modelled = [a for a in entries if a.keyword in MODELLED]

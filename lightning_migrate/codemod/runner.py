@@ -4,13 +4,13 @@ filtered by ``# noqa`` and the selection, and which target release was chosen an
 from __future__ import annotations
 
 import difflib
-import importlib.metadata
+import gc
 import os
 import re
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lightning_migrate.codemod import kinds
 from lightning_migrate.report.findings import Finding
@@ -18,6 +18,9 @@ from lightning_migrate.semantics.model import RELEASES, Version, release
 from lightning_migrate.sources import sourcefile
 from lightning_migrate.sources.files import matches
 from lightning_migrate.sources.prefilter import may_need_migration, mentions
+
+if TYPE_CHECKING:  # (imported where a pool is started: most runs of a few files need none)
+    from concurrent.futures import Future, ProcessPoolExecutor
 
 
 @dataclass(frozen=True)
@@ -198,7 +201,11 @@ def process_all(
 
 
 def _pool(jobs: int) -> ProcessPoolExecutor:
+    from concurrent.futures import ProcessPoolExecutor
+
     from lightning_migrate.codemod import python  # noqa: F401 (imported once here, shared by forked workers)
+
+    gc.freeze()  # the workers' collections leave what they inherit alone (no copies of its memory pages)
 
     return ProcessPoolExecutor(max_workers=jobs)
 
@@ -224,6 +231,8 @@ def auto_target(start: Path) -> tuple[Version, str]:
             pinned = _pinned(candidate)
             if pinned is not None:
                 return pinned, f"pinned in {candidate}"
+    import importlib.metadata  # (only for `auto`, and only where no pin is found: a slow import)
+
     for distribution in ("lightning", "pytorch-lightning"):
         try:
             installed = importlib.metadata.version(distribution)

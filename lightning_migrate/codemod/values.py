@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
+from typing import Protocol
 
-from lightning_migrate.codemod.locate import Located, Scope
+from lightning_migrate.codemod.locate import Scope
 from lightning_migrate.codemod.text import Text
 from lightning_migrate.codemod.trainers import PACKAGES
 from lightning_migrate.semantics.classes import lookup
@@ -28,11 +29,21 @@ class Unknown:
     cls: str | None = None
 
 
+class Names(Protocol):
+    """How a file's names resolve: ``codemod.locate.Located`` (or, in the prefilter, an assumption)."""
+
+    def bound(
+        self, name: ast.Name, scope: Scope, sole_use: bool = False
+    ) -> tuple[ast.expr, Scope] | None: ...
+
+    def qualified(self, node: ast.expr, scope: Scope) -> set[str]: ...
+
+
 @dataclass(frozen=True)
 class Reader:
     """Reads values in one file: its names resolve through ``located``, its text quotes them."""
 
-    located: Located
+    located: Names
     text: Text
 
     def read(self, node: ast.expr, scope: Scope, depth: int = 0) -> Value | Unknown:

@@ -4,7 +4,6 @@ for code scanning. Each writer gets the results in path order and the stream the
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -89,6 +88,8 @@ def _json(run: Report) -> None:
         for r in run.results
         if r.error
     ]
+    import json  # (only for these formats: a text report does not need it)
+
     click.echo(json.dumps(rows, indent=2), err=run.to_stderr)
 
 
@@ -115,6 +116,8 @@ def _escape(value: str, is_property: bool) -> str:
 
 
 def _sarif(run: Report) -> None:
+    import json
+
     click.echo(json.dumps(sarif_log(run.results, __version__), indent=2), err=run.to_stderr)
 
 

@@ -6,7 +6,7 @@ files with one of the ``suffixes`` and those ``extend_include`` patterns match."
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -90,20 +90,26 @@ def _walk(top: Path, selection: FileSelection) -> Iterator[Path]:
     ignores = _GitIgnores(top) if selection.respect_gitignore else None
     for folder, dirs, files in os.walk(top):
         here = Path(folder)
-        dirs[:] = sorted(
-            d
-            for d in dirs
-            if not selection.excluded(here / d, is_dir=True)
-            and not (ignores and ignores.ignored(here / d, is_dir=True))
-        )
+        excluded = _excluded_here(selection, here)
+        ignored = ignores.here(here) if ignores else None
+        dirs[:] = sorted(d for d in dirs if not excluded(d, True) and not (ignored and ignored(d, True)))
         for name in sorted(files):
-            path = here / name
-            if (
-                selection.included(path)
-                and not selection.excluded(path)
-                and not (ignores and ignores.ignored(path))
-            ):
-                yield path
+            if not selection.included(here / name) or excluded(name, False):
+                continue
+            if not (ignored and ignored(name)):
+                yield here / name
+
+
+def _excluded_here(selection: FileSelection, here: Path) -> Callable[[str, bool], bool]:
+    """``selection.excluded`` for the entries of the folder ``here``: its path from the root is worked out
+    once, not for each entry (the walk's main cost on a large tree)."""
+    folder, root = os.path.abspath(here), os.path.abspath(selection.root)
+    if not (folder == root or folder.startswith(root.rstrip(os.sep) + os.sep)):  # outside the project
+        return lambda name, is_dir: selection.excluded(here / name, is_dir)
+    spec = _spec((*selection.exclude, *selection.extend_exclude))
+    relative = _relative(folder, root)
+    prefix = "" if relative == "." else relative + "/"
+    return lambda name, is_dir: spec.match_file(prefix + name + ("/" if is_dir else ""))
 
 
 class _GitIgnores:
@@ -115,6 +121,9 @@ class _GitIgnores:
         repository = next((d for d in (top, *top.parents) if (d / ".git").exists()), None)
         self._top = repository or top
         self._specs: dict[Path, pathspec.GitIgnoreSpec | None] = {}
+        # a resolved folder -> the specs that apply to its entries, deepest first, each with the folder's
+        # path from the spec's own folder ("" for its own .gitignore, "sub/" one level down, ...)
+        self._chains: dict[Path, list[tuple[str, pathspec.GitIgnoreSpec]]] = {}
 
     def ignored(self, path: Path, is_dir: bool = False) -> bool:
         path = path.resolve()
@@ -128,6 +137,34 @@ class _GitIgnores:
             if decision is not None:
                 return decision
         return False
+
+    def here(self, folder: Path) -> Callable[..., bool]:
+        """``ignored`` for the entries (names) of ``folder``, with the folder resolved once: the same answers
+        (a symbolic link is resolved as ``ignored`` resolves it, entry by entry)."""
+        chain = self._chain(folder.resolve())
+
+        def ignored(name: str, is_dir: bool = False) -> bool:
+            if os.path.islink(folder / name):
+                return self.ignored(folder / name, is_dir)
+            entry = name + ("/" if is_dir else "")
+            for prefix, spec in chain:
+                decision = spec.check_file(prefix + entry).include
+                if decision is not None:
+                    return decision
+            return False
+
+        return ignored
+
+    def _chain(self, folder: Path) -> list[tuple[str, pathspec.GitIgnoreSpec]]:
+        if folder not in self._chains:
+            chain: list[tuple[str, pathspec.GitIgnoreSpec]] = []
+            if folder == self._top or self._top in folder.parents:
+                spec = self._spec(folder)
+                chain = [("", spec)] if spec is not None else []
+                if folder != self._top:
+                    chain += [(prefix + folder.name + "/", s) for prefix, s in self._chain(folder.parent)]
+            self._chains[folder] = chain
+        return self._chains[folder]
 
     def _spec(self, folder: Path) -> pathspec.GitIgnoreSpec | None:
         if folder not in self._specs:
