@@ -116,6 +116,21 @@ IMPORT = "import pytorch_lightning as pl\nfrom pytorch_lightning.strategies impo
             IMPORT + "x = f(a)  # " + "#" * 60 + "\nprint(x)  # a\npl.Trainer(max_epochs=1)\n",
             id="comment-of-hashes",  # (a regex that tried every way to split it would never end)
         ),
+        pytest.param(
+            "import lightning.pytorch as pl\nimport pytest\n\n\n"
+            "@pytest.mark.parametrize('accelerator', ['cpu', pytest.param('gpu', marks=pytest.mark.skip)])\n"
+            "def test_fit(accelerator):\n    pl.Trainer(accelerator=accelerator, devices=1)\n",
+            id="parametrized-modern-values",
+        ),
+        pytest.param(
+            "import lightning.pytorch as pl\n\n\nclass Logged(pl.Trainer):\n    pass\n\n\n"
+            "class Quiet(Logged):\n    pass\n\n\nQuiet(accelerator='gpu', devices=2, strategy='ddp')\n",
+            id="subclass-modern-call",
+        ),
+        pytest.param(
+            IMPORT + "pl.Trainer(accelerator='gpu' if cuda else 'cpu', devices=1, strategy='ddp')\n",
+            id="conditional-modern-values",
+        ),
     ],
 )
 def test_code_with_nothing_to_migrate_is_skipped(text: str) -> None:
@@ -226,6 +241,21 @@ def test_syntax_this_python_cannot_read_is_an_error_that_says_so() -> None:
             id="subclass",
         ),
         pytest.param("import flash\nflash.Trainer(gpus=2)\n", id="ecosystem-subclass"),
+        pytest.param(
+            "from pytorch_lightning import Trainer as T\nclass A(T):\n    pass\nclass B(A):\n    pass\n"
+            "B(accelerator='ddp', gpus=2)\n",
+            id="subclass-of-a-subclass-of-an-alias",
+        ),
+        pytest.param(
+            "import lightning.pytorch as pl\nimport pytest\n\n\n"
+            "@pytest.mark.parametrize('strategy, n', [('ddp', 1), pytest.param('dp', 2, marks=skip)])\n"
+            "def test_fit(strategy, n):\n    pl.Trainer(strategy=strategy, devices=n)\n",
+            id="parametrized-old-value",
+        ),
+        pytest.param(
+            IMPORT + "pl.Trainer(accelerator='ddp' if n > 1 else None, devices=n)\n",
+            id="conditional-old-branch",
+        ),
         pytest.param(IMPORT + "pl.Trainer[int](accelerator='ddp', gpus=2)\n", id="subscripted-callee"),
         pytest.param(IMPORT + "pl.Trainer()(accelerator='ddp', gpus=2)\n", id="call-of-a-call"),
         pytest.param(IMPORT + "def f():\n    return (pl.Trainer)(gpus=2)\n", id="return-parenthesized"),

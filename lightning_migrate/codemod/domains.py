@@ -90,7 +90,7 @@ def parametrized(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) ->
     values: list[Value] = []
     found = False
     for decorator in function.decorator_list:
-        if not (isinstance(decorator, ast.Call) and _dotted(decorator.func).endswith("mark.parametrize")):
+        if not (isinstance(decorator, ast.Call) and _dotted(decorator.func).split(".")[-1] == "parametrize"):
             continue
         if len(decorator.args) < 2:
             continue

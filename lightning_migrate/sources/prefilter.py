@@ -51,10 +51,11 @@ import unicodedata
 from collections.abc import Iterator, Sequence
 
 from lightning_migrate.codemod.callsite import LIGHTNING_PACKAGE, CallSite, Run
+from lightning_migrate.codemod.domains import parametrized
 from lightning_migrate.codemod.plan import Unchanged
 from lightning_migrate.codemod.trainers import ECOSYSTEM
 from lightning_migrate.semantics.classes import RENAMED_STRATEGIES
-from lightning_migrate.semantics.model import RELEASES, Version
+from lightning_migrate.semantics.model import RELEASES, Value, Version
 from lightning_migrate.semantics.signature import MODELLED
 from lightning_migrate.sources import scan
 from lightning_migrate.sources.readings import Reading, readings
@@ -63,8 +64,8 @@ EVERY_SOURCE: tuple[Version | None, ...] = (None, *RELEASES)  # None: no --sourc
 
 # Lightning, or an ecosystem package whose Trainer subclass passes the flags through (`flash.Trainer`)
 _PACKAGES = ("lightning", "pytorch_lightning", *sorted({name.split(".")[0] for name in ECOSYSTEM}))
-# A class that subclasses a Trainer: its calls are Trainer calls, whatever it is named.
-_SUBCLASS = re.compile(r"class\s+\w+\s*\([^)]*Trainer\b")
+# A class and its bases: one that subclasses a Trainer (or such a class) is called as a Trainer is.
+_CLASS = re.compile(r"class\s+(\w+)\s*\(([^)]*)\)")
 _WORDS = "|".join(sorted(MODELLED, key=len, reverse=True))
 _MODELLED_WORD = re.compile(rf"\b(?:{_WORDS})\b")
 # The `*Plugin` training-type classes 1.6 renamed: a file that imports one follows the rename (from 1.6 on)
@@ -81,6 +82,7 @@ CALLEES = ("Trainer", "partial", "from_argparse_args")
 # word at C speed; the word boundary before it is checked by `_words`.)
 _ALIASES = {callee: re.compile(rf"{callee}{GAP}\bas\b{GAP}(\w+)") for callee in CALLEES}
 _ANY_ALIAS = re.compile(rf"as\b{GAP}(\w+)")
+_PARAMETRIZE = re.compile(r"parametrize\(")
 
 
 def may_need_migration(
@@ -99,6 +101,8 @@ def may_need_migration(
     for callee, pattern in _ALIASES.items():
         for alias in _words(pattern, text):
             roles.setdefault(alias.group(1), set()).add(callee)
+    for subclass in _subclasses(text, {name for name, role in roles.items() if "Trainer" in role}):
+        roles.setdefault(subclass, set()).add("Trainer")
     callees = frozenset(roles)
     found = scan.calls(text, callees)
     if not found:
@@ -112,6 +116,27 @@ def may_need_migration(
         if not file.scanned.in_string(call.open):  # (not a call if it is not code)
             return True
     return False
+
+
+def _subclasses(text: str, names: set[str]) -> set[str]:
+    """The classes the file defines on top of a class named like the Trainer (``names``: it, its aliases),
+    or of such a class (``codemod.trainers``: the codemod tells those that pass the flags through)."""
+    if "class" not in text:
+        return set()
+    bases = {found.group(1): found.group(2) for found in _words(_CLASS, text)}
+    trainers = set(names)
+    while True:
+        more = {
+            name
+            for name, written in bases.items()
+            if name not in trainers and trainers & set(_NAMES.findall(written))
+        }
+        if not more:
+            return trainers - names
+        trainers |= more
+
+
+_NAMES = re.compile(r"\w+")
 
 
 def _quiet_call(
@@ -156,7 +181,7 @@ def mentions(text: str, targets: Sequence[Version] = RELEASES) -> bool | None:
         return False
     if "*" not in text and not any(_has_word(text, word) for word in MODELLED):
         return False
-    if "from_argparse_args" in text or _SUBCLASS.search(text):
+    if "from_argparse_args" in text:
         return True
     return None
 
@@ -222,9 +247,21 @@ class _File:
         trainers = [name for name, roles in self.roles.items() if "Trainer" in roles]
         return re.search(rf"\b(?:{'|'.join(trainers)})\b", arguments) is not None
 
-    @functools.cached_property
-    def parametrizes(self) -> bool:
-        return "parametrize" in self.text
+    def parametrized(self, name: str) -> tuple[Value, ...] | None:
+        """Every value a ``parametrize`` of the file lists for ``name`` (``domains.parametrized``, read from
+        each decorator's own text: those of every test, more than the codemod reads for one); () for none;
+        None where a decorator's text cannot be found."""
+        if "parametrize" not in self.text or name not in self.text:
+            return ()
+        values: list[Value] = []
+        for start in _words(_PARAMETRIZE, self.text):
+            decorator = _decorator(self.text, start.start())
+            if decorator is None:
+                return None
+            function = ast.FunctionDef(name="_", args=None, body=[], decorator_list=[decorator])  # type: ignore[arg-type]
+            # (a decorator whose values do not read leaves the codemod with none it is told of either)
+            values += parametrized(function, name) or ()
+        return tuple(values)
 
     def may_be_bound(self, name: str) -> bool:
         """May the codemod read a value for ``name``? It reads a name bound by an assignment statement
@@ -285,6 +322,18 @@ def _assignments(text: str, name: str, after: re.Pattern[str] = _ASSIGNED) -> It
 _VERDICTS: dict[tuple[str, str, Version, Version | None, Version], bool] = {}
 
 
+def _decorator(text: str, start: int) -> ast.Call | None:
+    """The ``parametrize(...)`` call that starts at ``start``, parsed on its own (None where it cannot be)."""
+    close = scan.matching(text, start + len("parametrize"))
+    if close is None:
+        return None
+    try:
+        parsed = ast.parse(text[start : close + 1].strip(), mode="eval").body
+    except (SyntaxError, ValueError):
+        return None
+    return parsed if isinstance(parsed, ast.Call) else None
+
+
 def _quiet(reading: Reading, target: Version, source: Version | None, since: Version) -> bool:
     """Does the codemod leave a call it reads so unchanged and unreported? Known values only: the planner
     leaves it unchanged; some known only at run time: it shows no sign of old usage (``Run.old_api``)."""
@@ -298,8 +347,8 @@ def _quiet(reading: Reading, target: Version, source: Version | None, since: Ver
         try:
             if reading.unknown:
                 verdict = run.old_api(site) is None
-            else:
-                verdict = not reading.flags or isinstance(run.plan(site), Unchanged)
+            else:  # (values a test lists are judged as the codemod judges them: `Run.judge`)
+                verdict = not reading.flags or isinstance(run.judge(site), Unchanged)
         except Exception:  # the real run must show it
             verdict = False
         _VERDICTS[key] = verdict

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from lightning_migrate.codemod.callsite import UNPACKED
+from lightning_migrate.codemod.known import Known, RunTime, holes
 from lightning_migrate.codemod.locate import Scope
 from lightning_migrate.codemod.text import Text
 from lightning_migrate.codemod.values import Reader, Unknown
@@ -52,10 +53,10 @@ class File(Protocol):
     def values(self, name: str) -> list[ast.expr] | None:
         """The value of every assignment statement that may bind ``name``; None where one cannot be read."""
 
-    @property
-    def parametrizes(self) -> bool:
-        """Does a test of the file list its parameters' values (``pytest.mark.parametrize``)? A name no
-        assignment binds may then be a parameter whose values the codemod reads."""
+    def parametrized(self, name: str) -> tuple[Value, ...] | None:
+        """Every value a test of the file may list for a parameter ``name`` (``pytest.mark.parametrize``,
+        all of them: a name no assignment binds may be such a parameter, whose values the codemod reads);
+        () where no test lists it; None where they cannot be read."""
 
 
 @dataclass(frozen=True)
@@ -63,7 +64,7 @@ class Reading:
     """One way the codemod may read a call: the modelled flags whose values it knows, and those only known at
     run time with the Lightning class each builds where known (``UNPACKED``: a ``**`` dict it cannot read)."""
 
-    flags: dict[str, Value] = field(default_factory=dict)
+    flags: dict[str, Known] = field(default_factory=dict)  # (a test's parameter: its values, `RunTime`)
     unknown: dict[str, str | None] = field(default_factory=dict)
 
 
@@ -167,15 +168,20 @@ def _reading(
 
 def _read(
     reader: Reader, arguments: Sequence[tuple[str | None, ast.expr]]
-) -> tuple[dict[str, Value], dict[str, str | None]]:
+) -> tuple[dict[str, Known], dict[str, str | None]]:
     """The known flags and those only known at run time, as ``codemod.python._Migrator._read_flags`` has
     them (a keyword given twice: the last one)."""
-    flags: dict[str, Value] = {}
+    flags: dict[str, Known] = {}
     unknown: dict[str, str | None] = {}
-    for keyword, node in arguments:
+    for keyword, written in arguments:
         if keyword not in MODELLED:
             continue
-        value = reader.read(_branch(node, reader), _MODULE)
+        node = _branch(written, reader)
+        tested = _parameter(node, reader)
+        if tested is not None:
+            flags[keyword] = RunTime(keyword, node.id, tested, pure=True, told=True)  # type: ignore[attr-defined]
+            continue
+        value = reader.read(node, _MODULE)
         if isinstance(value, Unknown):
             unknown[keyword] = value.cls
         else:
@@ -183,14 +189,24 @@ def _read(
     return flags, unknown
 
 
-def _branch(node: ast.expr, reader: Reader) -> ast.expr:
-    """A conditional expression is each of its branches to the codemod (``codemod.ranges``: it reads the
-    values written there), or unknown: one world each. A name no assignment binds may be a test's parameter
-    whose parametrize list the codemod reads: this module cannot tell."""
+def _parameter(node: ast.expr, reader: Reader) -> tuple[Value, ...] | None:
+    """The values of a test's parameter the codemod reads (``codemod.ranges``: a name no assignment binds,
+    which a `pytest.mark.parametrize` lists), in a world where it is one (else None)."""
     world = reader.located
     assert isinstance(world, _World)
-    if isinstance(node, ast.Name) and world.file.parametrizes and not world.file.may_be_bound(node.id):
+    if not isinstance(node, ast.Name) or world.file.may_be_bound(node.id):
+        return None
+    listed = world.file.parametrized(node.id)
+    if listed is None:
         raise _GiveUp
+    return listed if listed and world.choose(2) else None  # (or not a parameter of such a test)
+
+
+def _branch(node: ast.expr, reader: Reader) -> ast.expr:
+    """A conditional expression is each of its branches to the codemod (``codemod.ranges``: it reads the
+    values written there), or unknown: one world each."""
+    world = reader.located
+    assert isinstance(world, _World)
     if not isinstance(node, ast.IfExp):
         return node
     branches: list[ast.expr] = []
@@ -242,15 +258,16 @@ def _entries(node: ast.expr) -> list[tuple[str | None, ast.expr]] | None:
 
 
 def _splat_reading(
-    reader: Reader, flags: dict[str, Value], unknown: dict[str, str | None], source: ast.expr | None
+    reader: Reader, flags: dict[str, Known], unknown: dict[str, str | None], source: ast.expr | None
 ) -> Reading:
     """How ``_Migrator._plan_splat`` reads a call with explicit ``flags``/``unknown`` and a ``**`` dict that
     is ``source`` (None: one it cannot read)."""
     entries = _entries(source) if source is not None else None
     if entries is None:
         return Reading(flags, {UNPACKED: None, **unknown})
-    if unknown:  # the explicit flags are reported (or not) on their own; the dict is not read
-        return Reading(flags, unknown)
+    if unknown or holes(flags):  # the explicit flags are reported (or not) on their own; the dict is unread
+        known = {k: value for k, value in flags.items() if k not in holes(flags)}
+        return Reading(known, {**dict.fromkeys(holes(flags)), **unknown})
     modelled = [(key, value) for key, value in entries if key in MODELLED]
     if not modelled:  # a dict without flags: the call is read as if it had no `**`
         return Reading(flags, {})
