@@ -247,21 +247,29 @@ class _File:
         trainers = [name for name, roles in self.roles.items() if "Trainer" in roles]
         return re.search(rf"\b(?:{'|'.join(trainers)})\b", arguments) is not None
 
-    def parametrized(self, name: str) -> tuple[Value, ...] | None:
-        """Every value a ``parametrize`` of the file lists for ``name`` (``domains.parametrized``, read from
-        each decorator's own text: those of every test, more than the codemod reads for one); () for none;
-        None where a decorator's text cannot be found."""
-        if "parametrize" not in self.text or name not in self.text:
-            return ()
-        values: list[Value] = []
+    @functools.cached_property
+    def _decorators(self) -> list[ast.FunctionDef] | None:
+        """Each ``parametrize(...)`` of the file, parsed on its own (as the only decorator of a function, as
+        ``domains.parametrized`` reads them); None where one's text cannot be found."""
+        found = []
         for start in _words(_PARAMETRIZE, self.text):
             decorator = _decorator(self.text, start.start())
             if decorator is None:
                 return None
-            function = ast.FunctionDef(name="_", args=None, body=[], decorator_list=[decorator])  # type: ignore[arg-type]
-            # (a decorator whose values do not read leaves the codemod with none it is told of either)
-            values += parametrized(function, name) or ()
-        return tuple(values)
+            found.append(ast.FunctionDef(name="_", args=None, body=[], decorator_list=[decorator]))  # type: ignore[arg-type]
+        return found
+
+    @functools.cache  # noqa: B019 (one file's, dropped with it)
+    def parametrized(self, name: str) -> tuple[Value, ...] | None:
+        """Every value a ``parametrize`` of the file lists for ``name`` (``domains.parametrized``: those of
+        every test, more than the codemod reads for one); () for none; None where a decorator's text cannot
+        be found."""
+        if "parametrize" not in self.text or name not in self.text:
+            return ()
+        if self._decorators is None:
+            return None
+        # (a decorator whose values do not read leaves the codemod with none it is told of either)
+        return tuple(value for function in self._decorators for value in parametrized(function, name) or ())
 
     def may_be_bound(self, name: str) -> bool:
         """May the codemod read a value for ``name``? It reads a name bound by an assignment statement
