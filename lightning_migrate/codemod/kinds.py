@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from lightning_migrate.codemod.callsite import Run
+from lightning_migrate.codemod.trainers import NO_SUBCLASSES, RunSubclasses
 from lightning_migrate.report import noqa
 from lightning_migrate.report.findings import Finding
 
@@ -33,6 +34,7 @@ class Request:
     run: Run
     shim: bool = False
     path: Path = Path("-")
+    subclasses: RunSubclasses = NO_SUBCLASSES  # the Trainer subclasses the run's files define
 
 
 def _same(finding: Finding) -> Finding:
@@ -112,7 +114,8 @@ def migrate(
     """``text`` (the file at ``path``) migrated by the front end of its kind; a file the prefilter
     ``skipped`` is only searched for unused suppressions."""
     kind = kind_of(path, text)
-    request = Request(Run(options.target, options.source, options.unsafe, leave), options.shim, path)
+    run = Run(options.target, options.source, options.unsafe, leave)
+    request = Request(run, options.shim, path, options.subclasses)
     if kind.python:
         return _python(text, request, skipped)
     if not skipped:
@@ -143,7 +146,9 @@ def _python(text: str, request: Request, skipped: bool) -> Migrated:
     from lightning_migrate.codemod.python import migrate as migrate_python  # (not for a cleared run)
 
     run = request.run
-    result = migrate_python(source, run.target, run.source, run.unsafe, run.leave, request.shim)
+    result = migrate_python(
+        source, run.target, run.source, run.unsafe, run.leave, request.shim, request.subclasses
+    )
     return Migrated(
         result.code, [*result.findings, *found], lambda seen: noqa.apply(text, seen, result.calls)
     )

@@ -25,7 +25,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from lightning_migrate.codemod.text import Text
-from lightning_migrate.codemod.trainers import ECOSYSTEM, LIGHTNING_TRAINERS, LOCAL, subclasses
+from lightning_migrate.codemod.trainers import (
+    ECOSYSTEM,
+    LIGHTNING_TRAINERS,
+    LOCAL,
+    NO_SUBCLASSES,
+    RunSubclasses,
+    subclasses,
+)
 from lightning_migrate.report.findings import Span
 from lightning_migrate.semantics.classes import CLASSES
 
@@ -194,7 +201,7 @@ def _dotted(node: ast.expr) -> str | None:
 
 def trainer_skip(located: Located, call: ast.Call, scope: Scope, trainers: frozenset[str]) -> int | None:
     """How many leading arguments precede the Trainer flags, if ``call`` builds one of ``trainers``."""
-    names = located.qualified(call.func, scope)
+    names = {name.lstrip(".") for name in located.qualified(call.func, scope)}  # (`.trainer.My`: a sibling's)
     if not names:
         return None
     if names & trainers:
@@ -206,8 +213,9 @@ def trainer_skip(located: Located, call: ast.Call, scope: Scope, trainers: froze
     return None
 
 
-def locate(tree: ast.Module, text: Text) -> Located:
-    """Scopes, bindings and Trainer calls of ``tree``, parsed from ``text``."""
+def locate(tree: ast.Module, text: Text, run: RunSubclasses = NO_SUBCLASSES) -> Located:
+    """Scopes, bindings and Trainer calls of ``tree``, parsed from ``text``; ``run``: the Trainer subclasses
+    the other files of the run define."""
     walker = _Walker(text)
     walker.run(tree)
     located = Located(
@@ -222,13 +230,14 @@ def locate(tree: ast.Module, text: Text) -> Located:
         [call for call, _ in walker.calls],
     )
     module = walker.scopes[0]
+    known = TRAINER_NAMES | ECOSYSTEM | run.passing
+    located.consuming = dict(run.consuming)
+    located.trainers = known
     if walker.classes:  # the file's own Trainer subclasses
-        passing, located.consuming = subclasses(
-            walker.classes, lambda base: located.qualified(base, module), TRAINER_NAMES | ECOSYSTEM
-        )
-        located.trainers = TRAINER_NAMES | ECOSYSTEM | passing
-    else:
-        located.trainers = TRAINER_NAMES | ECOSYSTEM
+        qualified = lambda base: {name.lstrip(".") for name in located.qualified(base, module)}  # noqa: E731
+        passing, consuming = subclasses(walker.classes, qualified, known, dict(run.consuming))
+        located.consuming.update(consuming)
+        located.trainers = known | passing
     every = located.trainers | frozenset(located.consuming)
     for call, scope in walker.calls:
         skip = trainer_skip(located, call, scope, every)

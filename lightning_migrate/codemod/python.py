@@ -17,7 +17,7 @@ from lightning_migrate.codemod.locate import TRAINER_NAMES, Located, Scope, Trai
 from lightning_migrate.codemod.plan import Decision, Refusal, Rewrite, Unchanged, derived
 from lightning_migrate.codemod.ranges import RunTimeReader
 from lightning_migrate.codemod.text import Text, tree_of
-from lightning_migrate.codemod.trainers import PACKAGES
+from lightning_migrate.codemod.trainers import NO_SUBCLASSES, PACKAGES, RunSubclasses
 from lightning_migrate.codemod.values import Reader, Unknown
 from lightning_migrate.report.findings import Finding, Result
 from lightning_migrate.report.rules import BY_CODE
@@ -47,14 +47,16 @@ def migrate(
     unsafe: bool = False,
     leave: frozenset[tuple[int, int]] = frozenset(),
     shim: bool = False,
+    subclasses: RunSubclasses = NO_SUBCLASSES,
 ) -> Result:
     """Rewrite ``source`` (a whole Python file) for Lightning ``target``; with ``unsafe``, in the idiomatic
     modern spelling even where it adopts a changed default (each such finding says what changes). The calls
     at the (line, column) positions in ``leave`` are reported but not rewritten (``# noqa``). With ``shim``,
-    a call whose flags are only known at run time builds the runtime shim's Trainer instead."""
+    a call whose flags are only known at run time builds the runtime shim's Trainer instead. ``subclasses``:
+    the Trainer subclasses the other files of the run define (their calls are Trainer calls too)."""
     tree = _parse(source)
     text = Text(source)
-    located = locate(tree, text)
+    located = locate(tree, text, subclasses)
     migrator = _Migrator(text, located, Run(target, source_version, unsafe, leave), shim)
     migrator.run()
     if "Plugin" in source:  # the renamed classes are all `*Plugin`s

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lightning_migrate.codemod import kinds
+from lightning_migrate.codemod.trainers import DEFINES, NO_SUBCLASSES, RunSubclasses, of_run
 from lightning_migrate.report.findings import Finding
 from lightning_migrate.semantics.model import RELEASES, Version, release
 from lightning_migrate.sources import sourcefile
@@ -35,6 +36,7 @@ class Options:
     root: Path = Path()  # per-file-ignores patterns are read from here
     unsafe: bool = False  # --unsafe-fixes: the idiomatic form, even where it adopts a changed default
     shim: bool = False  # --shim: calls with run-time flag values build the runtime shim's Trainer
+    subclasses: RunSubclasses = NO_SUBCLASSES  # the Trainer subclasses the run's files define
 
     def selects(self, code: str, path: Path) -> bool:
         """The most specific prefix wins; on a tie, ignore wins (``--select LM0 --ignore LM0`` is off)."""
@@ -165,20 +167,28 @@ def process_all(
     done: dict[Path, FileResult] = {}
     waiting: dict[Path, Future[FileResult] | bytes] = {}  # files to parse: their result to come, or bytes
     pool: ProcessPoolExecutor | None = None
+    read: dict[Path, tuple[bytes, sourcefile.Source] | None] = {}
+    for path in paths:
+        try:
+            read[path] = sourcefile.read(path)
+        except sourcefile.SourceError:  # `process_file` reports it
+            read[path] = None
+    options = replace(options, subclasses=_subclasses(read))
     try:
         for path in paths:
-            try:
-                data, source = sourcefile.read(path)
-            except sourcefile.SourceError:  # `process_file` reports it
+            if read[path] is None:
                 done[path] = process_file(path, options)
                 progress()
                 continue
+            data, source = read[path]  # type: ignore[misc]
             if jobs <= 1 or len(paths) <= 1:
                 done[path] = process_file(path, options, data)
                 progress()
                 continue
             # the rest of the prefilter: in a worker (other kinds have a word test of their own there)
-            if kinds.kind_of(path, source.text).python and mentions(source.text, (options.target,)) is False:
+            python = kinds.kind_of(path, source.text).python
+            called = any(name in source.text for name in options.subclasses.names)  # (a subclass's call)
+            if python and not called and mentions(source.text, (options.target,)) is False:
                 done[path] = process_file(path, options, data, True)
                 progress()
                 continue
@@ -200,6 +210,17 @@ def process_all(
     return [done[path] for path in paths]
 
 
+def _subclasses(read: dict[Path, tuple[bytes, sourcefile.Source] | None]) -> RunSubclasses:
+    """The Trainer subclasses the run's Python files define (read first, before any file is migrated: a
+    file may call a class another file of the run defines)."""
+    python = [
+        (path, found[1].text)
+        for path, found in read.items()
+        if found is not None and DEFINES.search(found[1].text) and kinds.kind_of(path, found[1].text).python
+    ]
+    return of_run(python) if python else NO_SUBCLASSES
+
+
 def _pool(jobs: int) -> ProcessPoolExecutor:
     from concurrent.futures import ProcessPoolExecutor
 
@@ -211,7 +232,7 @@ def _pool(jobs: int) -> ProcessPoolExecutor:
 
 
 def _needs_parsing(text: str, options: Options) -> bool:
-    return may_need_migration(text, (options.target,), (options.source,))
+    return may_need_migration(text, (options.target,), (options.source,), options.subclasses.names)
 
 
 # --- the target release ------------------------------------------------------------------------------------

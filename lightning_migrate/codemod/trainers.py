@@ -14,7 +14,10 @@ rewritten.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
 
 from lightning_migrate.semantics.signature import MODELLED
 
@@ -30,13 +33,49 @@ ECOSYSTEM = frozenset({"flash.Trainer", "flash.core.trainer.Trainer"})
 LOCAL = "<file>"
 
 
+@dataclass(frozen=True)
+class RunSubclasses:
+    """The Trainer subclasses the files of one run define, by every dotted name another file may import
+    them under (``module_names``): those that pass the flags through, and those that consume some, with
+    why. (Plain data: it goes to the workers.)"""
+
+    passing: frozenset[str] = frozenset()
+    consuming: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def names(self) -> frozenset[str]:
+        """The classes' own names (what a call of one ends with)."""
+        return frozenset(name.rsplit(".", 1)[-1] for name in (*self.passing, *dict(self.consuming)))
+
+
+# A file that may define a Trainer subclass: a class whose bases name something `...Trainer` (the classes
+# that subclass those are found with them, a file at a time, until no more are).
+DEFINES = re.compile(r"class\s+\w+\s*\([^)]*Trainer\b")
+
+
+def module_names(path: Path) -> list[str]:
+    """Every dotted name a module may be imported as from elsewhere in a project: ``a/b/c.py`` is ``c``,
+    ``b.c`` and ``a.b.c`` (which folder is on the import path is the project's business; ``.c`` relative
+    imports are read without their dots)."""
+    parts = [*path.parent.parts, path.stem] if path.stem != "__init__" else list(path.parent.parts)
+    parts = [part for part in parts if part.isidentifier()]
+    return [".".join(parts[i:]) for i in range(len(parts) - 1, -1, -1) if parts[i:]]
+
+
+NO_SUBCLASSES = RunSubclasses()
+
+
 def subclasses(
-    classes: Iterable[ast.ClassDef], qualified: Callable[[ast.expr], set[str]], known: frozenset[str]
+    classes: Iterable[ast.ClassDef],
+    qualified: Callable[[ast.expr], set[str]],
+    known: frozenset[str],
+    consumers: dict[str, str] | None = None,
 ) -> tuple[frozenset[str], dict[str, str]]:
-    """The file's module-level ``classes`` that subclass a Trainer of ``known`` (or of each other): those
-    that pass the flags through, and those that consume one, with why (qualified ``<file>.Name``)."""
+    """The file's module-level ``classes`` that subclass a Trainer of ``known`` (or of ``consumers``, which
+    consume flags, or of each other): those that pass the flags through, and those that consume one, with
+    why (qualified ``<file>.Name``)."""
     passing: set[str] = set(known)
-    consuming: dict[str, str] = {}
+    consuming: dict[str, str] = dict(consumers or {})
     pending = list(classes)
     changed = True
     while changed:  # a subclass of a subclass defined further down is found on a later round
@@ -54,7 +93,7 @@ def subclasses(
                 passing.add(name)
             pending.remove(node)
             changed = True
-    return frozenset(passing - known), consuming
+    return frozenset(passing - known), {k: why for k, why in consuming.items() if k.startswith(LOCAL)}
 
 
 def consumes(node: ast.ClassDef) -> str:
@@ -124,3 +163,36 @@ def _only_passed(init: ast.AST, name: ast.Name, kwargs: str) -> bool:
             key = child.slice
             return isinstance(key, ast.Constant) and isinstance(key.value, str) and key.value not in MODELLED
     return False
+
+
+def of_run(files: Iterable[tuple[Path, str]]) -> RunSubclasses:
+    """The Trainer subclasses the Python ``files`` (path, text) of a run define, for every other file of the
+    run (found a file at a time until a round finds no more: a subclass of another file's subclass)."""
+    from lightning_migrate.codemod.locate import locate  # (only for a run with a file that may define one)
+    from lightning_migrate.codemod.text import Text
+
+    trees = {}
+    for path, source in files:
+        if DEFINES.search(source):
+            try:
+                trees[path] = (ast.parse(source), Text(source))
+            except (SyntaxError, ValueError):
+                continue
+    found = NO_SUBCLASSES
+    while trees:
+        passing, consuming = set(found.passing), dict(found.consuming)
+        for path, (tree, text) in trees.items():
+            located = locate(tree, text, found)
+            own = {name for name in located.trainers if name.startswith(LOCAL)}
+            for module in module_names(path):
+                passing |= {name.replace(LOCAL, module, 1) for name in own}
+                consuming |= {
+                    k.replace(LOCAL, module, 1): why
+                    for k, why in located.consuming.items()
+                    if k.startswith(LOCAL)
+                }
+        more = RunSubclasses(frozenset(passing), tuple(sorted(consuming.items())))
+        if more == found:
+            return found
+        found = more
+    return found

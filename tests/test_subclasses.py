@@ -1,0 +1,79 @@
+"""Trainer subclasses a run's files define are Trainers in every file of the run (issue 11, item 3): their
+calls are migrated where the class passes the flags through, reported where it takes them itself, whichever
+file of the run defines the class and however another file imports it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from cli_helpers import run
+
+from lightning_migrate.codemod.trainers import module_names, of_run
+
+DEFINITIONS = '''import pytorch_lightning as pl
+
+
+class Runner(pl.Trainer):
+    """Logs more."""
+
+
+class Eager(Runner):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+
+
+class Fixed(pl.Trainer):
+    def __init__(self, gpus=1, **kwargs):
+        super().__init__(gpus=gpus, **kwargs)
+'''
+SCRIPT = """from mypkg.trainer import Eager, Fixed, Runner
+
+Runner(accelerator="ddp", gpus=2)
+Eager(distributed_backend="dp", gpus=2)
+Fixed(accelerator="ddp", gpus=2)
+"""
+SIBLING = 'from .trainer import Runner as R\n\nR(accelerator="ddp", gpus=2)\n'
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    (tmp_path / "mypkg").mkdir()
+    (tmp_path / "scripts").mkdir()
+    (tmp_path / "mypkg" / "__init__.py").write_text("")
+    (tmp_path / "mypkg" / "trainer.py").write_text(DEFINITIONS)
+    (tmp_path / "mypkg" / "run.py").write_text(SIBLING)
+    (tmp_path / "scripts" / "train.py").write_text(SCRIPT)
+    return tmp_path
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_subclass_another_file_defines_is_a_trainer(project: Path, jobs: str) -> None:
+    outcome = run("--target-version", "1.5", "--jobs", jobs, str(project))
+    assert outcome.code == 1
+    script = (project / "scripts" / "train.py").read_text()
+    assert 'Runner(strategy="ddp", gpus=2)' in script
+    assert 'Eager(strategy="dp", gpus=2)' in script  # a subclass of the subclass
+    assert 'Fixed(accelerator="ddp", gpus=2)' in script  # it takes `gpus=` itself: reported
+    assert (
+        "not rewritten: `Fixed` is a Trainer subclass and its `__init__` takes `gpus=` itself" in outcome.out
+    )
+    assert 'R(strategy="ddp", gpus=2)' in (project / "mypkg" / "run.py").read_text()  # a relative import
+
+
+def test_a_file_of_the_run_alone_knows_no_other_file(project: Path) -> None:
+    """Named alone, the script's classes are not known to be Trainers: nothing is guessed."""
+    outcome = run("--check", "--target-version", "1.5", str(project / "scripts" / "train.py"))
+    assert outcome.code == 0
+
+
+def test_module_names_are_every_way_to_import_a_file() -> None:
+    assert module_names(Path("src/mypkg/trainer.py")) == ["trainer", "mypkg.trainer", "src.mypkg.trainer"]
+    assert module_names(Path("mypkg/__init__.py")) == ["mypkg"]
+
+
+def test_the_run_knows_which_subclasses_pass_the_flags_through() -> None:
+    found = of_run([(Path("mypkg/trainer.py"), DEFINITIONS)])
+    assert {"mypkg.trainer.Runner", "trainer.Eager"} <= found.passing
+    assert dict(found.consuming)["mypkg.trainer.Fixed"] == "its `__init__` takes `gpus=` itself"
+    assert found.names == {"Runner", "Eager", "Fixed"}
