@@ -166,7 +166,7 @@ def of_option(flag: str, option: Option) -> tuple[Value, ...] | None:
                 continue
     if option.default is not MISSING:
         values.append(option.default)  # type: ignore[arg-type]
-    elif option.choices is None:
+    else:  # (argparse does not check a default against `choices`)
         values.append(None)  # argparse's own default
     return tuple(_unique(values))
 
