@@ -291,6 +291,8 @@ def _runtime(draw: st.DrawFn, flag: str, program: Program) -> str:
     """A value only known at run time, for ``flag``: its expression (its domain recorded in ``program``)."""
     form = draw(st.sampled_from(["option", "cfg", "param", "bound", "convert"]))
     anything = _unique((*DOMAINS[flag], *EXTRA[flag]))
+    if not DECOY_OPTIONS and form in ("option", "cfg"):  # never both `args.<flag>` and `cfg.<flag>`
+        form = "cfg" if f"cfg.{flag}" in program.domains else "option" if flag in program.options else form
     if form == "option" and flag not in program.options:
         line = draw(_option(flag))
         program.options[flag] = line
@@ -311,6 +313,8 @@ def _runtime(draw: st.DrawFn, flag: str, program: Program) -> str:
             return inner
         program.bound[f"n_{flag}"] = inner
         expr, values = f"n_{flag}", program.domains[inner]
+    elif form == "option":  # the option is there: read it again
+        expr, values = f"args.{flag}", argparse_values(program.options[flag], flag)
     elif form == "convert":
         inner = draw(_runtime(flag, program))
         if inner.startswith(("int(", "str(")):
