@@ -155,8 +155,14 @@ TRAINING_CONDITIONALS = 1
 #   unreported, though that branch alone is rewritten (test_a_silent_training_type_in_a_branch_is_reported):
 #   no such branch is written;
 SILENT_TRAINING_TYPES = ("ddp_cpu",)
-# - with --source-version, a second run re-reads the migrated call as code of that release
-#   (test_a_second_run_with_the_source_version_changes_nothing): counted apart (`Tally.unstable`).
+# - a rewrite that only adds a keyword has no finding (`tpu_cores=1` for 1.5 gains
+#   `strategy=TPUSpawnStrategy()` for 1.6; the CLI says "No deprecated Trainer flags")
+#   (test_a_rewrite_that_only_adds_a_keyword_is_reported): counted apart (`Tally.silent`);
+# - a second run is not always a fixed point (`Tally.unstable`, anything else fails): it reads the migrated
+#   call as code of an earlier release and re-spells the `strategy=` the first run wrote
+#   (test_a_second_run_with_the_source_version_changes_nothing,
+#   test_a_second_run_keeps_the_strategy_it_wrote), or it moves a run-time value the first run left at
+#   a keyword the target deprecates, reported as impossible (test_a_conditional_leaves_no_work_it_can_do).
 TRAINING_FLAGS = ("accelerator", "distributed_backend", "plugins", "strategy")
 
 
@@ -564,6 +570,25 @@ def _runtime_only(node: ast.expr, call: HoledCall) -> bool:
     return not isinstance(node, ast.IfExp) and not _is_literal(node, call)
 
 
+def _known_instability(first: HoledCall, second: HoledCall, target: Version) -> bool:
+    """Does the second run only re-spell the `strategy=` the first wrote, or move a run-time value the
+    first left at a keyword the target deprecates?"""
+    once = {flag: ast.unparse(node) for flag, node in first.keywords.items()}
+    twice = {flag: ast.unparse(node) for flag, node in second.keywords.items()}
+    respelled = set(once) == set(twice) and all(once[k] == twice[k] for k in once if k != "strategy")
+    moved = any(
+        flag not in twice and not current(flag, target) and not _is_literal(first.keywords[flag], first)
+        for flag in once
+    )
+    return respelled or moved
+
+
+def _only_added(old: HoledCall, new: HoledCall) -> bool:
+    """Does ``new`` keep every keyword of ``old`` as written (and add some)?"""
+    written = {flag: ast.unparse(node) for flag, node in new.keywords.items()}
+    return all(written.get(flag) == ast.unparse(node) for flag, node in old.keywords.items())
+
+
 def _bound_names(tree: ast.Module) -> set[str]:
     names = set(dir(builtins))
     for node in ast.walk(tree):
@@ -594,6 +619,7 @@ class Tally:
     unjudged: int = 0
     known_gaps: int = 0
     unstable: int = 0
+    silent: int = 0
 
     def count(self, kept: tuple[int, int, int]) -> None:
         self.substitutions += kept[0]
@@ -608,14 +634,18 @@ def check(text: str, target: Version, source: Version | None, unsafe: bool, tall
     result = migrate(text, target, source, unsafe)
     new = result.code
     tree = ast.parse(new)
-    if migrate(new, target, source, unsafe).code != new:
-        assert source is not None, "not a fixed point"
-        tally.unstable += 1  # (a known bug with --source-version, see the switches above)
+    again = migrate(new, target, source, unsafe).code
+    if again != new:  # two known bugs (see the switches above): counted apart, anything else fails
+        assert _known_instability(holed_calls(new)[0], holed_calls(again)[0], target), "not a fixed point"
+        tally.unstable += 1
     ((old_call, new_call),) = zip(holed_calls(text), holed_calls(new))
     tally.examples += 1
     run = (target, source, unsafe)
     if old_call.text != new_call.text:
         tally.rewritten += 1
+        if not any(f.fixable for f in result.findings):  # every rewrite is reported, but one known bug:
+            assert _only_added(old_call, new_call), f"a rewrite with no finding: {new_call.text}"
+            tally.silent += 1
         unbound = _names_read(new_call.text) - _bound_names(tree) - _names_read(old_call.text)
         assert not unbound, f"the rewrite reads {unbound}, which the file does not bind"
         tally.count(assert_kept(old_call, new_call, declared(text), run, result.findings))
@@ -777,3 +807,41 @@ def test_a_second_run_with_the_source_version_changes_nothing() -> None:
     once = migrate(text, release("1.6"), release("1.5")).code
     assert "strategy='ddp_spawn'" in once
     assert migrate(once, release("1.6"), release("1.5")).code == once
+
+
+@pytest.mark.xfail(
+    strict=True, reason="known bug: callsite.rewrite_findings has no rule for an added keyword"
+)
+def test_a_rewrite_that_only_adds_a_keyword_is_reported() -> None:
+    """`tpu_cores=1` written for 1.5 (spawned on one core) keeps its behaviour in 1.6 as
+    `tpu_cores=1, strategy=TPUSpawnStrategy()`: the rewrite is right, but nothing reports it."""
+    text = "import pytorch_lightning as pl\n\ntrainer = pl.Trainer(tpu_cores=1)\n"
+    result = migrate(text, release("1.6"), release("1.5"))
+    assert "strategy=TPUSpawnStrategy()" in result.code
+    assert any(f.fixable for f in result.findings)
+
+
+@pytest.mark.xfail(strict=True, reason="known bug: the migrated strategy means something else in 1.5")
+def test_a_second_run_keeps_the_strategy_it_wrote() -> None:
+    """For 1.6, `devices=n if a else -1, accelerator="ddp_cpu"` becomes `strategy="ddp_spawn"` (what
+    1.4/1.5 built: processes spawned on the CPU); a second run reads that as 1.5 code, where it was the
+    single-device strategy, and writes `strategy="single_device"` (LM006)."""
+    call = "pl.Trainer(devices=n if a else -1, accelerator='ddp_cpu')"
+    text = f"import pytorch_lightning as pl\n\ntrainer = {call}\n"
+    once = migrate(text, release("1.6")).code
+    assert "strategy='ddp_spawn'" in once
+    assert migrate(once, release("1.6")).code == once
+
+
+@pytest.mark.xfail(strict=True, reason="known bug: quantify._by_branch does not rank merges by work left")
+def test_a_conditional_leaves_no_work_it_can_do() -> None:
+    """For 1.7, `accelerator="ddp", tpu_cores=tpu_cores` becomes `strategy=TPUSpawnStrategy(),
+    accelerator="tpu", devices=tpu_cores`; written `accelerator="ddp" if c else "ddp"` it keeps
+    `tpu_cores=tpu_cores` and reports LM101 (no spelling keeps every value), which a second run then
+    moves: the branch merges are ranked by conditionals and cost, not by the deprecated keywords left."""
+    text = (
+        "import pytorch_lightning as pl\n\n\ndef build(tpu_cores: int):\n"
+        "    return pl.Trainer(accelerator='ddp' if c else 'ddp', tpu_cores=tpu_cores)\n"
+    )
+    result = migrate(text, release("1.7"))
+    assert "tpu_cores=tpu_cores" not in result.code, [f.code for f in result.findings]
