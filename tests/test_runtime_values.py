@@ -740,6 +740,15 @@ def test_an_option_with_choices_and_no_default_may_be_none() -> None:
         check(f"# values: args.gpus in (None, 1, 2, 4)\n{text}", target, None, False, Tally())
 
 
+def test_a_list_written_in_another_keywords_place_is_written_whole() -> None:
+    """`devices=[0, 1]` (from `gpus=`) took the place of `tpu_cores=[5]` and was written as what is left of
+    that list, `devices=[]`, which raises where the old call trained DDP on GPUs 0 and 1."""
+    text = _file("trainer = pl.Trainer(accelerator='ddp', tpu_cores=[5], gpus=[0, 1])")
+    result = migrate(text, release("1.7"))
+    assert "devices=[0, 1]" in result.code
+    check(text, release("1.7"), None, False, Tally())
+
+
 @pytest.mark.xfail(strict=True, reason="known bug: ranges.py narrows any `<x>.gpus` by the option `--gpus`")
 def test_an_attribute_of_another_object_is_not_narrowed_by_an_option() -> None:
     """`cfg.gpus` is not `args.gpus`: an option `--gpus` says nothing of it. (For 2.6 the codemod writes

@@ -158,7 +158,12 @@ def _reuse(
                 return call  # a name bound to the object: the codemod edits it where it is built
             assert isinstance(value, Obj)
             return rebuilt(call, value, new, quote, edited)
-    if isinstance(new, list) and isinstance(old, list) and isinstance(node, (cst.List, cst.Tuple)):
+    if (
+        isinstance(new, list)
+        and isinstance(old, list)
+        and isinstance(node, (cst.List, cst.Tuple))
+        and all(v in old for v in new)  # what is left of the list; another list is written anew
+    ):
         kept = [e for e, v in zip(node.elements, old) if v in new]
         if kept:
             kept[-1] = kept[-1].with_changes(comma=node.elements[-1].comma)
