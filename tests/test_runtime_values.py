@@ -158,10 +158,10 @@ MOVED_FLAGS = (
 # - the documented domains hold only whole counts of 1 or more for `num_processes=` and `num_nodes=`, no 0
 #   or core index written as a string for `tpu_cores=`, no count written as a string for `devices=` (which
 #   1.4 reads as an index) nor a one-index list but [0] for `devices=` (2.1 renumbered TPU cores from 0),
-#   and no int `precision=` but 16, 32, 64 (1.4's DeepSpeed took any), though an int, str or list source
-#   gives them and releases build them (as one CPU process, "no TPU", one TPU core) where the rewrite or
-#   the target raises or builds another core (test_values_the_domains_miss_are_kept): such substitutions
-#   are counted apart (`Tally.known_gaps`), not checked;
+#   and no `precision=` but 16, 32, 64 and strings (1.4's DeepSpeed took any, None too), though an int, str
+#   or list source gives them and releases build them (as one CPU process, "no TPU", one TPU core) where
+#   the rewrite or the target raises or builds another core (test_values_the_domains_miss_are_kept): such
+#   substitutions are counted apart (`Tally.known_gaps`), not checked;
 # - a conditional with a branch naming a training type the target does not warn about is left alone and
 #   unreported, though that branch alone is rewritten (test_a_silent_training_type_in_a_branch_is_reported):
 #   no such branch is written;
@@ -506,7 +506,7 @@ def known_gap(flags: dict[str, Value]) -> bool:
         or cores in (0, *map(str, range(8)))
         or (isinstance(devices, str) and devices.lstrip("-").isdigit())
         or (isinstance(devices, list) and len(devices) == 1 and devices[0] != 0)
-        or (type(precision) is int and precision not in (16, 32, 64))
+        or (not isinstance(precision, str) and precision not in (16, 32, 64))
     )
 
 
