@@ -113,7 +113,7 @@ def _fill(
 def _distance(old: Known, new: Known) -> int:
     if new == old:
         return 0
-    if isinstance(new, Choice) and isinstance(old, Choice):
+    if isinstance(new, Choice) and isinstance(old, Choice) and new.flag == old.flag:
         return 1  # the same conditional, its branches rewritten in place
     if isinstance(new, Obj) and any(derived(o, new) for o in _items(old)):
         return 1  # the same object under a new class name
@@ -131,8 +131,13 @@ def _reuse(
 ) -> cst.BaseExpression:
     if new == old:
         return node
-    if isinstance(new, Choice) and isinstance(old, Choice) and isinstance(node, cst.IfExp):
-        return _branches(node, old, new, quote, edited)
+    if (
+        isinstance(new, Choice)
+        and isinstance(old, Choice)
+        and new.flag == old.flag
+        and isinstance(node, cst.IfExp)
+    ):
+        return _branches(node, old, new, quote, edited)  # (another keyword's conditional is written anew)
     if isinstance(new, Obj):
         candidates = node.elements if isinstance(node, (cst.List, cst.Tuple)) else [cst.Element(node)]
         for element, value in zip(candidates, _items(old)):
@@ -146,7 +151,12 @@ def _reuse(
                 return call  # a name bound to the object: the codemod edits it where it is built
             assert isinstance(value, Obj)
             return rebuilt(call, value, new, quote, edited)
-    if isinstance(new, list) and isinstance(old, list) and isinstance(node, (cst.List, cst.Tuple)):
+    if (
+        isinstance(new, list)
+        and isinstance(old, list)
+        and isinstance(node, (cst.List, cst.Tuple))
+        and all(v in old for v in new)  # what is left of the list; another list is written anew
+    ):
         kept = [e for e, v in zip(node.elements, old) if v in new]
         if kept:
             kept[-1] = kept[-1].with_changes(comma=node.elements[-1].comma)
