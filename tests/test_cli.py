@@ -49,6 +49,15 @@ def test_inspect_a_file_reports_calls_it_cannot_read() -> None:
     assert "not inspected: `args.accelerator` is only known at run time" in out
 
 
+def test_inspect_a_file_stops_at_a_name_bound_to_itself(tmp_path: Path) -> None:
+    path = tmp_path / "train.py"
+    path.write_text('gpus = gpus\na = b\nb = a\nTrainer(gpus=gpus)\nTrainer(gpus=a, accelerator="ddp")\n')
+    code, out = run("inspect", "--file", str(path))
+    assert code == 0, out
+    assert "not inspected: `gpus` is only known at run time" in out
+    assert "not inspected: `a` is only known at run time" in out
+
+
 def test_inspect_needs_exactly_one_input() -> None:
     code, out = run("inspect")
     assert code == 2

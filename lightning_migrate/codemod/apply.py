@@ -116,8 +116,10 @@ def syntax_error(source: str) -> tuple[str, int, int] | None:
 def _as_arg(element: cst.BaseDictElement) -> cst.Arg:
     """``"key": value`` as ``key=value`` (keyword None when the key is not an identifier string)."""
     key = None
-    if isinstance(element, cst.DictElement) and isinstance(element.key, cst.SimpleString):
-        text = element.key.evaluated_value
+    if isinstance(element, cst.DictElement) and isinstance(
+        element.key, (cst.SimpleString, cst.ConcatenatedString)
+    ):
+        text = element.key.evaluated_value  # `"accel" "erator"` is the key `ast` read too
         if isinstance(text, str) and text.isidentifier():
             key = cst.Name(text)
     value = element.value if isinstance(element, cst.DictElement) else cst.Name("_")
@@ -131,7 +133,7 @@ def _as_element(arg: cst.Arg, original: cst.Dict, args: list[cst.Arg]) -> cst.Ba
             assert arg.keyword is not None
             if before.keyword is not None and arg.keyword.value == before.keyword.value:
                 return element.with_changes(comma=arg.comma)
-            key = element.key.with_changes(value=_requote(element.key, arg.keyword.value))
+            key = cst.SimpleString(_requote(element.key, arg.keyword.value))
             return element.with_changes(key=key, comma=arg.comma)
     assert arg.keyword is not None
     quote = next(
@@ -146,6 +148,8 @@ def _as_element(arg: cst.Arg, original: cst.Dict, args: list[cst.Arg]) -> cst.Ba
 
 
 def _requote(key: cst.BaseExpression, text: str) -> str:
+    while isinstance(key, cst.ConcatenatedString):  # `"accel" "erator"`: its first part's quotes
+        key = key.left
     quote = key.quote if isinstance(key, cst.SimpleString) else '"'
     prefix = key.prefix if isinstance(key, cst.SimpleString) else ""
     return f"{prefix}{quote}{text}{quote}"

@@ -102,17 +102,20 @@ def bound_once(tree: ast.AST) -> Names:
     return {name: values[0] for name, values in seen.items() if len(values) == 1}
 
 
-def literal(node: ast.expr, names: Names | None = None) -> Value:
+def literal(node: ast.expr, names: Names | None = None, followed: frozenset[str] = frozenset()) -> Value:
+    """The value of ``node``, following ``names`` (each once: `gpus = gpus` is a run-time value)."""
     names = names or {}
-    if isinstance(node, ast.Name) and node.id in names:
-        return literal(names[node.id], names)
+    if isinstance(node, ast.Name) and node.id in names and node.id not in followed:
+        return literal(names[node.id], names, followed | {node.id})
     if isinstance(node, ast.Call) and not node.args:
         name = _name(node.func)
         if name is None:
             raise NotLiteral(ast.unparse(node))
-        return Obj.of(name, **{k.arg: literal(k.value, names) for k in node.keywords if k.arg is not None})
+        return Obj.of(
+            name, **{k.arg: literal(k.value, names, followed) for k in node.keywords if k.arg is not None}
+        )
     if isinstance(node, (ast.List, ast.Tuple)):
-        return [literal(element, names) for element in node.elts]
+        return [literal(element, names, followed) for element in node.elts]
     try:
         value = ast.literal_eval(node)
     except ValueError as exc:

@@ -74,8 +74,11 @@ def cli_with_config(text: str, mode: str | None) -> Callable[[str], Any]:
             kwargs["run"] = False
         if mode == "trainer_class":
             kwargs["trainer_class"] = shim().Trainer
-        extra = [f"--trainer.default_root_dir={tmp}", "--trainer.logger=false"]
-        argv, sys.argv = sys.argv, ["cli", f"--config={config}", *extra]
+        # A second config, not `--trainer.logger=false`: jsonargparse 4.10 (Lightning 1.6) cannot read a
+        # logger from the command line ("Could not generate a config for 'false'").
+        extra = Path(tmp, "extra.yaml")
+        extra.write_text(f"trainer:\n  default_root_dir: {tmp}\n  logger: false\n")
+        argv, sys.argv = sys.argv, ["cli", f"--config={config}", f"--config={extra}"]
         try:
             if mode == "install":
                 with shim().installed():
