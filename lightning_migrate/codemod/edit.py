@@ -17,7 +17,7 @@ import libcst as cst
 
 from lightning_migrate.codemod.known import Choice, Known, RunTime, or_form
 from lightning_migrate.codemod.plan import derived
-from lightning_migrate.codemod.slots import SLOTS
+from lightning_migrate.codemod.slots import Placement, distance, items, place
 from lightning_migrate.semantics.model import Obj
 
 
@@ -36,29 +36,21 @@ def edit_arguments(
 ) -> Edited:
     """``args`` with the flags in ``old`` rewritten to ``new`` (both: the modelled flags only)."""
     edited = Edited([])
-    changed = {k for k in old if k not in new or new[k] != old[k]}
-    unplaced = [k for k in new if k not in old or k in changed]
-    # A strategy added only to keep the launcher (`gpus=2` -> ... `strategy="ddp_spawn"`) goes beside the
-    # devices rather than after unrelated arguments.
-    homeless = not any("strategy" in SLOTS.get(k, (k,)) for k in changed)
-    # A strategy object the user built takes the place of the argument that held it, so the very node
-    # (or the name bound to it) is reused.
-    home = next(
-        (k for k in changed if any(derived(item, new.get("strategy")) for item in _items(old[k]))), None
-    )
+    written = [a.keyword.value for a in args if a.keyword is not None]
+    placements = place([*written, *(k for k in old if k not in written)], old, new)
+    unplaced = set(placements.appended)
+    for placement in placements.changed:
+        if placement.key not in written:  # (not an argument here: its new flags go after the others)
+            unplaced.update(placement.slot)
+    slots = {p.key: p for p in placements.changed if p.key in written}
     for arg in args:
         key = arg.keyword.value if arg.keyword is not None else None
-        if key is None or key not in changed:
+        if key is None or key not in slots:
             edited.args.append(arg)
             continue
-        slots = SLOTS.get(key, (key,))
-        if homeless and slots == ("accelerator", "devices"):
-            slots = (*slots, "strategy")
-        slot = [k for k in slots if k in unplaced and (k != "strategy" or home in (None, key))]
-        unplaced = [k for k in unplaced if k not in slot]
-        edited.args.extend(_fill(arg, old[key], slot, new, quote, edited))
+        edited.args.extend(_fill(arg, old[key], slots[key], new, quote, edited))
     position = next((i for i, a in enumerate(edited.args) if a.star), len(edited.args))
-    edited.args[position:position] = [_fresh(k, new[k], quote, edited, None) for k in unplaced]
+    edited.args[position:position] = [_fresh(k, new[k], quote, edited, None) for k in new if k in unplaced]
     edited.args = _commas(
         edited.args,
         _separator(args),
@@ -89,41 +81,22 @@ def _with_comment(arg: cst.Arg, comment: cst.Comment | None) -> cst.Arg:
 
 
 def _fill(
-    arg: cst.Arg, old: Known, keys: list[str], new: Mapping[str, Known], quote: str, edited: Edited
+    arg: cst.Arg, old: Known, placement: Placement, new: Mapping[str, Known], quote: str, edited: Edited
 ) -> list[cst.Arg]:
-    """The arguments for ``keys`` in the slot of ``arg``; the one closest to the old value takes over the
+    """The arguments that take the place of ``arg``; the heir (closest to the old value) takes over the
     argument, and every one made of parts of the old value (``plugins=[DDPPlugin(), env]`` split into
     ``plugins=[env]`` and ``strategy=DDPStrategy()``) reuses those parts."""
-    if not keys:
-        return []
-    heir = min(keys, key=lambda k: _distance(old, new[k]))
     out = []
-    for key in keys:
-        if key == heir:
+    for key in placement.slot:
+        if key == placement.heir:
             value = _reuse(arg.value, old, new[key], quote, edited, key)
             out.append(arg.with_changes(keyword=cst.Name(key), value=value))
-        elif _distance(old, new[key]) < 3:
+        elif distance(old, new[key]) < 3:
             value = _reuse(arg.value, old, new[key], quote, edited, key)
             out.append(_fresh(key, value, quote, edited, arg))
         else:
             out.append(_fresh(key, new[key], quote, edited, arg))
     return out
-
-
-def _distance(old: Known, new: Known) -> int:
-    if new == old:
-        return 0
-    if isinstance(new, Choice) and isinstance(old, Choice) and new.flag == old.flag:
-        return 1  # the same conditional, its branches rewritten in place
-    if isinstance(new, Obj) and any(derived(o, new) for o in _items(old)):
-        return 1  # the same object under a new class name
-    if isinstance(new, list) and isinstance(old, list) and all(v in old for v in new):
-        return 2  # what is left of a list
-    return 3
-
-
-def _items(value: Known) -> list[Known]:
-    return list(value) if isinstance(value, list) else [value]
 
 
 def _reuse(
@@ -140,7 +113,7 @@ def _reuse(
         return _branches(node, old, new, quote, edited)  # (another keyword's conditional is written anew)
     if isinstance(new, Obj):
         candidates = node.elements if isinstance(node, (cst.List, cst.Tuple)) else [cst.Element(node)]
-        for element, value in zip(candidates, _items(old)):
+        for element, value in zip(candidates, items(old)):
             call = element.value
             if not derived(value, new) or not isinstance(call, (cst.Call, cst.Name, cst.Attribute)):
                 continue

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from lightning_migrate.codemod.known import Known
+from lightning_migrate.codemod.known import Choice, Known
 from lightning_migrate.codemod.plan import RENAMED_KEYWORDS, derived
 from lightning_migrate.semantics.model import Obj
 
@@ -34,6 +34,7 @@ class Placement:
     key: str  # an old flag that changes
     heir: str | None  # the new flag written in its place (None: the old flag goes)
     beside: tuple[str, ...]  # new flags written right after it
+    slot: tuple[str, ...] = ()  # heir and beside in the slot's order (a call's arguments are written so)
 
 
 @dataclass(frozen=True)
@@ -59,13 +60,17 @@ def place(order: Sequence[str], old: Mapping[str, Known], new: Mapping[str, Know
         slot = [k for k in slots if k in unplaced and (k != "strategy" or home in (None, key))]
         unplaced = [k for k in unplaced if k not in slot]
         heir = min(slot, key=lambda k: distance(old[key], new[k])) if slot else None
-        placements.append(Placement(key, heir, tuple(k for k in slot if k != heir)))
+        placements.append(Placement(key, heir, tuple(k for k in slot if k != heir), tuple(slot)))
     return Placements(tuple(placements), tuple(unplaced))
 
 
 def distance(old: Known, new: Known) -> int:
+    """How far the new value ``new`` is from the old value ``old``: the nearest takes over the old flag's
+    place (0: the same; 1: the same conditional or object, edited; 2: part of a list; 3: unrelated)."""
     if new == old:
         return 0
+    if isinstance(new, Choice) and isinstance(old, Choice) and new.flag == old.flag:
+        return 1  # the same conditional, its branches rewritten in place (another keyword's is not)
     if isinstance(new, Obj) and any(derived(o, new) for o in items(old)):
         return 1  # the same object under a new class name
     if isinstance(new, list) and isinstance(old, list) and all(v in old for v in new):
