@@ -52,14 +52,14 @@ import ast
 import builtins
 import contextlib
 import io
-import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import pytest
-from hypothesis import HealthCheck, given, note, settings
+from hypothesis import given, note
 from hypothesis import strategies as st
 from runtime_calls import HoledCall, choices, declared, evaluate, holed_calls
+from searches import search_settings
 
 from lightning_migrate.codemod.callparse import NotLiteral, literal
 from lightning_migrate.codemod.domains import DOMAINS
@@ -677,17 +677,6 @@ def check(text: str, target: Version, source: Version | None, unsafe: bool, tall
 # --- the searches -------------------------------------------------------------------------------------------
 
 
-def _settings(examples: int) -> settings:
-    """``LM_EXAMPLES`` scales every search (e.g. ``LM_EXAMPLES=20`` for twenty times the examples)."""
-    scale = float(os.environ.get("LM_EXAMPLES", "1"))
-    return settings(
-        max_examples=int(examples * scale),
-        derandomize=True,
-        deadline=None,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-    )
-
-
 SOURCES = st.sampled_from([None, None, *RELEASES[:-1]])
 
 
@@ -695,7 +684,7 @@ SOURCES = st.sampled_from([None, None, *RELEASES[:-1]])
 def test_every_rewrite_keeps_the_call_for_every_value(unsafe: bool) -> None:
     tally = Tally()
 
-    @_settings(1000)
+    @search_settings(1000)
     @given(programs(), st.sampled_from(TARGETS), SOURCES)
     def search(text: str, target: Version, source: Version | None) -> None:
         note(text)

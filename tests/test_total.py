@@ -5,11 +5,10 @@ Trainer as written."""
 
 from __future__ import annotations
 
-import os
-
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
+from searches import search_settings
 
 from lightning_migrate.codemod.plan import MACHINES, PACKAGE_MACHINES, Refusal, Rewrite, plan
 from lightning_migrate.semantics import Obj, Unmodelled, constructors, interpret
@@ -83,20 +82,9 @@ def _answers(flags: dict[str, object], release: Version, machine: Hardware) -> N
         assert str(refusal).startswith(f"the model does not judge `{refusal.flag}=")
 
 
-def _settings(examples: int) -> settings:
-    """``LM_EXAMPLES`` scales every search (e.g. ``LM_EXAMPLES=20`` for twenty times the examples)."""
-    scale = float(os.environ.get("LM_EXAMPLES", "1"))
-    return settings(
-        max_examples=int(examples * scale),
-        derandomize=True,
-        deadline=None,
-        suppress_health_check=[HealthCheck.too_slow],
-    )
-
-
 @pytest.mark.parametrize("release", RELEASES, ids=str)
 def test_interpret_answers_every_value_of_every_keyword(release: Version) -> None:
-    @_settings(250)
+    @search_settings(250)
     @given(_calls(release), MACHINE)
     def check(flags: dict[str, object], machine: Hardware) -> None:
         _answers(flags, release, machine)
@@ -124,7 +112,7 @@ def test_values_found_unmodelled_are_answered(flags: dict[str, object], release:
         _answers(flags, release, machine)
 
 
-@_settings(400)
+@search_settings(400)
 @given(_calls(RELEASES[0]), st.sampled_from(["1.5", "1.9", "2.6"]))
 def test_the_planner_refuses_what_the_model_does_not_judge(flags: dict[str, object], target: str) -> None:
     decision = plan(flags, Version.parse(target))  # type: ignore[arg-type]
@@ -140,7 +128,7 @@ def test_an_unmodelled_value_is_refused_with_its_reason() -> None:
     assert "num_nodes=None" in decision.message
 
 
-@_settings(300)
+@search_settings(300)
 @given(_calls(RELEASES[0]), st.sampled_from(RELEASES), MACHINE)
 def test_the_shim_hands_what_the_model_does_not_judge_to_the_trainer(
     flags: dict[str, object], installed: Version, machine: Hardware

@@ -115,6 +115,19 @@ class Model(harness.lightning().LightningModule):  # type: ignore[misc]
 def lightning_cli(trainer_config: dict[str, Any], mode: str | None) -> Callable[[str], Any]:
     """``make(tmp)`` for ``build``: LightningCLI with ``trainer_config`` in a config file, through the shim
     (``mode``: installed, or its Trainer as ``trainer_class``) or without it (None)."""
+
+    def configs(tmp: str) -> list[Path]:
+        config = Path(tmp, "config.json")  # JSON is YAML
+        trainer = {**trainer_config, "default_root_dir": tmp, "logger": False, "max_epochs": 1}
+        config.write_text(json.dumps({"trainer": trainer}))
+        return [config]
+
+    return cli_reading(configs, mode)
+
+
+def cli_reading(configs: Callable[[str], list[Path]], mode: str | None) -> Callable[[str], Any]:
+    """``make(tmp)`` for ``build``: LightningCLI reading the config files ``configs(tmp)`` writes (in turn,
+    each over the one before), through the shim (``mode``) or not (None); it builds the Trainer only."""
     cli = importlib.import_module(f"{harness.ROOT}.{CLI_MODULE}")
     registry = getattr(cli, "LR_SCHEDULER_REGISTRY", None)
     if registry is not None and not registry:
@@ -129,15 +142,12 @@ def lightning_cli(trainer_config: dict[str, Any], mode: str | None) -> Callable[
             """1.4 runs `fit` from `__init__`: here nothing is trained."""
 
     def make(tmp: str) -> Any:
-        config = Path(tmp, "config.json")  # JSON is YAML
-        trainer = {**trainer_config, "default_root_dir": tmp, "logger": False, "max_epochs": 1}
-        config.write_text(json.dumps({"trainer": trainer}))
         kwargs: dict[str, Any] = {"save_config_callback": None}
         if "run" in inspect.signature(cli.LightningCLI.__init__).parameters:
             kwargs["run"] = False
         if mode == "trainer_class":
             kwargs["trainer_class"] = shim().Trainer
-        argv, sys.argv = sys.argv, ["cli", f"--config={config}"]
+        argv, sys.argv = sys.argv, ["cli", *(f"--config={path}" for path in configs(tmp))]
         try:
             if mode == "install":
                 with shim().installed():

@@ -8,18 +8,14 @@ Only the Trainer is built (``run=False``; 1.4's ``fit`` step is a no-op here).""
 
 from __future__ import annotations
 
-import importlib
-import inspect
-import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import harness
 import pytest
 from conftest import AGREEMENT
-from test_shim_cli import CLI_MODULE, MODES, RELEASE, Model, build, check_trainer_class, meaning_1_5, shim
+from test_shim_cli import MODES, RELEASE, build, check_trainer_class, cli_reading, meaning_1_5
 
 from lightning_migrate.codemod.runner import Options, process_file
 from lightning_migrate.semantics import Hardware, Setup
@@ -56,38 +52,17 @@ CONFIGS = {
 def cli_with_config(text: str, mode: str | None) -> Callable[[str], Any]:
     """``make(tmp)`` for ``build``: LightningCLI reading the config file ``text``, through the shim
     (``mode``) or not (None)."""
-    cli = importlib.import_module(f"{harness.ROOT}.{CLI_MODULE}")
-    registry = getattr(cli, "LR_SCHEDULER_REGISTRY", None)
-    if registry is not None and not registry:  # see test_shim_cli.lightning_cli
-        base = importlib.import_module("torch.optim.lr_scheduler")._LRScheduler
-        registry(type("OldStyleScheduler", (base,), {}))
 
-    class CLI(cli.LightningCLI):  # type: ignore[misc,name-defined]
-        def fit(self, *args: Any, **kwargs: Any) -> None:
-            """1.4 runs `fit` from `__init__`: here nothing is trained."""
-
-    def make(tmp: str) -> Any:
+    def configs(tmp: str) -> list[Path]:
         config = Path(tmp, "config.yaml")
         config.write_text(text)
-        kwargs: dict[str, Any] = {"save_config_callback": None}
-        if "run" in inspect.signature(cli.LightningCLI.__init__).parameters:
-            kwargs["run"] = False
-        if mode == "trainer_class":
-            kwargs["trainer_class"] = shim().Trainer
         # A second config, not `--trainer.logger=false`: jsonargparse 4.10 (Lightning 1.6) cannot read a
         # logger from the command line ("Could not generate a config for 'false'").
         extra = Path(tmp, "extra.yaml")
         extra.write_text(f"trainer:\n  default_root_dir: {tmp}\n  logger: false\n")
-        argv, sys.argv = sys.argv, ["cli", f"--config={config}", f"--config={extra}"]
-        try:
-            if mode == "install":
-                with shim().installed():
-                    return CLI(Model, **kwargs).trainer
-            return CLI(Model, **kwargs).trainer
-        finally:
-            sys.argv = argv
+        return [config, extra]
 
-    return make
+    return cli_reading(configs, mode)
 
 
 def migrated(text: str) -> tuple[str, list[str]]:
