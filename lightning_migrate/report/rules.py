@@ -75,10 +75,11 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "LM007",
         "removed-keywords",
-        "a keyword Lightning 2.0 removed: `replace_sampler_ddp=` is `use_distributed_sampler=`, the apex"
-        " flags `amp_backend=`/`amp_level=` are gone",
+        "a keyword the target no longer takes as written: `replace_sampler_ddp=` is"
+        " `use_distributed_sampler=` from 2.0; `amp_level=` without `amp_backend='apex'` (ignored until 1.4)"
+        " raises from 1.5, and 2.0 removed both apex flags",
         "",
-        "2.0",
+        "",
         _CHANGELOG + "16829",
     ),
     Rule("LM100", "rejected-call", "the target release rejects this call as written", fixable=False),
