@@ -26,11 +26,11 @@ from lightning_migrate.semantics.model import Value
 # was GPU index 2 in 1.4 and two GPUs from 1.5), so they are there whenever the file does not rule them out.
 DOMAINS: dict[str, tuple[Value, ...]] = {
     "gpus": (None, 0, 1, 2, 8, -1, "0", "1", "2", "0,1", "-1", [0], [1], [0, 1], [1, 3]),
-    "tpu_cores": (None, 1, 8, [1], [5], "1", "8"),
-    "num_processes": (1, 2, 4),
-    "devices": (None, 1, 2, 8, -1, "auto", "0,1", [0], [0, 1]),
-    "num_nodes": (1, 2, 4),
-    "precision": (16, 32, 64, "16", "32", "bf16", "16-mixed", "bf16-mixed", "32-true"),
+    "tpu_cores": (None, 0, 1, 8, [1], [5], "1", "5", "8"),
+    "num_processes": (1, 2, 4, 0, -1),
+    "devices": (None, 1, 2, 8, -1, "auto", "2", "0,1", [0], [1], [0, 1]),
+    "num_nodes": (1, 2, 4),  # (below 1: the model judges no such value in 1.4 and 1.5, nor trains anyone)
+    "precision": (None, 16, 32, 64, "16", "32", "bf16", "16-mixed", "bf16-mixed", "32-true"),
     "auto_select_gpus": (False, True),
     "sync_batchnorm": (False, True),
     "replace_sampler_ddp": (True, False),
