@@ -50,18 +50,18 @@ old flags, each with the kind of its value: ``<str>``/``<int>``/``<list>``... (l
 Keywords outside the model tables (``progress_bar_refresh_rate=``, ``resume_from_checkpoint=`` ...) are not
 counted at all.
 
-Reproducing the corpus numbers. The corpus is a set of public projects (2020-2023 commits written for
-Lightning 0.6-1.8) brought in with the session's ``fetch`` tool and extracted outside this repository
-(``/work/corpus``, one folder ``owner+name`` per project; its ``MANIFEST.tsv`` names each repository and
-commit, and nothing of it is committed here); this script only takes a path. With the package installed in
-``.venv`` (the census imports its model tables), from the repository root::
+Reproducing the corpus numbers. The corpus is 80 public projects (2020-2023 commits written for Lightning
+0.6-1.8), named with their commits in ``benchmarks/projects.tsv`` and fetched at run time by
+``benchmarks/projects.py`` (nothing of them is committed here); this script only takes a path. With the
+package installed in ``.venv`` (the census imports its model tables), from the repository root::
 
-    .venv/bin/python benchmarks/census.py /work/corpus          # targets 1.5, 1.7, 2.6
+    .venv/bin/python benchmarks/projects.py /tmp/projects     # about a minute; 800 MB
+    .venv/bin/python benchmarks/census.py /tmp/projects       # targets 1.5, 1.7, 2.6
     for t in 1.5 1.7 2.6; do
-      copy=/tmp/corpus-$t && rm -rf $copy && cp -r /work/corpus $copy
+      copy=/tmp/projects-$t && rm -rf $copy && cp -r /tmp/projects $copy
       .venv/bin/lightning-migrate $copy --target-version $t -j 2 -q      # rewrites the copy in place
-      .venv/bin/python benchmarks/census.py /work/corpus --after $copy --target-version $t --shapes 15
-      .venv/bin/lightning-migrate --check --output-format json /work/corpus --target-version $t >check-$t.json
+      .venv/bin/python benchmarks/census.py /tmp/projects --after $copy --target-version $t --shapes 15
+      .venv/bin/lightning-migrate --check --output-format json /tmp/projects --target-version $t >$t.json
     done
 
 Each census run takes a few seconds (the files are read once; those without ``Trainer``/``LightningCLI`` in
