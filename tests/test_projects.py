@@ -18,7 +18,8 @@ def test_the_manifest_pins_each_project_once() -> None:
     assert len(rows) == 80
     assert len({repo for repo, _ in rows}) == len(rows)
     for repo, commit in rows:
-        assert re.fullmatch(r"[\w.-]+/[\w.-]+", repo) and re.fullmatch(r"[0-9a-f]{40}", commit), repo
+        assert re.fullmatch(r"[\w.-]+/[\w.-]+", repo), repo
+        assert re.fullmatch(r"[0-9a-f]{40}", commit), repo
 
 
 def _repository(path: Path) -> str:
