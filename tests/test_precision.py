@@ -1,11 +1,14 @@
 """Precision in the model: what each release trains with, the precision plugins' constructors, and that the
-same training compares equal across releases (the real releases are the judge in tests/real)."""
+same training compares equal across releases (the real releases are the judge in tests/real); and what the
+planner says where precision stops a rewrite."""
 
 from __future__ import annotations
 
 import pytest
 
+from lightning_migrate.codemod.plan import Refusal, plan
 from lightning_migrate.semantics import Hardware, Obj, Precision, Rejected, Setup, interpret
+from lightning_migrate.semantics.model import Value, release
 from lightning_migrate.semantics.render import render
 
 GPUS = Hardware(cuda=2)
@@ -148,3 +151,15 @@ def test_sharded_amp_runs_the_strategys_autocast(flags: dict, version: str) -> N
     # (Sharded/FullySharded)NativeMixedPrecisionPlugin: no autocast device of its own
     fairscale = Hardware(cuda=2, installed=frozenset({"fairscale"}))
     assert precision(flags, version, fairscale) == Precision("16-mixed")
+
+
+def test_a_refusal_names_the_machine_where_the_closest_rewrite_breaks() -> None:
+    """`accelerator="gpu", precision=16` autocast on "cuda" on an Apple GPU in 1.7-1.9 (so not at all), on
+    the GPU itself in 2.x: no 2.x spelling keeps it, and the refusal says so of that machine, not of a CUDA
+    one where `use_distributed_sampler=False` keeps everything."""
+    flags: dict[str, Value] = {"devices": 1, "accelerator": "gpu", "precision": 16}
+    flags["replace_sampler_ddp"] = False
+    decision = plan(flags, release("2.6"))
+    assert isinstance(decision, Refusal)
+    assert decision.code == "LM103"
+    assert "precision 16-mixed (autocast on cuda) on Apple MPS" in decision.message

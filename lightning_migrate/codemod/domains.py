@@ -27,7 +27,7 @@ from lightning_migrate.semantics.model import Value
 DOMAINS: dict[str, tuple[Value, ...]] = {
     "gpus": (None, 0, 1, 2, 8, -1, "0", "1", "2", "0,1", "-1", [0], [1], [0, 1], [1, 3]),
     "tpu_cores": (None, 0, 1, 8, [1], [5], "1", "5", "8"),
-    "num_processes": (1, 2, 4, 0, -1),
+    "num_processes": (1, 2, 4, 0, -1, "2"),  # ("2": ignored by 1.4 and 1.5, two processes from 1.6)
     "devices": (None, 1, 2, 8, -1, "auto", "2", "0,1", [0], [1], [0, 1]),
     "num_nodes": (1, 2, 4),  # (below 1: the model judges no such value in 1.4 and 1.5, nor trains anyone)
     "precision": (None, 16, 32, 64, "16", "32", "bf16", "16-mixed", "bf16-mixed", "32-true"),
@@ -141,12 +141,24 @@ def of_annotation(flag: str, annotation: ast.expr | None, default: object) -> tu
         return None
     kinds = _kinds(annotation) if annotation is not None else None
     values = [value for value in whole if kinds is None or _kind(value) in kinds]
+    for kind in sorted(kinds or ()):
+        if not any(_kind(value) == kind for value in whole):  # (`num_processes: str`: not its kind, but
+            values += KIND_VALUES[kind]  # what the call is handed: judged as it comes)
     if default is not MISSING and (default is None or isinstance(default, (bool, int, float, str, list))):
         values.append(default)
     return tuple(_unique(values)) or None
 
 
 _KIND_NAMES = {"int": "int", "str": "str", "float": "float", "bool": "bool", "None": "None"}
+# Values of each kind an annotation may name, for a flag whose domain has none of that kind.
+KIND_VALUES: dict[str, tuple[Value, ...]] = {
+    "int": (0, 1, 2, -1),
+    "float": (1.0, 2.0),
+    "str": ("0", "1", "2", "-1", "0,1"),
+    "bool": (False, True),
+    "list": ([0], [1], [0, 1]),
+    "None": (None,),
+}
 _SEQUENCES = frozenset({"list", "List", "Sequence", "tuple", "Tuple", "MutableSequence"})
 
 
@@ -262,7 +274,7 @@ def of_option(flag: str, option: Option) -> Domain | None:
 TRAINER_OPTIONS: dict[str, tuple[Value, ...]] = {
     "gpus": (None, 0, 1, 2, 8, -1, "0,1"),
     "tpu_cores": (None, 1, 8, "1,2"),
-    "num_processes": (1, 2, 4),
+    "num_processes": (1, 2, 4, 0, -1),
     "num_nodes": (1, 2, 4),
 }
 

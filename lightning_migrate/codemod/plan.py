@@ -241,7 +241,7 @@ def _plan(
             worded, notes = _precision_words(candidate, keep, target, same)
             rewritten: dict[str, Known] = dict(worded)
             return Rewrite(rewritten, kept_from, _changes(worded, keep, target, fields), notes, left)
-    return _changed_argument(flags, sources, target) or _why_not(flags, keep, target)
+    return _changed_argument(flags, sources, target) or _why_not(flags, keep, target, candidates, same)
 
 
 # 2.0 names precisions by what they do; the old numbers still work there but warn (16, "bf16") or say less.
@@ -505,7 +505,13 @@ def _ambiguous(built: Mapping[Version, Setup], machine: Hardware) -> Refusal:
 
 
 def describe(setup: Setup) -> str:
-    return f"{setup.accelerator} x{setup.num_devices}, {setup.strategy}"
+    said = f"{setup.accelerator} x{setup.num_devices}, {setup.strategy}"
+    precision = setup.precision
+    if precision.value != "32-true":
+        said += f", precision {precision.value}"
+    if precision.device not in (None, setup.accelerator):  # (1.7-1.9 autocast on "cuda" on an Apple GPU)
+        said += f" (autocast on {precision.device})"
+    return said
 
 
 def _keeps(candidate: Mapping[str, Value], keep: Behaviour, target: Version, same: Same) -> bool:
@@ -540,8 +546,21 @@ def difference(
     return None
 
 
-def _why_not(flags: Mapping[str, Value], keep: Behaviour, target: Version) -> Refusal:
-    machine, setup = next((m, s) for m, s in keep.items() if s is not None)
+def _why_not(
+    flags: Mapping[str, Value],
+    keep: Behaviour,
+    target: Version,
+    candidates: Sequence[Mapping[str, Value]],
+    same: Same,
+) -> Refusal:
+    """Why no candidate keeps ``keep``, said of a machine where the closest candidate (the one that keeps
+    the most machines; the cheapest of those) breaks it."""
+    built = [m for m, s in keep.items() if s is not None]
+    failing = [[m for m in built if difference(c, {m: keep[m]}, target, same)] for c in candidates[:_CLOSEST]]
+    closest = min(failing, key=len) if failing else []
+    machine = closest[0] if closest else built[0]
+    setup = keep[machine]
+    assert setup is not None
     missing = why_not(setup, target)
     if missing.startswith(f"Lightning {target} has no"):
         return Refusal("LM103", f"{missing}; this call builds {describe(setup)} on {machine.describe()}")
@@ -556,6 +575,7 @@ def _why_not(flags: Mapping[str, Value], keep: Behaviour, target: Version) -> Re
 
 # --- candidate rewrites -----------------------------------------------------------------------------------
 
+_CLOSEST = 24  # the cheapest candidates, weighed for the machine a refusal names
 _REMOVED = object()  # an edit's value that deletes the flag
 Edit = dict[str, object]
 
