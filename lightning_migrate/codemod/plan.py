@@ -16,7 +16,7 @@ With ``unsafe`` (``--unsafe-fixes``) the judge lets through the defaults Lightni
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Union
 
@@ -206,26 +206,32 @@ _PLANS: dict[object, Decision] = {}
 def _plan(
     flags: dict[str, Value], target: Version, source: Version | None, unsafe: bool, since: Version
 ) -> Decision:
-    rejected = [interpret(flags, target, m).outcome for m in machines(flags)]
     if source is None and not _legacy_in(flags, target, since):
         # Not old usage. A call the target rejects everywhere is reported only where it is in another
         # release's words (`strategy="fsdp_native"` for 1.5); one that no release builds, or whose every
         # value the target takes on its own (`strategy="ddp_spawn", accelerator="tpu"`), is an error-path
         # test or a bug of its own, not this codemod's business.
-        if all(isinstance(outcome, Rejected) for outcome in rejected) and (
+        # (lazily: a modern call builds on some machine, and the first that builds settles it)
+        if all(isinstance(interpret(flags, target, m).outcome, Rejected) for m in machines(flags)) and (
             _foreign(flags, target, RELEASES) or _unmodelled_hardware(flags)
         ):
             machine = reported_on(flags)
-            where = machines(flags).index(machine)
             return Refusal(
                 "LM100",
                 f"Lightning {target} rejects this call on every machine; on {machine.describe()} it"
-                f" raises {rejected[where]}",
+                f" raises {interpret(flags, target, machine).outcome}",
             )
         return Unchanged()
     sources = (source,) if source else tuple(r for r in RELEASES if since <= r < target) or (since,)
     behaviour = _behaviour(flags, sources)
     if isinstance(behaviour, Refusal):
+        if (
+            source is not None
+            and behaviour.code == "LM100"
+            and _built(flags, [target])
+            and not _legacy_in(flags, target, since)
+        ):
+            return Unchanged()  # the source never built it; in the target's form: code for the target
         return _changed_argument(flags, sources, target) or behaviour
     keep, kept_from = behaviour
     fields = modernizable(flags, target) if unsafe else ()
@@ -234,13 +240,19 @@ def _plan(
     if unsafe:  # among equally small edits, the plainest spelling (`"ddp"`, not `"ddp_find_unused_..."`)
         candidates.sort(key=lambda c: (_cost(flags, c), len(repr(c.get("strategy", "")))))
     left = _deprecated_families(keep, target)
-    for candidate in candidates:
-        if _keeps(candidate, keep, target, same):
-            if candidate == flags:
-                return Unchanged()
-            worded, notes = _precision_words(candidate, keep, target, same)
-            rewritten: dict[str, Known] = dict(worded)
-            return Rewrite(rewritten, kept_from, _changes(worded, keep, target, fields), notes, left)
+    keeping: Iterable[dict[str, Value]] = (c for c in candidates if _keeps(c, keep, target, same))
+    if source is not None:
+        # A second run reads the rewrite as the source's code again: one that means the same there, or that
+        # the source never built, is left alone then (`accelerator="ddp_cpu"` with one process was ddp_spawn
+        # in 1.5, and `strategy="ddp_spawn"` alone the single-device strategy: for 1.6 it is written
+        # `strategy="ddp_spawn", accelerator="cpu"`, which 1.5 reads as 1.6 does).
+        keeping = sorted(keeping, key=lambda c: rereads_otherwise(c, keep, source, same))  # (cheapest first)
+    for candidate in keeping:
+        if candidate == flags:
+            return Unchanged()
+        worded, notes = _precision_words(candidate, keep, target, same)
+        rewritten: dict[str, Known] = dict(worded)
+        return Rewrite(rewritten, kept_from, _changes(worded, keep, target, fields), notes, left)
     return _changed_argument(flags, sources, target) or _why_not(flags, keep, target, candidates, same)
 
 
@@ -512,6 +524,12 @@ def describe(setup: Setup) -> str:
     if precision.device not in (None, setup.accelerator):  # (1.7-1.9 autocast on "cuda" on an Apple GPU)
         said += f" (autocast on {precision.device})"
     return said
+
+
+def rereads_otherwise(candidate: Mapping[str, Value], keep: Behaviour, source: Version, same: Same) -> bool:
+    """Would ``candidate``, read again as code of ``source`` (a second run with --source-version), build
+    something other than ``keep`` there? (A call the source never built is left alone then.)"""
+    return _built(candidate, [source]) and not _keeps(candidate, keep, source, same)
 
 
 def _keeps(candidate: Mapping[str, Value], keep: Behaviour, target: Version, same: Same) -> bool:

@@ -41,6 +41,7 @@ from lightning_migrate.codemod.plan import (
     difference,
     modernizable,
     modernized,
+    rereads_otherwise,
     token,
 )
 from lightning_migrate.semantics.model import RELEASES, Obj, Value, Version
@@ -104,6 +105,8 @@ def _plan_over(
     templates = _templates(flags, found, cases, target, unsafe)
     # a rewrite that leaves no deprecated keyword behind first, then the smallest edit
     ranked = sorted(templates, key=lambda t: len(_left(t, target)))
+    if source is not None:  # then one a second run, reading it as the source's code, leaves alone
+        ranked.sort(key=lambda t: (len(_left(t, target)), _rereads_otherwise(t, cases, source)))
     winner = next((t for t in ranked if not _broken(t, cases, target, first=True)), None)
     choices = _choices(flags, found, cases, target, source, unsafe, since) if conditionals else iter(())
     for choice, split_flags, split_cases in choices:
@@ -122,6 +125,13 @@ def _plan_over(
         return Refusal(left[0][0], left[0][2], left[0][1]) if left else Unchanged()
     kept = tuple(sorted({r for r in RELEASES if since <= r < target} if source is None else {source}))
     return Rewrite(winner, kept or (since,), notes=_domains_note(found), left=left)
+
+
+def _rereads_otherwise(template: Template, cases: list[Case], source: Version) -> bool:
+    return any(
+        case.keep is not None and rereads_otherwise(substitute(template, case), case.keep, source, case.same)
+        for case in cases
+    )
 
 
 def _domains_note(found: Mapping[str, Hole]) -> tuple[str, ...]:
@@ -318,7 +328,7 @@ def _by_branch(
         sub = {**flags, choice.flag: branch}
         mine = [case for case in cases if case.branches[choice.flag] == index]
         templates = _templates(sub, holes(sub), mine, target, unsafe, _split_reads(choice))
-        ranked = sorted(templates, key=lambda t: len(_left(t, target)))  # (stable: cheapest first within)
+        ranked = sorted(templates, key=lambda t: len(_left(t, target)))
         passing = [t for t in ranked if not _broken(t, mine, target, first=True)][:MAX_BRANCH_TEMPLATES]
         if not passing:
             return None

@@ -50,7 +50,10 @@ class RunSubclasses:
 
 # A file that may define a Trainer subclass: a class whose bases name something `...Trainer` (the classes
 # that subclass those are found with them, a file at a time, until no more are).
-DEFINES = re.compile(r"class\s+\w+\s*\([^)]*Trainer\b")
+# A module-level class whose bases name a Trainer: only such a class can be imported by another file of the
+# run (one in a function is the file's own business, found when the file is migrated; one under a top-level
+# `if` or `try` is missed here). Files without one are not parsed for the run's subclasses.
+DEFINES = re.compile(r"^class\s+\w+\s*\([^)]*Trainer\b", re.MULTILINE)
 
 
 def module_names(path: Path) -> list[str]:
