@@ -145,3 +145,27 @@ def test_only_what_the_parser_gives_is_narrowed_by_its_options() -> None:
     assert "pl.Trainer(gpus=args.gpus, strategy='ddp')" in result.code
     assert "pl.Trainer(gpus=cfg.gpus, accelerator='ddp')" in result.code
     assert [(f.line, f.code) for f in result.findings] == [(8, "LM001"), (9, "LM101")]
+
+
+def test_an_unsafe_rewrite_says_what_it_changes_for_which_values() -> None:
+    """`gpus=n` (0 to 8 GPUs): 1.x spawned with `find_unused_parameters=True` on two GPUs and more, 2.x's
+    `accelerator="cuda" if n else "cpu", devices=n or 1` does not; `--unsafe-fixes` writes it and says so."""
+    count = gpus((0, 1, 2, 4), "torch.cuda.device_count()")
+    decision = plan({"gpus": count}, release("2.6"), unsafe=True)
+    assert isinstance(decision, Rewrite)
+    assert decision.changes == (
+        "find_unused_parameters True -> False for gpus=2 or gpus=4",
+        "start_method spawn -> popen for gpus=2 or gpus=4",
+    )
+
+
+def test_a_refusal_says_what_unsafe_fixes_would_write() -> None:
+    """Without `--unsafe-fixes` no rewrite keeps every count; the finding says what that flag would write."""
+    decision = plan({"gpus": gpus((0, 1, 2, 4), "torch.cuda.device_count()")}, release("2.6"))
+    assert isinstance(decision, Refusal)
+    assert decision.code == "LM101"
+    assert decision.message.endswith(
+        "; `--unsafe-fixes` writes accelerator='cuda' if torch.cuda.device_count() else 'cpu',"
+        " devices=torch.cuda.device_count() or 1 (changes behaviour: find_unused_parameters True -> False for"
+        " gpus=2 or gpus=4; start_method spawn -> popen for gpus=2 or gpus=4)"
+    )

@@ -187,8 +187,23 @@ def plan(
                 decision = _plan(dict(flags), target, source, unsafe, since)  # type: ignore[arg-type]
         except Unmodelled as refusal:  # the old call, or the target on it: nothing to judge a rewrite by
             decision = Refusal("LM104", f"{refusal}; fix the value by hand")
+        if not unsafe and isinstance(decision, Refusal) and decision.code in UNSAFE_ADVISED:
+            decision = _unsafe_advice(decision, plan(flags, target, source, True, since, conditionals))
         _PLANS[key] = decision
     return replace(decision, flags=dict(decision.flags)) if isinstance(decision, Rewrite) else decision
+
+
+# The refusals that say what `--unsafe-fixes` would write, where it would: no spelling keeps the behaviour,
+# but one differs only by a default Lightning changed on purpose (1.x's spawn and unused-parameter search).
+UNSAFE_ADVISED = frozenset({"LM101", "LM103"})
+
+
+def _unsafe_advice(refusal: Refusal, unsafe: Decision) -> Refusal:
+    if not isinstance(unsafe, Rewrite) or unsafe.left or not unsafe.changes:
+        return refusal
+    fix = ", ".join(f"{k}={value!r}" for k, value in unsafe.flags.items())
+    said = f"; `--unsafe-fixes` writes {fix} (changes behaviour: {'; '.join(unsafe.changes)})"
+    return replace(refusal, message=refusal.message + said)
 
 
 def token(value: Known) -> object:
@@ -441,7 +456,16 @@ def _changes(
 ) -> tuple[str, ...]:
     """How ``candidate`` in ``target`` differs from the old call, e.g. ``find_unused_parameters True -> False
     (on 2 CUDA GPUs)``: each difference once, on the first machine that shows it."""
-    found: dict[str, str] = {}
+    found = differences(candidate, keep, target, fields)
+    return tuple(f"{change} (on {where.describe()})" for change, where in found.items())
+
+
+def differences(
+    candidate: Mapping[str, Value], keep: Behaviour, target: Version, fields: Sequence[str]
+) -> dict[str, Hardware]:
+    """Each way the strategy ``candidate`` builds in ``target`` differs in ``fields`` from the old call's
+    (``find_unused_parameters True -> False``), with the first machine that shows it."""
+    found: dict[str, Hardware] = {}
     for machine, old in keep.items():
         new = interpret(candidate, target, machine).outcome
         if old is None or not isinstance(new, Setup):
@@ -449,8 +473,8 @@ def _changes(
         for field in fields:
             before, after = getattr(old.strategy, field), getattr(comparable(new).strategy, field)
             if before != after:
-                found.setdefault(f"{field} {before} -> {after}", machine.describe())
-    return tuple(f"{change} (on {where})" for change, where in found.items())
+                found.setdefault(f"{field} {before} -> {after}", machine)
+    return found
 
 
 def _behaviour(

@@ -39,6 +39,7 @@ from lightning_migrate.codemod.plan import (
     _misplaced,
     comparable,
     difference,
+    differences,
     modernizable,
     modernized,
     rereads_otherwise,
@@ -124,7 +125,31 @@ def _plan_over(
     if winner == flags:
         return Refusal(left[0][0], left[0][2], left[0][1]) if left else Unchanged()
     kept = tuple(sorted({r for r in RELEASES if since <= r < target} if source is None else {source}))
-    return Rewrite(winner, kept or (since,), notes=_domains_note(found), left=left)
+    changes = _unsafe_changes(flags, winner, cases, target) if unsafe else ()
+    return Rewrite(winner, kept or (since,), changes, notes=_domains_note(found), left=left)
+
+
+def _unsafe_changes(
+    flags: Mapping[str, Known], winner: Template, cases: list[Case], target: Version
+) -> tuple[str, ...]:
+    """What the `--unsafe-fixes` rewrite changes, and for which values (``find_unused_parameters True ->
+    False for gpus=2, 4 or 8``)."""
+    found: dict[str, list[str]] = {}
+    for case in cases:
+        if case.keep is None:
+            continue
+        fields = modernizable(substitute(flags, case), target)
+        for change in differences(substitute(winner, case), case.keep, target, fields):
+            values = found.setdefault(change, [])
+            values += [f"{flag}={value!r}" for flag, value in case.values.items()]
+    return tuple(f"{change} for {_either(list(dict.fromkeys(values)))}" for change, values in found.items())
+
+
+def _either(values: list[str]) -> str:
+    """``a``, ``a or b``, ``a, b or c``, ``a, b, c, d, e or 3 more``."""
+    if len(values) > 6:
+        values = [*values[:5], f"{len(values) - 5} more"]
+    return values[0] if len(values) == 1 else ", ".join(values[:-1]) + " or " + values[-1]
 
 
 def _rereads_otherwise(template: Template, cases: list[Case], source: Version) -> bool:
