@@ -134,7 +134,7 @@ def assert_doc_blocks_kept(old: str, new: str, target: Version, rest: bool) -> N
     assert all(a == b for a, b in prose)
     joined = [
         cells.join(
-            [b.code for b in found if b.language in docs.PYTHON_LANGUAGES and docs.parses(b.code)]
+            [b.code for b in found if b.language in docs.PYTHON_LANGUAGES and cells.parses(b.code)]
         ).text
         for found in (before, after)
     ]

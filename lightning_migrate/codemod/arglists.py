@@ -98,10 +98,7 @@ def migrate_arg_lists(source: str, tree: ast.Module, run: Run) -> tuple[str, Fou
             continue
         new_words = tuple(shlex.split(apply(view, site_found.edits)))
         edits += _list_edits(arg_list, new_words, text)
-    ordered = sorted(edits, key=lambda e: (e[0], e[1]), reverse=True)
-    for start, end, new in ordered:
-        source = source[:start] + new + source[end:]
-    return source, found
+    return apply(source, edits), found
 
 
 def _word_starts(words: tuple[str, ...]) -> list[int]:

@@ -13,7 +13,7 @@ import functools
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from lightning_migrate.codemod.known import Known, holes, written_values
+from lightning_migrate.codemod.known import Known, holes, keywords, written_values
 from lightning_migrate.codemod.plan import DEVICE_NAMES, V16, Decision, Refusal, Rewrite, Unchanged, plan
 from lightning_migrate.report.findings import Finding
 from lightning_migrate.report.rules import BY_CODE, FLAG_RULES
@@ -162,7 +162,7 @@ def rewrite_findings(site: CallSite, rewrite: Rewrite) -> list[Finding]:
         # only defaults written out or keywords added, where the target's default differs (`tpu_cores=1`
         # spawned one process until 1.5: `strategy=` says so; 2.0 picks the accelerator itself): LM006
         rules["LM006"] = ""
-    fix = ", ".join(f"{k}={value!r}" for k, value in new.items())
+    fix = keywords(new)
     findings = []
     for index, rule in enumerate(sorted(rules)):
         info = BY_CODE[rule]

@@ -121,3 +121,12 @@ def migrate(pieces: Sequence[str], run: Run, shim: bool) -> Outcome:
     result = migrate_python(joined.text, run.target, run.source, run.unsafe, run.leave, shim)
     new = split(joined, result.code) if result.code != joined.text else list(pieces)
     return Outcome(new, result.findings, joined, result.calls or ())
+
+
+def parses(code: str) -> bool:
+    """Is ``code`` Python this interpreter reads (a piece to migrate, not a shell line or a sketch)?"""
+    try:
+        ast.parse(code)
+    except (SyntaxError, ValueError):
+        return False
+    return True

@@ -286,7 +286,6 @@ def _hydra(words: list[Word], source: str) -> Site:
 
 
 _PROJECT_MARKERS = (".git", "pyproject.toml", "setup.py", "setup.cfg")
-_SKIPPED = frozenset({"node_modules", "venv", ".venv", ".tox", ".nox", "site-packages", "build", "dist"})
 
 
 @functools.lru_cache(maxsize=256)

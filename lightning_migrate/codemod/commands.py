@@ -5,6 +5,7 @@ same length, with everything that is not a command line blanked, so offsets are 
 
 from __future__ import annotations
 
+import functools
 from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -12,6 +13,7 @@ from pathlib import Path
 
 from lightning_migrate.codemod.callsite import UNPACKED, CallSite, Run
 from lightning_migrate.codemod.command_line import Entry, NotAValue, Site, read
+from lightning_migrate.codemod.known import keywords
 from lightning_migrate.codemod.plan import Refusal, Rewrite, codemod_deprecations, machines
 from lightning_migrate.codemod.shell_words import commands, quoted
 from lightning_migrate.codemod.sites import Unknown, judge, not_fixed
@@ -32,14 +34,20 @@ class Found:
 
 
 class _Lines:
+    """An offset's (line, column): by ``locate`` where the text is a view of another, else in the text."""
+
     def __init__(self, text: str, locate: Locate | None) -> None:
-        self.starts = [0] + [i + 1 for i, c in enumerate(text) if c == "\n"]
-        self.locate = locate
+        self.text, self.locate = text, locate
+
+    @functools.cached_property
+    def starts(self) -> list[int]:
+        return [0] + [i + 1 for i, c in enumerate(self.text) if c == "\n"]
 
     def position(self, offset: int) -> tuple[int, int]:
+        if self.locate is not None:
+            return self.locate(offset)
         line = bisect_right(self.starts, offset) - 1
-        where = line + 1, offset - self.starts[line] + 1
-        return self.locate(offset) if self.locate is not None else where
+        return line + 1, offset - self.starts[line] + 1
 
 
 Locate = Callable[[int], tuple[int, int]]
@@ -77,7 +85,7 @@ def _decide(site: Site, view: str, lines: _Lines, run: Run, found: Found) -> Non
     unknown: dict[str, Unknown] = {}
     for flag, entry in site.entries.items():
         line, column = lines.position(entry.name[0] - len(site.flavour.prefix))
-        written = _written(site, entry, view)
+        written = _written(entry, view)
         if entry.text is None:
             unknown[flag] = Unknown(f"`{written}` expands at run time", line, column)
             continue
@@ -88,7 +96,7 @@ def _decide(site: Site, view: str, lines: _Lines, run: Run, found: Found) -> Non
     first = site.first
     line, column = lines.position(first.name[0] - len(site.flavour.prefix))
     call = CallSite(line, column, flags)
-    words = " ".join(_written(site, e, view) for e in site.entries.values())
+    words = " ".join(_written(e, view) for e in site.entries.values())
     if not site.reaches:
         found.findings.extend(_own_options(site, call, words, run))
         return
@@ -134,7 +142,7 @@ def _own_options(site: Site, call: CallSite, words: str, run: Run) -> list[Findi
     return [Finding(call.line, call.column, "LM101", message, False)]
 
 
-def _written(site: Site, entry: Entry, view: str) -> str:
+def _written(entry: Entry, view: str) -> str:
     start = entry.words[0].start
     return view[start : entry.words[-1].end]
 
@@ -203,7 +211,7 @@ def _edits(
     end = last.words[-1].end
     edits.extend((end, end, fresh(last, flag, new[flag])) for flag in placements.appended)
     if read_back != new and not _builds_the_same(read_back, new, target):
-        raise Unwritable(f"the {flavour.what} values would not be read as `{_flags(new)}`")
+        raise Unwritable(f"the {flavour.what} values would not be read as `{keywords(new)}`")
     return edits
 
 
@@ -215,13 +223,20 @@ def _builds_the_same(written: dict[str, Value], planned: dict[str, Value], targe
     return True
 
 
-def _flags(flags: dict[str, Value]) -> str:
-    return ", ".join(f"{k}={v!r}" for k, v in flags.items())
-
-
 def apply(text: str, edits: list[tuple[int, int, str]]) -> str:
     """``text`` with ``edits`` made (text inserted at one place comes out in the order it was added)."""
     ordered = sorted(enumerate(edits), key=lambda e: (e[1][0], e[1][1], e[0]), reverse=True)
     for _, (start, end, new) in ordered:
         text = text[:start] + new + text[end:]
     return text
+
+
+def locator(view: str, first_line: int) -> Locate:
+    """An offset of a block's ``view`` (a shell block, a cell's shell lines) as (line of the joined text,
+    column in the block's line), the block starting at ``first_line``."""
+
+    def locate(offset: int) -> tuple[int, int]:
+        line_start = view.rfind("\n", 0, offset) + 1
+        return first_line + view.count("\n", 0, offset), offset - line_start + 1
+
+    return locate

@@ -6,14 +6,13 @@ touched; only the lines of a block that changes are written."""
 
 from __future__ import annotations
 
-import ast
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from lightning_migrate.codemod import cells
-from lightning_migrate.codemod.commands import apply, migrate_commands
+from lightning_migrate.codemod.commands import apply, locator, migrate_commands
 from lightning_migrate.codemod.kinds import Migrated, Request
 from lightning_migrate.report.findings import Finding
 
@@ -70,18 +69,10 @@ def _common_indent(code: str) -> str:
     return min(indents, key=len) if indents else ""
 
 
-def parses(code: str) -> bool:
-    try:
-        ast.parse(code)
-    except (SyntaxError, ValueError):
-        return False
-    return True
-
-
 def migrate(text: str, request: Request) -> Migrated:
     rest = Path(request.path).suffix.lower() == ".rst"
     found = list(blocks(text, rest))
-    python = [b for b in found if b.language in PYTHON_LANGUAGES and parses(b.code)]
+    python = [b for b in found if b.language in PYTHON_LANGUAGES and cells.parses(b.code)]
     shell = [b for b in found if b.language in SHELL_LANGUAGES]
     views = [_shell_view(b) for b in shell]
     pieces = [b.code for b in python] + [cells.shell_piece(view) for view in views]
@@ -97,7 +88,7 @@ def migrate(text: str, request: Request) -> Migrated:
     folder = Path(request.path).parent if str(request.path) != "-" else None
     for index, (block, view) in enumerate(zip(shell, views)):
         at = outcome.joined.starts[len(python) + index]
-        commands = migrate_commands(view, request.run, folder, _locator(view, at))
+        commands = migrate_commands(view, request.run, folder, locator(view, at))
         edits += [(block.start + start, block.start + end, new) for start, end, new in commands.edits]
         findings += commands.findings
     new = apply(text, edits) if edits else text
@@ -117,16 +108,6 @@ def _shell_view(block: Block) -> str:
         else:
             lines.append(" " * len(line.rstrip("\r")) + line[len(line.rstrip("\r")) :])
     return "\n".join(lines)
-
-
-def _locator(view: str, first_line: int) -> Callable[[int], tuple[int, int]]:
-    """An offset of a shell block's view as (line of the joined text, column in the block's line)."""
-
-    def locate(offset: int) -> tuple[int, int]:
-        line_start = view.rfind("\n", 0, offset) + 1
-        return first_line + view.count("\n", 0, offset), offset - line_start + 1
-
-    return locate
 
 
 def _addresser(found: list[Block], python: int, joined: cells.Joined) -> Callable[[Finding], Finding]:

@@ -20,6 +20,7 @@ import itertools
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from lightning_migrate.codemod.known import unique
 from lightning_migrate.semantics.model import Value
 
 # One value of each kind per flag. Strings of a single number are where releases disagree most (`gpus="2"`
@@ -81,7 +82,7 @@ def union(parts: Iterable[Domain | None]) -> Domain | None:
             return None
         values += part.values
         told = told and part.told
-    return Domain(tuple(_unique(values)), told)
+    return Domain(tuple(unique(values)), told)
 
 
 def parametrized(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> tuple[Value, ...] | None:
@@ -90,7 +91,7 @@ def parametrized(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) ->
     values: list[Value] = []
     found = False
     for decorator in function.decorator_list:
-        if not (isinstance(decorator, ast.Call) and _dotted(decorator.func).split(".")[-1] == "parametrize"):
+        if not (isinstance(decorator, ast.Call) and dotted(decorator.func).split(".")[-1] == "parametrize"):
             continue
         if len(decorator.args) < 2:
             continue
@@ -111,12 +112,12 @@ def parametrized(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) ->
                 return None
             values.append(value)
         found = True
-    return tuple(_unique(values)) if found else None
+    return tuple(unique(values)) if found else None
 
 
 def _cells(row: ast.expr, width: int) -> list[ast.expr] | None:
     """The values of one parametrize row: ``value``, ``(a, b)``, or ``pytest.param(a, b, marks=...)``."""
-    if isinstance(row, ast.Call) and _dotted(row.func).endswith("param"):
+    if isinstance(row, ast.Call) and dotted(row.func).endswith("param"):
         cells: list[ast.expr] = list(row.args)
     elif width == 1:
         cells = [row]
@@ -127,9 +128,10 @@ def _cells(row: ast.expr, width: int) -> list[ast.expr] | None:
     return cells if len(cells) == width and not any(isinstance(c, ast.Starred) for c in cells) else None
 
 
-def _dotted(node: ast.expr) -> str:
+def dotted(node: ast.expr) -> str:
+    """``a.b.c`` for that chain of names ("" where it holds something else: ``f().x`` is ``.x``)."""
     if isinstance(node, ast.Attribute):
-        return f"{_dotted(node.value)}.{node.attr}"
+        return f"{dotted(node.value)}.{node.attr}"
     return node.id if isinstance(node, ast.Name) else ""
 
 
@@ -146,7 +148,7 @@ def of_annotation(flag: str, annotation: ast.expr | None, default: object) -> tu
             values += KIND_VALUES[kind]  # what the call is handed: judged as it comes)
     if default is not MISSING and (default is None or isinstance(default, (bool, int, float, str, list))):
         values.append(default)
-    return tuple(_unique(values)) or None
+    return tuple(unique(values)) or None
 
 
 _KIND_NAMES = {"int": "int", "str": "str", "float": "float", "bool": "bool", "None": "None"}
@@ -224,7 +226,7 @@ def extreme(name: str, parts: list[tuple[Value, ...]]) -> tuple[Value, ...] | No
             out.append(pick(combination))  # type: ignore[type-var]
         except TypeError:
             return None
-    return tuple(_unique(out))
+    return tuple(unique(out))
 
 
 # What a builtin conversion makes of a value (`int(args.gpus)`); a value it rejects is one the call never
@@ -244,7 +246,7 @@ def converted(name: str, values: Iterable[Value]) -> tuple[Value, ...] | None:
             out.append(convert(value))
         except (TypeError, ValueError):
             continue
-    return tuple(_unique(out))
+    return tuple(unique(out))
 
 
 def of_option(flag: str, option: Option) -> Domain | None:
@@ -255,7 +257,7 @@ def of_option(flag: str, option: Option) -> Domain | None:
         return None
     default: list[Value] = [None if option.default is MISSING else option.default]  # type: ignore[list-item]
     if option.choices is not None:
-        return Domain(tuple(_unique([*option.choices, *default])), told=True)
+        return Domain(tuple(unique([*option.choices, *default])), told=True)
     assumed = DOMAINS.get(flag)
     if assumed is None:
         return None
@@ -266,7 +268,7 @@ def of_option(flag: str, option: Option) -> Domain | None:
             values.append(convert(word))
         except ValueError:
             continue
-    return Domain(tuple(_unique([*values, *default])))
+    return Domain(tuple(unique([*values, *default])))
 
 
 # What `Trainer.add_argparse_args` gives a flag it adds: `--gpus 2` is 2, `--gpus 0,1` is "0,1" (Lightning's
@@ -336,11 +338,3 @@ def _literal(node: ast.expr) -> object:
         return ast.literal_eval(node)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         return MISSING
-
-
-def _unique(values: Iterable[Value]) -> list[Value]:
-    seen: list[Value] = []
-    for value in values:
-        if not any(value == s and type(value) is type(s) for s in seen):
-            seen.append(value)
-    return seen

@@ -96,14 +96,20 @@ def written_values(value: Known) -> list[Value]:
     value's domain where the file writes each value (not a flag's whole domain, assumed for want of
     better)."""
     if isinstance(value, RunTime):
-        return _once(value.domain) if value.told else []
+        return unique(value.domain) if value.told else []
     if isinstance(value, Choice):
-        return _once(v for branch in value.branches for v in written_values(branch))
+        return unique(v for branch in value.branches for v in written_values(branch))
     return [value]
 
 
-def _once(values: Iterable[Value]) -> list[Value]:
+def unique(values: Iterable[Value]) -> list[Value]:
+    """``values`` once each, in order (told apart as written: `1` and `True`, `[1]` and `[True]` are two)."""
     seen: dict[str, Value] = {}
     for value in values:
         seen.setdefault(repr(value), value)
     return list(seen.values())
+
+
+def keywords(flags: Mapping[str, Known]) -> str:
+    """``flags`` as they would be passed: ``strategy='ddp', devices=args.gpus``."""
+    return ", ".join(f"{k}={value!r}" for k, value in flags.items())

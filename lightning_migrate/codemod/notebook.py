@@ -9,7 +9,6 @@ annotations, SARIF)."""
 
 from __future__ import annotations
 
-import ast
 import difflib
 import json
 import re
@@ -19,7 +18,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from lightning_migrate.codemod import cells
-from lightning_migrate.codemod.commands import apply, migrate_commands
+from lightning_migrate.codemod.commands import apply, locator, migrate_commands
 from lightning_migrate.codemod.jsonspan import JSONError, Node, parse
 from lightning_migrate.codemod.kinds import Migrated, Request
 from lightning_migrate.report.findings import Finding
@@ -73,7 +72,7 @@ def migrate(text: str, request: Request) -> Migrated:
     for index, (cell, piece) in enumerate(zip(code, outcome.pieces)):
         source = cell.source
         if cell.shell.strip():
-            locate = _locator(cell.shell, outcome.joined.starts[index])
+            locate = locator(cell.shell, outcome.joined.starts[index])
             commands = migrate_commands(cell.shell, request.run, folder, locate)
             findings += commands.findings
             source = apply(source, commands.edits) if commands.edits else source
@@ -94,14 +93,6 @@ def migrate(text: str, request: Request) -> Migrated:
         json.loads(new)  # never hand out a notebook that does not read
     address = _addresser(text, code, outcome.joined)
     return Migrated(new, findings, outcome.suppress, address)
-
-
-def _locator(view: str, first_line: int) -> Callable[[int], tuple[int, int]]:
-    def locate(offset: int) -> tuple[int, int]:
-        line_start = view.rfind("\n", 0, offset) + 1
-        return first_line + view.count("\n", 0, offset), offset - line_start + 1
-
-    return locate
 
 
 def _code_cells(notebook: Node) -> list[_Cell]:
@@ -147,12 +138,12 @@ def _mask(source: str, number: int, node: Node) -> _Cell | None:
     continued = False
     escaped = False
     plain = not lines or not lines[0].startswith("%%")
-    if plain and _parses(source):  # plain Python: a `% x` line continues an expression, it is no magic
+    if plain and cells.parses(source):  # plain Python: a `% x` line continues an expression, it is no magic
         no_shell = "".join(" " * len(x.rstrip("\r\n")) + x[len(x.rstrip("\r\n")) :] for x in lines)
         return _Cell(number, node, source, source, {}, no_shell)
     for index, line in enumerate(lines):
         body = line.rstrip("\r\n")
-        match = _MAGIC.match(line) or (_AUTOMAGIC.match(body) if not _parses(body.strip()) else None)
+        match = _MAGIC.match(line) or (_AUTOMAGIC.match(body) if not cells.parses(body.strip()) else None)
         if continued or (index == 0 and line.startswith("%%")) or match is not None:
             indent = len(match.group("indent")) if match is not None and not continued else 0
             escape = _SHELL_ESCAPE.match(body) if not continued else None
@@ -168,14 +159,6 @@ def _mask(source: str, number: int, node: Node) -> _Cell | None:
             out.append(line)
             shell.append(" " * len(body) + line[len(body) :])
     return _Cell(number, node, source, "".join(out), magics, "".join(shell))
-
-
-def _parses(code: str) -> bool:
-    try:
-        ast.parse(code)
-    except (SyntaxError, ValueError):
-        return False
-    return True
 
 
 def _unmask(piece: str, magics: dict[str, tuple[int, int]], source: str) -> str:

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Union
 
-from lightning_migrate.codemod.known import Choice, Known, RunTime, holes
+from lightning_migrate.codemod.known import Choice, Known, RunTime, holes, keywords
 from lightning_migrate.semantics import (
     Deprecation,
     Hardware,
@@ -201,8 +201,8 @@ UNSAFE_ADVISED = frozenset({"LM101", "LM103"})
 def _unsafe_advice(refusal: Refusal, unsafe: Decision) -> Refusal:
     if not isinstance(unsafe, Rewrite) or unsafe.left or not unsafe.changes:
         return refusal
-    fix = ", ".join(f"{k}={value!r}" for k, value in unsafe.flags.items())
-    said = f"; `--unsafe-fixes` writes {fix} (changes behaviour: {'; '.join(unsafe.changes)})"
+    changes = "; ".join(unsafe.changes)
+    said = f"; `--unsafe-fixes` writes {keywords(unsafe.flags)} (changes behaviour: {changes})"
     return replace(refusal, message=refusal.message + said)
 
 

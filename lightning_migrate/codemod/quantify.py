@@ -23,7 +23,7 @@ import itertools
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from lightning_migrate.codemod.known import Choice, Hole, Known, RunTime, holes, values_of
+from lightning_migrate.codemod.known import Choice, Hole, Known, RunTime, holes, keywords, values_of
 from lightning_migrate.codemod.plan import (
     V20,
     Behaviour,
@@ -105,9 +105,11 @@ def _plan_over(
         return Refusal("LM102", cases[0].why)
     templates = _templates(flags, found, cases, target, unsafe)
     # a rewrite that leaves no deprecated keyword behind first, then the smallest edit
-    ranked = sorted(templates, key=lambda t: len(_left(t, target)))
-    if source is not None:  # then one a second run, reading it as the source's code, leaves alone
-        ranked.sort(key=lambda t: (len(_left(t, target)), _rereads_otherwise(t, cases, source)))
+    # (with a source release, then one that a second run, reading it as that release's code, leaves alone)
+    ranked = sorted(
+        templates,
+        key=lambda t: (len(_left(t, target)), source is not None and _rereads_otherwise(t, cases, source)),
+    )
     winner = next((t for t in ranked if not _broken(t, cases, target, first=True)), None)
     choices = _choices(flags, found, cases, target, source, unsafe, since) if conditionals else iter(())
     for choice, split_flags, split_cases in choices:
@@ -142,14 +144,7 @@ def _unsafe_changes(
         for change in differences(substitute(winner, case), case.keep, target, fields):
             values = found.setdefault(change, [])
             values += [f"{flag}={value!r}" for flag, value in case.values.items()]
-    return tuple(f"{change} for {_either(list(dict.fromkeys(values)))}" for change, values in found.items())
-
-
-def _either(values: list[str]) -> str:
-    """``a``, ``a or b``, ``a, b or c``, ``a, b, c, d, e or 3 more``."""
-    if len(values) > 6:
-        values = [*values[:5], f"{len(values) - 5} more"]
-    return values[0] if len(values) == 1 else ", ".join(values[:-1]) + " or " + values[-1]
+    return tuple(f"{change} for {_joined(values, ' or ')}" for change, values in found.items())
 
 
 def _rereads_otherwise(template: Template, cases: list[Case], source: Version) -> bool:
@@ -470,7 +465,7 @@ def _breaking(
         for case in accepted:
             told = plan(substitute(flags, case), *run)
             if isinstance(told, Refusal):
-                values = ", ".join(f"{k}={val!r}" for k, val in case.values.items())
+                values = keywords(case.values)
                 return Refusal(
                     told.code, f"{_named(found)}: only known at run time, and for {values}: {told.message}"
                 )
@@ -539,11 +534,11 @@ def _breaks(broken: Sequence[tuple[Case, str]]) -> str:
     if len(flags) == 1:
         which = f"{flags[0]}={_listed([case.values[flags[0]] for case, _ in broken], ' or ')}"
     else:
-        which = " or ".join(
-            ", ".join(f"{k}={val!r}" for k, val in case.values.items()) for case, _ in broken[:3]
-        ) + (" or others" if len(broken) > 3 else "")
+        which = " or ".join(keywords(case.values) for case, _ in broken[:3]) + (
+            " or others" if len(broken) > 3 else ""
+        )
     first, why = broken[0]
-    values = ", ".join(f"{k}={val!r}" for k, val in first.values.items())
+    values = keywords(first.values)
     return f"breaks for {which} ({values}: {why})"
 
 
@@ -552,7 +547,12 @@ def _named(found: Mapping[str, Hole]) -> str:
 
 
 def _listed(values: Sequence[Value], last: str = ", ") -> str:
-    spelled = list(dict.fromkeys(repr(val) for val in values))
+    return _joined([repr(val) for val in values], last)
+
+
+def _joined(spelled: Sequence[str], last: str) -> str:
+    """``a``, ``a, b``, ``a, b, c, d, e, 3 more`` (``last`` before the last one), each once."""
+    spelled = list(dict.fromkeys(spelled))
     if len(spelled) > 6:
         spelled = [*spelled[:5], f"{len(spelled) - 5} more"]
     return spelled[0] if len(spelled) == 1 else ", ".join(spelled[:-1]) + last + spelled[-1]

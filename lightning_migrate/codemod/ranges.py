@@ -121,9 +121,9 @@ class RunTimeReader:
         bound = self.located.bound(node, scope)
         if bound is not None:
             value = bound[0].value if isinstance(bound[0], ast.Subscript) else bound[0]
-            return isinstance(value, ast.Call) and _dotted(value.func).endswith(_PARSE)
+            return isinstance(value, ast.Call) and domains.dotted(value.func).endswith(_PARSE)
         return self.located.parameter(node, scope) is not None and any(
-            _dotted(call.func).endswith(_PARSE) for call in self.located.every_call
+            domains.dotted(call.func).endswith(_PARSE) for call in self.located.every_call
         )
 
     def _named(self, node: ast.Name, scope: Scope, flag: str, depth: int) -> Domain | None:
@@ -181,15 +181,9 @@ def _pure(node: ast.expr) -> bool:
     """Does ``node`` only read values (names, attributes, operators, and the calls that read the machine or
     convert, ``domains.PURE_CALLS``)? Written twice, it gives the same value twice."""
     return all(
-        isinstance(n, _PURE) or (isinstance(n, ast.Call) and _dotted(n.func) in domains.PURE_CALLS)
+        isinstance(n, _PURE) or (isinstance(n, ast.Call) and domains.dotted(n.func) in domains.PURE_CALLS)
         for n in ast.walk(node)
     )
-
-
-def _dotted(node: ast.expr) -> str:
-    if isinstance(node, ast.Attribute):
-        return f"{_dotted(node.value)}.{node.attr}"
-    return node.id if isinstance(node, ast.Name) else ""
 
 
 def _has_object(value: Value) -> bool:

@@ -48,11 +48,11 @@ class RunSubclasses:
         return frozenset(name.rsplit(".", 1)[-1] for name in (*self.passing, *dict(self.consuming)))
 
 
-# A file that may define a Trainer subclass: a class whose bases name something `...Trainer` (the classes
-# that subclass those are found with them, a file at a time, until no more are).
-# A module-level class whose bases name a Trainer: only such a class can be imported by another file of the
-# run (one in a function is the file's own business, found when the file is migrated; one under a top-level
-# `if` or `try` is missed here). Files without one are not parsed for the run's subclasses.
+# A file that may define a Trainer subclass for the other files of the run: a module-level class whose bases
+# name something `...Trainer` (the classes that subclass those are found with them, a file at a time, until no
+# more are). The locator follows module-level classes only (one in a function is not a Trainer to it), and
+# one under a top-level `if` or `try` is missed here. Files without one are not parsed for the run's
+# subclasses.
 DEFINES = re.compile(r"^class\s+\w+\s*\([^)]*Trainer\b", re.MULTILINE)
 
 

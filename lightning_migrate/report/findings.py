@@ -18,6 +18,11 @@ class Finding:
     fixable: bool
     cell: tuple[int, int, int] | None = None
 
+    @property
+    def in_cell(self) -> str:
+        """``cell 3:2:5`` for a finding in a notebook cell, else nothing."""
+        return "" if self.cell is None else "cell {}:{}:{}".format(*self.cell)
+
 
 # Where a call of the old source is: (line, byte column, end line, end byte column), as `ast` counts.
 Span = tuple[int, int, int, int]

@@ -35,20 +35,11 @@ def _where(result: FileResult, line: int, column: int) -> str:
     return f"{path}:{line}:{column}" if column else f"{path}:{line}" if line else path
 
 
-def in_cell(finding: Finding) -> str:
-    """``cell 3:2:5: `` for a finding in a notebook cell, else nothing."""
-    if finding.cell is None:
-        return ""
-    number, line, column = finding.cell
-    return f"cell {number}:{line}:{column}: "
-
-
 def _where_finding(result: FileResult, finding: Finding) -> str:
     """``path:line:col``, or ``path:cell N:line:col`` in a notebook (the cell as Jupyter shows it)."""
     if finding.cell is None:
         return _where(result, finding.line, finding.column)
-    number, line, column = finding.cell
-    return f"{result.path.as_posix()}:cell {number}:{line}:{column}"
+    return f"{result.path.as_posix()}:{finding.in_cell}"
 
 
 def _text(run: Report) -> None:
@@ -99,7 +90,7 @@ def _github(run: Report) -> None:
         if result.error:
             click.echo(_annotation(result, result.error_line, result.error_column, "error", result.error))
         for f in result.findings:
-            message = in_cell(f) + f.message + (" [*]" if f.fixable else "")
+            message = (f"{f.in_cell}: " if f.cell else "") + f.message + (" [*]" if f.fixable else "")
             click.echo(_annotation(result, f.line, f.column, f.code, message))
 
 

@@ -72,7 +72,7 @@ def _result(result: FileResult, finding: Finding) -> dict[str, Any]:
     prefix = ""
     if finding.cell is not None:
         number, line, column = finding.cell
-        prefix = f"cell {number}:{line}:{column}: "
+        prefix = f"{finding.in_cell}: "
         location["logicalLocations"] = [{"name": f"cell {number}", "kind": "module"}]
         properties.update(cell=number, cellLine=line, cellColumn=column)
     return {
