@@ -61,6 +61,36 @@ def test_a_subclass_another_file_defines_is_a_trainer(project: Path, jobs: str) 
     assert 'R(strategy="ddp", gpus=2)' in (project / "mypkg" / "run.py").read_text()  # a relative import
 
 
+CONSUMED = """import functools
+
+from .trainer import Fixed
+
+a = Fixed(accelerator="ddp", gpus=2)
+b = functools.partial(Fixed, accelerator="ddp", gpus=2)
+c = Fixed.from_argparse_args(args, accelerator="ddp", gpus=2)
+"""
+
+
+@pytest.mark.parametrize("where", ["mypkg/trainer.py", "mypkg/consumed.py"])
+def test_a_subclass_that_takes_flags_is_never_rewritten_however_it_is_called(
+    project: Path, where: str
+) -> None:
+    """Called directly, through `partial` or `from_argparse_args`, in its own file or imported relatively
+    (these three were rewritten: the consuming class was looked up under the call's own callee only)."""
+    path = project / where
+    text = (
+        CONSUMED
+        if where.endswith("consumed.py")
+        else DEFINITIONS + CONSUMED.replace("from .trainer import Fixed\n", "")
+    )
+    path.write_text(text)
+    outcome = run("--target-version", "1.5", str(project))
+    assert path.read_text() == text, outcome.out
+    reported = [line for line in outcome.out.splitlines() if line.startswith(str(path))]
+    assert len(reported) == 3, outcome.out
+    assert all("not rewritten: `Fixed` is a Trainer subclass" in line for line in reported)
+
+
 def test_a_file_of_the_run_alone_knows_no_other_file(project: Path) -> None:
     """Named alone, the script's classes are not known to be Trainers: nothing is guessed."""
     outcome = run("--check", "--target-version", "1.5", str(project / "scripts" / "train.py"))

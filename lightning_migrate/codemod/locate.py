@@ -201,16 +201,32 @@ def _dotted(node: ast.expr) -> str | None:
 
 def trainer_skip(located: Located, call: ast.Call, scope: Scope, trainers: frozenset[str]) -> int | None:
     """How many leading arguments precede the Trainer flags, if ``call`` builds one of ``trainers``."""
-    names = {name.lstrip(".") for name in located.qualified(call.func, scope)}  # (`.trainer.My`: a sibling's)
+    found = trainer_callee(located, call, scope, trainers)
+    return None if found is None else found[0]
+
+
+def trainer_callee(
+    located: Located, call: ast.Call, scope: Scope, trainers: frozenset[str]
+) -> tuple[int, frozenset[str]] | None:
+    """If ``call`` builds one of ``trainers`` (``X(...)``, ``partial(X, ...)``, ``X.from_argparse_args(args,
+    ...)``): how many leading arguments precede its flags, and the names of ``trainers`` it builds."""
+    names = _named(located, call.func, scope)
     if not names:
         return None
     if names & trainers:
-        return 0
-    if names & PARTIAL_NAMES and call.args and located.qualified(call.args[0], scope) & trainers:
-        return 1
-    if any(n.endswith(".from_argparse_args") and n[: -len(".from_argparse_args")] in trainers for n in names):
-        return 1
-    return None
+        return 0, names & trainers
+    if names & PARTIAL_NAMES and call.args and _named(located, call.args[0], scope) & trainers:
+        return 1, _named(located, call.args[0], scope) & trainers
+    built = {n[: -len(_FROM_ARGPARSE)] for n in names if n.endswith(_FROM_ARGPARSE)} & trainers
+    return (1, frozenset(built)) if built else None
+
+
+_FROM_ARGPARSE = ".from_argparse_args"
+
+
+def _named(located: Located, node: ast.expr, scope: Scope) -> frozenset[str]:
+    """What ``node`` names, a sibling module's `.trainer.X` as `trainer.X`."""
+    return frozenset(name.lstrip(".") for name in located.qualified(node, scope))
 
 
 def locate(tree: ast.Module, text: Text, run: RunSubclasses = NO_SUBCLASSES) -> Located:
@@ -234,18 +250,16 @@ def locate(tree: ast.Module, text: Text, run: RunSubclasses = NO_SUBCLASSES) -> 
     located.consuming = dict(run.consuming)
     located.trainers = known
     if walker.classes:  # the file's own Trainer subclasses
-        qualified = lambda base: {name.lstrip(".") for name in located.qualified(base, module)}  # noqa: E731
+        qualified = lambda base: _named(located, base, module)  # noqa: E731
         passing, consuming = subclasses(walker.classes, qualified, known, dict(run.consuming))
         located.consuming.update(consuming)
         located.trainers = known | passing
     every = located.trainers | frozenset(located.consuming)
     for call, scope in walker.calls:
-        skip = trainer_skip(located, call, scope, every)
-        if skip is not None:
-            why = next(
-                (located.consuming[n] for n in located.qualified(call.func, scope) if n in located.consuming),
-                "",
-            )
+        found = trainer_callee(located, call, scope, every)
+        if found is not None:
+            skip, built = found
+            why = next((located.consuming[n] for n in sorted(built) if n in located.consuming), "")
             located.calls.append(TrainerCall(call, skip, scope, walker.indents[id(call)], why))
     return located
 

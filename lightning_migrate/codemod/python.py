@@ -342,7 +342,7 @@ class _Migrator:
         migrates the values it gets."""
         decision, findings = self.run_options.decide(self._site(call, flags))
         if call.consumes and isinstance(decision, Rewrite):  # a subclass that takes flags itself
-            callee = self.text.segment(call.node.func)
+            callee = self.text.segment(_built_class(call))
             why = f"not rewritten: `{callee}` is a Trainer subclass and {call.consumes}; migrate it by hand"
             self.findings.extend(replace(f, message=f"{f.message}; {why}", fixable=False) for f in findings)
             return Unchanged()
@@ -660,3 +660,12 @@ def _old_names_left(located: Located, names: set[str], migrator: _Migrator, targ
             )
             findings.append(Finding(node.lineno, node.col_offset + 1, "LM005", message, False))
     return findings
+
+
+def _built_class(call: TrainerCall) -> ast.expr:
+    """The class a Trainer call builds, as written: ``X`` in ``X(...)``, ``X.from_argparse_args(args, ...)``
+    and ``partial(X, ...)``."""
+    func = call.node.func
+    if isinstance(func, ast.Attribute) and func.attr == "from_argparse_args":
+        return func.value
+    return call.node.args[0] if call.skip else func

@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Callable, Iterable
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -70,7 +71,7 @@ NO_SUBCLASSES = RunSubclasses()
 
 def subclasses(
     classes: Iterable[ast.ClassDef],
-    qualified: Callable[[ast.expr], set[str]],
+    qualified: Callable[[ast.expr], AbstractSet[str]],
     known: frozenset[str],
     consumers: dict[str, str] | None = None,
 ) -> tuple[frozenset[str], dict[str, str]]:
