@@ -74,3 +74,12 @@ def test_a_flag_from_a_merged_mapping_that_the_rewrite_keeps_stays_shared(tmp_pa
     data, findings = migrate(tmp_path, "c.yaml", text)
     assert data == b"base: &base\n  num_nodes: 1\ntrainer:\n  <<: *base\n  devices: 1\n  accelerator: cuda\n"
     assert findings == ["5:3:LM004"]
+
+
+def test_a_config_whose_only_old_flag_is_a_removed_keyword_is_read(tmp_path: Path) -> None:
+    """The word test that lets a YAML file through names every keyword the model reads: a config with
+    `replace_sampler_ddp:` alone (2.x rejects it) was skipped unread."""
+    data, findings = migrate(tmp_path, "c.yaml", b"trainer:\n  replace_sampler_ddp: false\n  max_epochs: 1\n")
+    # (1.x built the CPU Trainer for no device flag at all; 2.x would pick a GPU: the rewrite says `cpu`)
+    assert data == b"trainer:\n  use_distributed_sampler: false\n  accelerator: cpu\n  max_epochs: 1\n"
+    assert findings == ["2:3:LM007"]

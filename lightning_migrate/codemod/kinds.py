@@ -22,6 +22,7 @@ from lightning_migrate.codemod.callsite import Run
 from lightning_migrate.codemod.trainers import NO_SUBCLASSES, RunSubclasses
 from lightning_migrate.report import noqa
 from lightning_migrate.report.findings import Finding
+from lightning_migrate.semantics.signature import MODELLED
 
 if TYPE_CHECKING:
     from lightning_migrate.codemod.runner import Options
@@ -75,12 +76,11 @@ class Kind:
         return self.words is None or self.words.search(text) is not None
 
 
-# What every non-Python kind needs to hold a flag: one of the Trainer's keywords or settings variables.
-_FLAG_WORDS = re.compile(
-    r"accelerator|distributed_backend|gpus|tpu_cores|ipus|num_processes|plugins|strategy|devices|Plugin"
-    r"|PL_TRAINER_",
-    re.IGNORECASE,
-)
+# What every non-Python kind needs to hold a flag: one of the Trainer's keywords the model reads (the
+# signature's table: `replace_sampler_ddp: false` alone is work for 2.x), a `*Plugin` class or a settings
+# variable.
+_FLAGS = "|".join(sorted(MODELLED, key=len, reverse=True))
+_FLAG_WORDS = re.compile(rf"{_FLAGS}|Plugin|PL_TRAINER_", re.IGNORECASE)
 PYTHON = Kind("python", (".py", ".pyi"), "lightning_migrate.codemod.python", True)
 KINDS: tuple[Kind, ...] = (
     PYTHON,
@@ -155,7 +155,4 @@ def _python(text: str, request: Request, skipped: bool) -> Migrated:
 
 
 # a string literal that may hold a Trainer option (`codemod.arglists`): asked of every Python file
-_ARGUMENT_WORDS = re.compile(
-    r"""["'][^"'\n]*(?:--(?:trainer\.)?(?:accelerator|gpus|tpu_cores|num_processes|distributed_backend"""
-    r"""|plugins|strategy|devices|ipus)\b|PL_TRAINER_)"""
-)
+_ARGUMENT_WORDS = re.compile(rf"""["'][^"'\n]*(?:--(?:trainer\.)?(?:{_FLAGS})\b|PL_TRAINER_)""")
