@@ -87,7 +87,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     failed = missing = 0
-    for repo, commit in projects():
+    rows = projects()
+    for repo, commit in rows:
         folder = args.dest / repo.replace("/", "+")
         if folder.exists():
             continue  # fetched before
@@ -97,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{repo}@{commit[:10]}: not fetched ({exc})", file=sys.stderr)
             failed += 1
     lacked = f" ({missing} files the mirrors lack left out)" if missing else ""
-    print(f"{len(projects()) - failed} projects in {args.dest}{lacked}", file=sys.stderr)
+    print(f"{len(rows) - failed} projects in {args.dest}{lacked}", file=sys.stderr)
     return 1 if failed else 0
 
 

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 
 from lightning_migrate.codemod.callsite import Run
 from lightning_migrate.codemod.command_line import options, read
-from lightning_migrate.codemod.commands import Found, apply, decide_site
+from lightning_migrate.codemod.commands import Found, decide_site
 from lightning_migrate.codemod.shell_words import Command, Word
-from lightning_migrate.codemod.text import Text
+from lightning_migrate.codemod.text import Text, spliced
 
 RUNNERS = frozenset({"run", "call", "check_call", "check_output", "Popen", "parse_args", "parse_known_args"})
 PARSERS = frozenset({"parse_args", "parse_known_args"})
@@ -96,9 +96,9 @@ def migrate_arg_lists(source: str, tree: ast.Module, run: Run) -> tuple[str, Fou
         found.findings += site_found.findings
         if not site_found.edits:
             continue
-        new_words = tuple(shlex.split(apply(view, site_found.edits)))
+        new_words = tuple(shlex.split(spliced(view, site_found.edits)))
         edits += _list_edits(arg_list, new_words, text)
-    return apply(source, edits), found
+    return spliced(source, edits), found
 
 
 def _word_starts(words: tuple[str, ...]) -> list[int]:

@@ -223,14 +223,6 @@ def _builds_the_same(written: dict[str, Value], planned: dict[str, Value], targe
     return True
 
 
-def apply(text: str, edits: list[tuple[int, int, str]]) -> str:
-    """``text`` with ``edits`` made (text inserted at one place comes out in the order it was added)."""
-    ordered = sorted(enumerate(edits), key=lambda e: (e[1][0], e[1][1], e[0]), reverse=True)
-    for _, (start, end, new) in ordered:
-        text = text[:start] + new + text[end:]
-    return text
-
-
 def locator(view: str, first_line: int) -> Locate:
     """An offset of a block's ``view`` (a shell block, a cell's shell lines) as (line of the joined text,
     column in the block's line), the block starting at ``first_line``."""

@@ -12,8 +12,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from lightning_migrate.codemod import cells
-from lightning_migrate.codemod.commands import apply, locator, migrate_commands
+from lightning_migrate.codemod.commands import locator, migrate_commands
 from lightning_migrate.codemod.kinds import Migrated, Request
+from lightning_migrate.codemod.text import spliced
 from lightning_migrate.report.findings import Finding
 
 PYTHON_LANGUAGES = frozenset({"python", "py", "python3", "py3"})
@@ -91,7 +92,7 @@ def migrate(text: str, request: Request) -> Migrated:
         commands = migrate_commands(view, request.run, folder, locator(view, at))
         edits += [(block.start + start, block.start + end, new) for start, end, new in commands.edits]
         findings += commands.findings
-    new = apply(text, edits) if edits else text
+    new = spliced(text, edits) if edits else text
     return Migrated(new, findings, outcome.suppress, _addresser(python + shell, len(python), outcome.joined))
 
 

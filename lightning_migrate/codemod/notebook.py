@@ -18,9 +18,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from lightning_migrate.codemod import cells
-from lightning_migrate.codemod.commands import apply, locator, migrate_commands
+from lightning_migrate.codemod.commands import locator, migrate_commands
 from lightning_migrate.codemod.jsonspan import JSONError, Node, parse
 from lightning_migrate.codemod.kinds import Migrated, Request
+from lightning_migrate.codemod.text import spliced
 from lightning_migrate.report.findings import Finding
 from lightning_migrate.report.noqa import comment_start
 from lightning_migrate.sources.sourcefile import SourceError
@@ -75,7 +76,7 @@ def migrate(text: str, request: Request) -> Migrated:
             locate = locator(cell.shell, outcome.joined.starts[index])
             commands = migrate_commands(cell.shell, request.run, folder, locate)
             findings += commands.findings
-            source = apply(source, commands.edits) if commands.edits else source
+            source = spliced(source, commands.edits) if commands.edits else source
         if cell.is_shell:
             new_source = source
         else:

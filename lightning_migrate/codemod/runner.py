@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lightning_migrate.codemod import kinds
-from lightning_migrate.codemod.trainers import DEFINES, NO_SUBCLASSES, RunSubclasses, of_run
+from lightning_migrate.codemod.trainers import NO_SUBCLASSES, RunSubclasses, of_run
 from lightning_migrate.report.findings import Finding
 from lightning_migrate.semantics.model import RELEASES, Version, release
 from lightning_migrate.sources import sourcefile
@@ -213,12 +213,11 @@ def process_all(
 def _subclasses(read: dict[Path, tuple[bytes, sourcefile.Source] | None]) -> RunSubclasses:
     """The Trainer subclasses the run's Python files define (read first, before any file is migrated: a
     file may call a class another file of the run defines)."""
-    python = [
+    return of_run(
         (path, found[1].text)
         for path, found in read.items()
-        if found is not None and DEFINES.search(found[1].text) and kinds.kind_of(path, found[1].text).python
-    ]
-    return of_run(python) if python else NO_SUBCLASSES
+        if found is not None and kinds.kind_of(path, found[1].text).python
+    )
 
 
 def _pool(jobs: int) -> ProcessPoolExecutor:

@@ -5,14 +5,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lightning_migrate.codemod.commands import apply, migrate_commands
+from lightning_migrate.codemod.commands import migrate_commands
 from lightning_migrate.codemod.kinds import Migrated, Request
+from lightning_migrate.codemod.text import spliced
 from lightning_migrate.report import noqa
 
 
 def migrate(text: str, request: Request) -> Migrated:
     folder = Path(request.path).parent if str(request.path) != "-" else None
     found = migrate_commands(text, request.run, folder)
-    new = apply(text, found.edits) if found.edits else text
+    new = spliced(text, found.edits) if found.edits else text
     comments = noqa.hash_comments(text)
     return Migrated(new, found.findings, lambda f: noqa.apply(text, f, found.spans, comments))

@@ -56,3 +56,12 @@ def tree_of(source: str) -> ast.Module:
     """``ast.parse(source)``, remembered for the last two texts: the import steps and the final check read
     a rewritten file one after another, mostly as the step before left it (never mutate the tree)."""
     return ast.parse(source)
+
+
+def spliced(text: str, edits: list[tuple[int, int, str]]) -> str:
+    """``text`` with ``edits`` (start, end, new text) made, none overlapping another (text inserted at one
+    place comes out in the order it was added)."""
+    ordered = sorted(enumerate(edits), key=lambda e: (e[1][0], e[1][1], e[0]), reverse=True)
+    for _, (start, end, new) in ordered:
+        text = text[:start] + new + text[end:]
+    return text

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 
 from lightning_migrate.codemod.known import Known, RunTime
+from lightning_migrate.codemod.text import spliced
 
 _LINE_END = re.compile(r"\r\n|\r|\n")
 # plain scalars YAML 1.1 or 1.2 read as something other than a string: they need quotes to stay strings
@@ -53,28 +54,16 @@ class Document:
     def offset(self, line: int, column: int) -> int:
         return self.starts[line] + column
 
-    def line_end(self, line: int) -> int:
-        """Where the text of line ``line`` ends (before its line end)."""
-        return self.starts[line] + len(self.line(line))
-
     def after_line(self, line: int) -> int:
         """Where the next line starts (the end of the text for the last line)."""
         return self.starts[line + 1] if line + 1 < len(self.starts) else len(self.text)
 
-    def replace(self, start: int, end: int, text: str) -> None:
-        self.edits.append((start, end, text))
-
     def result(self) -> str:
         """The text with the edits made (text inserted at one place comes out in the order it was added)."""
-        out = self.text
-        last = len(out) + 1
-        ordered = sorted(enumerate(self.edits), key=lambda e: (e[1][0], e[1][1], e[0]), reverse=True)
-        for _, (start, end, text) in ordered:
-            if end > last:
-                raise Unwritable("two edits of the config overlap")
-            out = out[:start] + text + out[end:]
-            last = start
-        return out
+        ordered = sorted((start, end) for start, end, _ in self.edits)
+        if any(end > start for (_, end), (start, _) in zip(ordered, ordered[1:])):
+            raise Unwritable("two edits of the config overlap")
+        return spliced(self.text, self.edits)
 
     # --- spans -------------------------------------------------------------------------------------------
 
