@@ -11,7 +11,7 @@ from cli_helpers import BROKEN, CLEAN, FIXABLE, FIXED, UNFIXABLE, run
 
 from lightning_migrate.cli import command
 from lightning_migrate.cli.command import Behaviour
-from lightning_migrate.codemod.runner import Options
+from lightning_migrate.codemod.runner import BATCHES_PER_WORKER, Options, _batches
 from lightning_migrate.semantics.model import release
 
 MODES = {"rewrite": (), "diff": ("--diff",), "check": ("--check",)}
@@ -142,6 +142,21 @@ def test_jobs_give_the_same_output_in_the_same_order(tmp_path: Path) -> None:
     paths = [line.split(":", 1)[0] for line in serial.out.splitlines()]
     assert paths == sorted(paths)
     assert len(set(paths)) == 6  # 3 fixable + 3 unfixable files
+
+
+@pytest.mark.parametrize("jobs", [2, 3])
+def test_batches_start_with_the_largest_files_and_hold_each_file_once(jobs: int) -> None:
+    """A big file handed out last would keep one worker busy while the others wait."""
+    sizes = [5, 900, 40, 40, 3000, 1, 70, 70, 70, 250, 12, 8] * 3
+    files = [(Path(f"m{index}.py"), b"x" * size) for index, size in enumerate(sizes)]
+    batches = _batches(files, jobs)
+    handed = [file for batch in batches for file in batch]
+    assert sorted(handed) == sorted(files)
+    assert [len(data) for _, data in handed] == sorted(sizes, reverse=True)
+    budget = sum(sizes) / (jobs * BATCHES_PER_WORKER)
+    for batch in batches:
+        assert len(batch) == 1 or sum(len(data) for _, data in batch) <= budget
+    assert len(batches) < len(files)  # (the small files share batches)
 
 
 def test_no_pool_under_pre_commit(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -21,7 +21,7 @@ from lightning_migrate.sources.files import matches
 from lightning_migrate.sources.prefilter import may_need_migration, mentions
 
 if TYPE_CHECKING:  # (imported where a pool is started: most runs of a few files need none)
-    from concurrent.futures import Future, ProcessPoolExecutor
+    from concurrent.futures import ProcessPoolExecutor
 
 
 @dataclass(frozen=True)
@@ -159,14 +159,11 @@ def _migrate(
 def process_all(
     paths: Sequence[Path], options: Options, jobs: int, progress: Callable[[], object] = lambda: None
 ) -> list[FileResult]:
-    """``process_file`` over ``paths``; the results come back in the order of ``paths``. Each file is read
-    here and given the word-level half of the prefilter; one that passes goes to a process pool at once
-    (the rest of the prefilter and the codemod run there), so the workers work while this process goes on
-    reading. The pool starts at the second such file (for none or one it would only cost its start), and
-    its workers are forked with the codemod's front end already imported."""
-    done: dict[Path, FileResult] = {}
-    waiting: dict[Path, Future[FileResult] | bytes] = {}  # files to parse: their result to come, or bytes
-    pool: ProcessPoolExecutor | None = None
+    """``process_file`` over ``paths``; the results come back in the order of ``paths``. Every file is read
+    here first (the run's Trainer subclasses are read from them) and given the word-level half of the
+    prefilter; those that pass go to a process pool in batches (``_batches``), and this process clears the
+    rest while the workers work. The pool starts for two such files or more (for none or one it would only
+    cost its start), and its workers are forked with the codemod's front end already imported."""
     read: dict[Path, tuple[bytes, sourcefile.Source] | None] = {}
     for path in paths:
         try:
@@ -174,40 +171,70 @@ def process_all(
         except sourcefile.SourceError:  # `process_file` reports it
             read[path] = None
     options = replace(options, subclasses=_subclasses(read))
-    try:
-        for path in paths:
-            if read[path] is None:
-                done[path] = process_file(path, options)
-                progress()
-                continue
-            data, source = read[path]  # type: ignore[misc]
-            if jobs <= 1 or len(paths) <= 1:
-                done[path] = process_file(path, options, data)
-                progress()
-                continue
-            # the rest of the prefilter: in a worker (other kinds have a word test of their own there)
-            python = kinds.kind_of(path, source.text).python
-            called = any(name in source.text for name in options.subclasses.names)  # (a subclass's call)
-            if python and not called and mentions(source.text, (options.target,)) is False:
-                done[path] = process_file(path, options, data, True)
-                progress()
-                continue
-            if pool is None and waiting:
-                pool = _pool(jobs)
-                first, first_data = next(iter(waiting.items()))
-                assert isinstance(first_data, bytes)
-                waiting[first] = pool.submit(process_file, first, options, first_data)
-            waiting[path] = data if pool is None else pool.submit(process_file, path, options, data)
-        for path, pending in waiting.items():
-            if isinstance(pending, bytes):  # the only candidate: no pool for it
-                done[path] = process_file(path, options, pending)
-            else:
-                done[path] = pending.result()
+    done: dict[Path, FileResult] = {}
+    candidates: list[tuple[Path, bytes]] = []  # the files for the workers
+    cleared: list[tuple[Path, bytes]] = []  # the files the words clear (only unused suppressions to find)
+    for path in paths:
+        found = read[path]
+        if found is None:
+            done[path] = process_file(path, options)  # (it reports why the file cannot be read)
             progress()
+            continue
+        data, source = found
+        # the rest of the prefilter: in a worker (other kinds have a word test of their own there)
+        python = kinds.kind_of(path, source.text).python
+        called = any(name in source.text for name in options.subclasses.names)  # (a subclass's call)
+        if python and not called and mentions(source.text, (options.target,)) is False:
+            cleared.append((path, data))
+        else:
+            candidates.append((path, data))
+    if jobs <= 1 or len(candidates) <= 1:
+        for path, data in candidates:
+            done[path] = process_file(path, options, data)
+            progress()
+        for path, data in cleared:
+            done[path] = process_file(path, options, data, True)
+            progress()
+        return [done[path] for path in paths]
+    pool = _pool(jobs)
+    try:
+        pending = [pool.submit(process_batch, batch, options) for batch in _batches(candidates, jobs)]
+        for path, data in cleared:
+            done[path] = process_file(path, options, data, True)
+            progress()
+        for future in pending:
+            for result in future.result():
+                done[result.path] = result
+                progress()
     finally:
-        if pool is not None:
-            pool.shutdown(cancel_futures=True)
+        pool.shutdown(cancel_futures=True)
     return [done[path] for path in paths]
+
+
+def process_batch(batch: Sequence[tuple[Path, bytes]], options: Options) -> list[FileResult]:
+    """``process_file`` over a batch of files, given their bytes: a worker's task."""
+    return [process_file(path, options, data) for path, data in batch]
+
+
+# Each batch is about this share of the work of one worker: few enough batches that little crosses between
+# the processes, enough that the workers finish together.
+BATCHES_PER_WORKER = 8
+
+
+def _batches(files: Sequence[tuple[Path, bytes]], jobs: int) -> list[list[tuple[Path, bytes]]]:
+    """The files in batches, the largest files first: a big file started last would leave the other workers
+    idle while it runs (the bigger a file, the longer its migration, roughly). A batch holds files up to
+    ``1 / BATCHES_PER_WORKER`` of a worker's share of the bytes, or one file larger than that."""
+    budget = sum(len(data) for _, data in files) / (jobs * BATCHES_PER_WORKER)
+    batches: list[list[tuple[Path, bytes]]] = []
+    size = budget
+    for path, data in sorted(files, key=lambda file: -len(file[1])):
+        if size + len(data) > budget:
+            batches.append([])
+            size = 0
+        batches[-1].append((path, data))
+        size += len(data)
+    return batches
 
 
 def _subclasses(read: dict[Path, tuple[bytes, sourcefile.Source] | None]) -> RunSubclasses:
