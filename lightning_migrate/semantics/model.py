@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Union
+from typing import NamedTuple, Union
 
 # A keyword value as it can be written in a Trainer call: literals, lists of them, and Lightning objects.
 Value = Union[None, bool, int, float, str, "Obj", tuple["Value", ...], list["Value"]]
@@ -49,8 +49,10 @@ def _frozen(value: Value) -> Value:
     return tuple(_frozen(item) for item in value) if isinstance(value, (list, tuple)) else value
 
 
-@dataclass(frozen=True, order=True)
-class Version:
+class Version(NamedTuple):
+    """A Lightning release. (A named tuple: the planner compares and hashes releases by the million, and a
+    tuple does both in C.)"""
+
     major: int
     minor: int
     patch: int = 0
