@@ -75,20 +75,35 @@ MUST_STILL_FAIL = frozenset(m for m in MACHINES + PACKAGE_MACHINES if not m.tpu_
 
 
 # The planner asks the model about the same calls over and over (every candidate on every machine, every value
-# of a run-time flag, the same call in file after file): its answers are remembered. (They are never changed
-# by the planner.)
-_INTERPRETED: dict[object, Interpretation] = {}
+# of a run-time flag, the same call in file after file): its answers are remembered, per call and then per
+# release and machine. (They are never changed by the planner.)
+_INTERPRETED: dict[object, dict[tuple[Version, Hardware], Interpretation]] = {}
+Interpreter = Callable[[Version, Hardware], Interpretation]
+
+
+def interpreter(flags: Mapping[str, Value]) -> Interpreter:
+    """``semantics.interpret`` of ``Trainer(**flags)``, remembered: the call's key is worked out once for all
+    the releases and machines it is asked about. (Values are told apart by their repr: `1`, `True` and
+    `1.0` are equal in Python, not to Lightning.)"""
+    key = tuple((k, repr(value)) for k, value in flags.items())
+    answers = _INTERPRETED.get(key)
+    if answers is None:
+        if len(_INTERPRETED) >= 1 << 14:
+            _INTERPRETED.clear()
+        answers = _INTERPRETED[key] = {}
+
+    def ask(version: Version, hardware: Hardware) -> Interpretation:
+        found = answers.get((version, hardware))
+        if found is None:
+            found = answers[version, hardware] = interpret_once(flags, version, hardware)
+        return found
+
+    return ask
 
 
 def interpret(flags: Mapping[str, Value], version: Version, hardware: Hardware) -> Interpretation:
-    """``semantics.interpret``, remembered."""
-    key = (tuple((k, repr(value)) for k, value in flags.items()), version, hardware)
-    found = _INTERPRETED.get(key)
-    if found is None:
-        if len(_INTERPRETED) >= 1 << 18:
-            _INTERPRETED.clear()
-        found = _INTERPRETED[key] = interpret_once(flags, version, hardware)
-    return found
+    """``semantics.interpret``, remembered (for one question; ``interpreter`` for many about one call)."""
+    return interpreter(flags)(version, hardware)
 
 
 def machines(flags: Mapping[str, Value]) -> tuple[Hardware, ...]:
@@ -353,7 +368,8 @@ def _legacy_in(flags: Mapping[str, Value], target: Version, since: Version = REL
         return True
     if _misplaced(flags, target) and _built(flags, [r for r in RELEASES if since <= r < target]):
         return True  # (a call no release built is an error-path test, not old usage)
-    results = [interpret(flags, target, machine) for machine in machines(flags)]
+    ask = interpreter(flags)
+    results = [ask(target, machine) for machine in machines(flags)]
     if any(codemod_deprecations(r.deprecations) for r in results if isinstance(r.outcome, Setup)):
         return True  # (a warning before an error everywhere says nothing: the call never ran this way)
     if all(isinstance(result.outcome, Rejected) for result in results):
@@ -379,7 +395,8 @@ def _foreign(flags: Mapping[str, Value], target: Version, releases: Sequence[Ver
 
 def _built(flags: Mapping[str, Value], releases: Sequence[Version]) -> bool:
     """Does one of ``releases`` build the call on some machine?"""
-    return any(isinstance(interpret(flags, r, m).outcome, Setup) for r in releases for m in machines(flags))
+    ask = interpreter(flags)
+    return any(isinstance(ask(r, m).outcome, Setup) for r in releases for m in machines(flags))
 
 
 _NAMED_FLAGS = frozenset({*TRAINING_TYPE_FLAGS, "strategy"})  # the flags that take strategy and device names
@@ -466,8 +483,9 @@ def differences(
     """Each way the strategy ``candidate`` builds in ``target`` differs in ``fields`` from the old call's
     (``find_unused_parameters True -> False``), with the first machine that shows it."""
     found: dict[str, Hardware] = {}
+    ask = interpreter(candidate)
     for machine, old in keep.items():
-        new = interpret(candidate, target, machine).outcome
+        new = ask(target, machine).outcome
         if old is None or not isinstance(new, Setup):
             continue
         for field in fields:
@@ -483,10 +501,11 @@ def _behaviour(
     """The setup the call builds on each machine, agreed by every source release that accepts it."""
     keep: Behaviour = {}
     accepted: set[Version] = set()
+    ask = interpreter(flags)
     for machine in machines(flags):
         built = {}
         for release in sources:
-            outcome = interpret(flags, release, machine).outcome
+            outcome = ask(release, machine).outcome
             if isinstance(outcome, Setup):
                 built[release] = comparable(outcome)
         if len(set(built.values())) > 1:
@@ -570,9 +589,10 @@ def difference(
     """The first machine on which ``candidate`` in ``target`` does not do what the old call did, and what
     it does there instead, in words; None when it keeps the behaviour everywhere. The deprecation warnings
     of the ``tolerated`` flags are not held against it (a run-time value left as written, reported apart)."""
+    ask = interpreter(candidate)
     for machine, setup in keep.items():
         try:
-            result = interpret(candidate, target, machine)
+            result = ask(target, machine)
         except Unmodelled as unmodelled:  # a spelling the model cannot judge is never a rewrite
             return machine, str(unmodelled)
         warned = [d for d in codemod_deprecations(result.deprecations) if d.flag not in tolerated]
