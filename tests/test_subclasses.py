@@ -4,12 +4,13 @@ file of the run defines the class and however another file imports it."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 from cli_helpers import run
 
-from lightning_migrate.codemod.trainers import module_names, of_run
+from lightning_migrate.codemod.trainers import may_define, module_names, of_run
 
 DEFINITIONS = '''import pytorch_lightning as pl
 
@@ -107,3 +108,24 @@ def test_the_run_knows_which_subclasses_pass_the_flags_through() -> None:
     assert {"mypkg.trainer.Runner", "trainer.Eager"} <= found.passing
     assert dict(found.consuming)["mypkg.trainer.Fixed"] == "its `__init__` takes `gpus=` itself"
     assert found.names == {"Runner", "Eager", "Fixed"}
+
+
+@pytest.mark.parametrize(
+    ("source", "defines"),
+    [
+        ("class T(pl.Trainer):\n    pass\n", True),
+        ("import x\nclass T(\n    Trainer,\n):\n    pass\n", True),
+        ("import x\n\nclass  T (Base, pl.Trainer): pass\n", True),
+        ("def f():\n    class T(pl.Trainer):\n        pass\n", False),  # (not at module level)
+        ("subclass T(pl.Trainer)\n", False),
+        ("class T(MyTrainerBase):\n    pass\n", False),
+        ("class T(Base):\n    pass\nx = 1\n", False),
+        # a class line that does not match, then one that does: each line is tried on its own
+        ("x = 'class A(B,'\nclass T(pl.Trainer):\n    pass\n", True),
+        ("xclass A(B,\nclass T(pl.Trainer):\n    pass\n", True),
+    ],
+)
+def test_a_file_may_define_a_subclass_where_a_line_starts_one(source: str, defines: bool) -> None:
+    assert may_define(source) is defines
+    # (what a multi-line regex anchored at each line's start finds, tried at every character)
+    assert (re.search(r"^class\s+\w+\s*\([^)]*Trainer\b", source, re.MULTILINE) is not None) is defines

@@ -54,7 +54,18 @@ class RunSubclasses:
 # more are). The locator follows module-level classes only (one in a function is not a Trainer to it), and
 # one under a top-level `if` or `try` is missed here. Files without one are not parsed for the run's
 # subclasses.
-DEFINES = re.compile(r"^class\s+\w+\s*\([^)]*Trainer\b", re.MULTILINE)
+_DEFINES = re.compile(r"class\s+\w+\s*\([^)]*Trainer\b")
+
+
+def may_define(source: str) -> bool:
+    """Does a line of ``source`` start with such a class? (Tried at each line that starts with ``class``: a
+    pattern that starts with ``^`` is tried at every character of every file of the run.)"""
+    starts = [0] if source.startswith("class") else []
+    starts += (found.start() + 1 for found in _LINE_CLASS.finditer(source))
+    return any(_DEFINES.match(source, start) for start in starts)
+
+
+_LINE_CLASS = re.compile(r"\nclass\b")
 
 
 def module_names(path: Path) -> list[str]:
@@ -177,7 +188,7 @@ def of_run(files: Iterable[tuple[Path, str]]) -> RunSubclasses:
 
     trees = {}
     for path, source in files:
-        if DEFINES.search(source):
+        if may_define(source):
             try:
                 trees[path] = (ast.parse(source), Text(source))
             except (SyntaxError, ValueError):
