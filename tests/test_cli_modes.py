@@ -159,6 +159,19 @@ def test_batches_start_with_the_largest_files_and_hold_each_file_once(jobs: int)
     assert len(batches) < len(files)  # (the small files share batches)
 
 
+def test_empty_files_are_batched_too() -> None:
+    files = [(Path("a.yaml"), b""), (Path("b.yaml"), b"")]
+    assert [file for batch in _batches(files, 2) for file in batch] == files
+
+
+def test_empty_candidates_in_a_pool(tmp_path: Path) -> None:
+    for name in ("a.yaml", "b.yaml", "c.ipynb"):
+        (tmp_path / name).write_text("")
+    outcome = run("--check", *TARGET, "-j", "2", str(tmp_path))
+    assert outcome.code == 0
+    assert "No deprecated Trainer flags in 3 files." in outcome.err
+
+
 def test_no_pool_under_pre_commit(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PRE_COMMIT", "1")
     assert command.default_jobs() == 1

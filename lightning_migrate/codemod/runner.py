@@ -227,9 +227,9 @@ def _batches(files: Sequence[tuple[Path, bytes]], jobs: int) -> list[list[tuple[
     ``1 / BATCHES_PER_WORKER`` of a worker's share of the bytes, or one file larger than that."""
     budget = sum(len(data) for _, data in files) / (jobs * BATCHES_PER_WORKER)
     batches: list[list[tuple[Path, bytes]]] = []
-    size = budget
+    size = 0
     for path, data in sorted(files, key=lambda file: -len(file[1])):
-        if size + len(data) > budget:
+        if not batches or size + len(data) > budget:
             batches.append([])
             size = 0
         batches[-1].append((path, data))
