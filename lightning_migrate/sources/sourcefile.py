@@ -6,7 +6,6 @@ from __future__ import annotations
 import io
 import os
 import stat
-import tempfile
 import tokenize
 from dataclasses import dataclass
 from pathlib import Path
@@ -61,6 +60,8 @@ def read(path: Path) -> tuple[bytes, Source]:
 def write_atomic(path: Path, data: bytes) -> None:
     """Replace ``path``'s contents in one step (a temporary file in the same folder, then a rename), keeping
     its permission bits. A symbolic link is followed: the file it points to is replaced, the link stays."""
+    import tempfile  # (only for a run that writes: with `random`, a few ms of every run's start-up)
+
     target = path.resolve()
     mode = stat.S_IMODE(target.stat().st_mode)
     descriptor, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
