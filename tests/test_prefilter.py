@@ -481,3 +481,13 @@ def test_generated_modern_calls_that_are_skipped_are_left_alone(text: str, targe
         assert_untouched(text, target, None)
     else:
         assert may_need_migration(text)
+
+
+def test_a_renamed_class_is_found_by_the_ending_all_their_names_share() -> None:
+    from lightning_migrate.semantics.classes import RENAMED_STRATEGIES
+    from lightning_migrate.sources.prefilter import _RENAMED_ENDING
+
+    assert _RENAMED_ENDING == "Plugin"
+    assert all(name.endswith(_RENAMED_ENDING) for name in RENAMED_STRATEGIES)
+    for name in sorted(RENAMED_STRATEGIES):
+        assert may_need_migration(f"from pytorch_lightning.plugins import {name}\n", TARGETS, (None,))

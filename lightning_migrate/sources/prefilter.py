@@ -48,7 +48,7 @@ import ast
 import functools
 import re
 import unicodedata
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 from lightning_migrate.codemod.callsite import LIGHTNING_PACKAGE, CallSite, Run
 from lightning_migrate.codemod.domains import parametrized
@@ -64,6 +64,19 @@ EVERY_SOURCE: tuple[Version | None, ...] = (None, *RELEASES)  # None: no --sourc
 
 # Lightning, or an ecosystem package whose Trainer subclass passes the flags through (`flash.Trainer`)
 _PACKAGES = ("lightning", "pytorch_lightning", *sorted({name.split(".")[0] for name in ECOSYSTEM}))
+
+
+def _common_ending(names: Iterable[str]) -> str:
+    names = list(names)
+    ending = min(names, key=len)
+    while not all(name.endswith(ending) for name in names):
+        ending = ending[1:]
+    return ending
+
+
+# What the names of the classes 1.6 renamed end with ("Plugin"): a text without it names none of them (one
+# search of the text, not one per class).
+_RENAMED_ENDING = _common_ending(RENAMED_STRATEGIES)
 # A class and its bases: one that subclasses a Trainer (or such a class) is called as a Trainer is.
 _CLASS = re.compile(r"class\s+(\w+)\s*\(([^)]*)\)")
 _WORDS = "|".join(sorted(MODELLED, key=len, reverse=True))
@@ -179,6 +192,7 @@ def mentions(text: str, targets: Sequence[Version] = RELEASES) -> bool | None:
     if (
         "import" in text
         and any(target >= V16 for target in targets)
+        and _RENAMED_ENDING in text
         and any(_has_word(text, name) for name in RENAMED_STRATEGIES)
     ):
         return True
