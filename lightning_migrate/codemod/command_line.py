@@ -118,6 +118,10 @@ class Flavour:
     joined: bool  # new flags are written `name=value` (else `name value`, as the slot flag is)
     what: str  # for messages
 
+    def written(self, flag: str) -> str:
+        """How ``flag``'s name is written (``PL_TRAINER_GPUS``)."""
+        return flag.upper() if self.upper else flag
+
 
 FLAVOURS = {
     "cli": Flavour(

@@ -151,7 +151,7 @@ def _spelled(site: Site, flags: dict[str, Value]) -> str:
     flavour = site.flavour
     parts = []
     for flag, value in flags.items():
-        name = flag.upper() if flavour.upper else flag
+        name = flavour.written(flag)
         separator = "=" if flavour.joined else " "
         parts.append(f"{flavour.prefix}{name}{separator}{quoted(flavour.spell(value))}")
     return " ".join(parts)
@@ -177,7 +177,7 @@ def _edits(
         return quoted(spelled)
 
     def fresh(entry: Entry, flag: str, value: Value) -> str:
-        name = flag.upper() if flavour.upper else flag
+        name = flavour.written(flag)
         joined = entry.joined or flavour.joined
         prefix = view[entry.words[0].start : entry.name[0]]  # `--trainer.`, `+trainer.`, `PL_TRAINER_`
         return f" {prefix}{name}{'=' if joined else ' '}{value_text(flag, value)}"
@@ -199,7 +199,7 @@ def _edits(
         else:
             heir = placement.heir
             if heir != placement.key:
-                edits.append((*entry.name, heir.upper() if flavour.upper else heir))
+                edits.append((*entry.name, flavour.written(heir)))
             if new[heir] != old[placement.key]:
                 if entry.value is None:
                     raise Unwritable(f"`{placement.key}` is given without a value")

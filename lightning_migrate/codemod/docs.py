@@ -86,7 +86,7 @@ def migrate(text: str, request: Request) -> Migrated:
                 (block.start, block.end, "".join(block.indent + x if x.strip() else x for x in lines))
             )
     findings = list(outcome.findings)
-    folder = Path(request.path).parent if str(request.path) != "-" else None
+    folder = request.folder
     for index, (block, view) in enumerate(zip(shell, views)):
         at = outcome.joined.starts[len(python) + index]
         commands = migrate_commands(view, request.run, folder, locator(view, at))

@@ -37,6 +37,11 @@ class Request:
     path: Path = Path("-")
     subclasses: RunSubclasses = NO_SUBCLASSES  # the Trainer subclasses the run's files define
 
+    @property
+    def folder(self) -> Path | None:
+        """The file's folder, where the scripts its command lines run are looked for (None: stdin)."""
+        return Path(self.path).parent if str(self.path) != "-" else None
+
 
 def _same(finding: Finding) -> Finding:
     return finding

@@ -15,7 +15,6 @@ import re
 from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from pathlib import Path
 
 from lightning_migrate.codemod import cells
 from lightning_migrate.codemod.commands import locator, migrate_commands
@@ -68,7 +67,7 @@ def migrate(text: str, request: Request) -> Migrated:
         line = text.count("\n", 0, cell.node.start) + 1
         raise SourceError(f"cell {cell.number}:{exc.line}:{exc.column}: {exc}", line) from exc
     findings = list(outcome.findings)
-    folder = Path(request.path).parent if str(request.path) != "-" else None
+    folder = request.folder
     edits = []
     for index, (cell, piece) in enumerate(zip(code, outcome.pieces)):
         source = cell.source

@@ -3,8 +3,6 @@ their flags reach Lightning's Trainer, reported where that is not known."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from lightning_migrate.codemod.commands import migrate_commands
 from lightning_migrate.codemod.kinds import Migrated, Request
 from lightning_migrate.codemod.text import spliced
@@ -12,7 +10,7 @@ from lightning_migrate.report import noqa
 
 
 def migrate(text: str, request: Request) -> Migrated:
-    folder = Path(request.path).parent if str(request.path) != "-" else None
+    folder = request.folder
     found = migrate_commands(text, request.run, folder)
     new = spliced(text, found.edits) if found.edits else text
     comments = noqa.hash_comments(text)

@@ -43,7 +43,7 @@ def judge(run: Run, site: CallSite, unknown: dict[str, Unknown], advice: str) ->
     if not unknown:
         decision, findings = run.decide(site)
         return Verdict(decision, findings)
-    given = CallSite(site.line, site.column, site.flags, site.since, {k: u.cls for k, u in unknown.items()})
+    given = replace(site, unknown={k: u.cls for k, u in unknown.items()})
     sign = run.old_api(given)
     if sign is None:
         return Verdict(Unchanged())
