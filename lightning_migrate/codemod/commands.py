@@ -18,7 +18,7 @@ from lightning_migrate.codemod.plan import Refusal, Rewrite, codemod_deprecation
 from lightning_migrate.codemod.shell_words import commands, quoted
 from lightning_migrate.codemod.sites import Unknown, judge, not_fixed
 from lightning_migrate.codemod.slots import place
-from lightning_migrate.codemod.yaml_text import Unwritable
+from lightning_migrate.codemod.text import Unwritable
 from lightning_migrate.report.findings import Finding, Span
 from lightning_migrate.semantics import interpret
 from lightning_migrate.semantics.model import Value, Version

@@ -65,3 +65,8 @@ def spliced(text: str, edits: list[tuple[int, int, str]]) -> str:
     for _, (start, end, new) in ordered:
         text = text[:start] + new + text[end:]
     return text
+
+
+class Unwritable(Exception):
+    """An edit a front end cannot write in a file's text (a YAML value it cannot change in place, a command
+    line that would not read back as planned); the message says why, for the user."""

@@ -15,6 +15,7 @@ from lightning_migrate.codemod.kinds import Migrated, Request
 from lightning_migrate.codemod.known import Known, RunTime
 from lightning_migrate.codemod.plan import V16, Refusal, Rewrite, derived
 from lightning_migrate.codemod.sites import Unknown, judge, not_fixed
+from lightning_migrate.codemod.text import Unwritable
 from lightning_migrate.codemod.yaml_read import (
     Config,
     class_path,
@@ -25,7 +26,7 @@ from lightning_migrate.codemod.yaml_read import (
     read,
     value_of,
 )
-from lightning_migrate.codemod.yaml_text import Document, Unwritable
+from lightning_migrate.codemod.yaml_text import Document
 from lightning_migrate.codemod.yaml_write import Writer
 from lightning_migrate.report import noqa
 from lightning_migrate.report.findings import Finding, Span

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 
 from lightning_migrate.codemod.known import Known, RunTime
-from lightning_migrate.codemod.text import spliced
+from lightning_migrate.codemod.text import Unwritable, spliced
 
 _LINE_END = re.compile(r"\r\n|\r|\n")
 # plain scalars YAML 1.1 or 1.2 read as something other than a string: they need quotes to stay strings
@@ -24,10 +24,6 @@ _NOT_A_STRING = re.compile(
     """
 )
 _PLAIN = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-/]*")
-
-
-class Unwritable(Exception):
-    """A value the writer cannot change in place; the message says why, for the user."""
 
 
 @dataclass

@@ -12,8 +12,9 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from lightning_migrate.codemod.known import Known
 from lightning_migrate.codemod.plan import derived
 from lightning_migrate.codemod.slots import place
+from lightning_migrate.codemod.text import Unwritable
 from lightning_migrate.codemod.yaml_read import class_path
-from lightning_migrate.codemod.yaml_text import Document, Unwritable, spelled
+from lightning_migrate.codemod.yaml_text import Document, spelled
 from lightning_migrate.semantics.classes import lookup
 from lightning_migrate.semantics.model import Obj
 
