@@ -18,7 +18,7 @@ from lightning_migrate.codemod.plan import Decision, Refusal, Rewrite, Unchanged
 from lightning_migrate.codemod.ranges import RunTimeReader
 from lightning_migrate.codemod.text import Text, tree_of
 from lightning_migrate.codemod.trainers import NO_SUBCLASSES, PACKAGES, RunSubclasses
-from lightning_migrate.codemod.values import Reader, Unknown
+from lightning_migrate.codemod.values import Reader, Unknown, dict_entries
 from lightning_migrate.report.findings import Finding, Result
 from lightning_migrate.report.rules import BY_CODE
 from lightning_migrate.semantics.classes import lookup
@@ -520,18 +520,9 @@ class _Migrator:
 
 
 def _dict_entries(node: ast.Dict | ast.Call) -> list[_Arg] | None:
-    """A dict display or ``dict(...)`` call as keyword arguments, or None when a key is not an identifier
-    string (or an entry is ``**other``)."""
-    if isinstance(node, ast.Call):
-        if node.args or any(k.arg is None for k in node.keywords):
-            return None
-        return [_Arg(k.arg, "", k.value, k) for k in node.keywords]
-    entries = []
-    for key, value in zip(node.keys, node.values):
-        if not (isinstance(key, ast.Constant) and isinstance(key.value, str) and key.value.isidentifier()):
-            return None
-        entries.append(_Arg(key.value, "", value, key))
-    return entries
+    """A dict display or ``dict(...)`` call as keyword arguments (``values.dict_entries``)."""
+    entries = dict_entries(node)
+    return None if entries is None else [_Arg(name, "", value, at) for name, value, at in entries]
 
 
 def _quote(call: ast.Call, text: Text) -> str:

@@ -109,3 +109,19 @@ class Reader:
                 return Unknown(value.reason, value.cls or name)
             kwargs[keyword.arg] = value
         return Obj.of(name, **kwargs)
+
+
+def dict_entries(node: ast.Dict | ast.Call) -> list[tuple[str, ast.expr, ast.expr | ast.keyword]] | None:
+    """A dict display or ``dict(...)`` call as keyword arguments (name, value, where the name is written), or
+    None when a key is not an identifier string or an entry is ``**other``: such a dict is not read. (The
+    codemod and the prefilter read a `**` dict with this one function.)"""
+    if isinstance(node, ast.Call):
+        if node.args or any(k.arg is None for k in node.keywords):
+            return None
+        return [(k.arg, k.value, k) for k in node.keywords if k.arg is not None]
+    entries: list[tuple[str, ast.expr, ast.expr | ast.keyword]] = []
+    for key, value in zip(node.keys, node.values):
+        if not (isinstance(key, ast.Constant) and isinstance(key.value, str) and key.value.isidentifier()):
+            return None
+        entries.append((key.value, value, key))
+    return entries

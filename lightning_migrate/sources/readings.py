@@ -30,7 +30,7 @@ from lightning_migrate.codemod.callsite import UNPACKED
 from lightning_migrate.codemod.known import Known, RunTime, holes
 from lightning_migrate.codemod.locate import Scope
 from lightning_migrate.codemod.text import Text
-from lightning_migrate.codemod.values import Reader, Unknown
+from lightning_migrate.codemod.values import Reader, Unknown, dict_entries
 from lightning_migrate.semantics.classes import lookup
 from lightning_migrate.semantics.model import Value
 from lightning_migrate.semantics.signature import MODELLED
@@ -243,18 +243,10 @@ def _is_dict(node: ast.expr) -> bool:
 
 def _entries(node: ast.expr) -> list[tuple[str | None, ast.expr]] | None:
     """A dict display or ``dict(...)`` call as keyword arguments, or None where the codemod cannot read it
-    so (``codemod.python._dict_entries``)."""
-    if isinstance(node, ast.Call):
-        if node.args or any(k.arg is None for k in node.keywords):
-            return None
-        return [(k.arg, k.value) for k in node.keywords]
-    assert isinstance(node, ast.Dict)
-    entries: list[tuple[str | None, ast.expr]] = []
-    for key, value in zip(node.keys, node.values):
-        if not (isinstance(key, ast.Constant) and isinstance(key.value, str) and key.value.isidentifier()):
-            return None
-        entries.append((key.value, value))
-    return entries
+    so (``values.dict_entries``, the codemod's own reader)."""
+    assert isinstance(node, (ast.Dict, ast.Call))
+    entries = dict_entries(node)
+    return None if entries is None else [(name, value) for name, value, _ in entries]
 
 
 def _splat_reading(
