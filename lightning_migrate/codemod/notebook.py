@@ -143,7 +143,10 @@ def _mask(source: str, number: int, node: Node) -> _Cell | None:
         return _Cell(number, node, source, source, {}, no_shell)
     for index, line in enumerate(lines):
         body = line.rstrip("\r\n")
-        match = _MAGIC.match(line) or (_AUTOMAGIC.match(body) if not cells.parses(body.strip()) else None)
+        match = _MAGIC.match(line)
+        if match is None:  # an automagic (`pip install x`) only where Python cannot read the line
+            match = _AUTOMAGIC.match(body)
+            match = None if match is not None and cells.parses(body.strip()) else match
         if continued or (index == 0 and line.startswith("%%")) or match is not None:
             indent = len(match.group("indent")) if match is not None and not continued else 0
             escape = _SHELL_ESCAPE.match(body) if not continued else None
