@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.comments import CommentedMap
 
 from lightning_migrate.codemod.callsite import UNPACKED, CallSite, Run
 from lightning_migrate.codemod.kinds import Migrated, Request
@@ -23,6 +23,7 @@ from lightning_migrate.codemod.yaml_read import (
     lightning_class,
     load,
     looks_like_trainer_config,
+    mappings,
     read,
     value_of,
 )
@@ -164,21 +165,8 @@ def _yaml(flags: dict[str, Known]) -> str:
 
 
 def _objects_in(mapping: CommentedMap) -> set[int]:
-    found: set[int] = set()
-    for key in mapping:
-        if key in MODELLED:
-            _collect(mapping[key], found)
-    return found
-
-
-def _collect(node: Any, found: set[int]) -> None:
-    if isinstance(node, CommentedMap):
-        found.add(id(node))
-        for value in node.values():
-            _collect(value, found)
-    elif isinstance(node, CommentedSeq):
-        for item in node:
-            _collect(item, found)
+    """The mappings under the config's flags (the objects they build)."""
+    return {id(found) for key in mapping if key in MODELLED for found in mappings(mapping[key])}
 
 
 def _plugin_objects(document: Any, planned: set[int], writer: Writer, run: Run) -> list[Finding]:
@@ -189,7 +177,7 @@ def _plugin_objects(document: Any, planned: set[int], writer: Writer, run: Run) 
     findings: list[Finding] = []
     if run.target < V16:
         return findings
-    for mapping in _all_mappings(document):
+    for mapping in mappings(document):
         named = class_path(mapping)
         cls = lightning_class(named[1]) if named is not None else None
         row = lookup(cls) if cls is not None else None
@@ -224,20 +212,3 @@ def _object_for_target(old: object, run: Run) -> tuple[str | None, Obj | None]:
     if not isinstance(new, Obj) or not derived(old, new):
         return f"Lightning {run.target} has no object that builds the same strategy; change it by hand", None
     return None, new
-
-
-def _all_mappings(node: Any) -> list[CommentedMap]:
-    found: list[CommentedMap] = []
-    seen: set[int] = set()
-    stack = [node]
-    while stack:
-        item = stack.pop()
-        if id(item) in seen:
-            continue
-        seen.add(id(item))
-        if isinstance(item, CommentedMap):
-            found.append(item)
-            stack.extend(reversed(list(item.values())))
-        elif isinstance(item, CommentedSeq):
-            stack.extend(reversed(list(item)))
-    return found

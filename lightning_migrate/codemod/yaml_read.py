@@ -128,7 +128,7 @@ def _is_trainer(mapping: Any) -> bool:
     return named is not None and named[1] in TRAINER_NAMES
 
 
-def _flags_mapping(mapping: CommentedMap) -> CommentedMap | None:
+def arguments_of(mapping: CommentedMap) -> CommentedMap | None:
     """Where a class-building mapping keeps its arguments: itself (Hydra) or its ``init_args``."""
     named = class_path(mapping)
     if named is not None and named[0] == "class_path":
@@ -137,17 +137,21 @@ def _flags_mapping(mapping: CommentedMap) -> CommentedMap | None:
     return mapping
 
 
-def _mappings(node: Any, seen: set[int]) -> Iterator[CommentedMap]:
-    if id(node) in seen:
-        return
-    seen.add(id(node))
-    if isinstance(node, CommentedMap):
-        yield node
-        for value in node.values():
-            yield from _mappings(value, seen)
-    elif isinstance(node, CommentedSeq):
-        for item in node:
-            yield from _mappings(item, seen)
+def mappings(node: Any) -> Iterator[CommentedMap]:
+    """Every mapping in ``node``, itself included, in document order, each once (an alias may make a node
+    its own descendant)."""
+    seen: set[int] = set()
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        if id(item) in seen:
+            continue
+        seen.add(id(item))
+        if isinstance(item, CommentedMap):
+            yield item
+            stack.extend(reversed(list(item.values())))
+        elif isinstance(item, CommentedSeq):
+            stack.extend(reversed(list(item)))
 
 
 def configs(document: Any, text: str, path: Path) -> list[Config]:
@@ -155,9 +159,9 @@ def configs(document: Any, text: str, path: Path) -> list[Config]:
     if not isinstance(document, CommentedMap):
         return []
     found: dict[int, Config] = {}
-    for mapping in _mappings(document, set()):
+    for mapping in mappings(document):
         if _is_trainer(mapping):
-            args = _flags_mapping(mapping)
+            args = arguments_of(mapping)
             named = class_path(mapping)
             if args is not None and named is not None:
                 where = (mapping.lc.line, mapping.lc.col)
@@ -366,7 +370,7 @@ def _object(node: CommentedMap, path: str) -> Value | _Unread:
     cls = lightning_class(path)
     if cls is None:
         return _Unread(path, "builds a class the model does not know")
-    args = _flags_mapping(node)
+    args = arguments_of(node)
     if args is None:
         return Obj.of(cls)
     if "_args_" in args:

@@ -13,7 +13,7 @@ from lightning_migrate.codemod.known import Known
 from lightning_migrate.codemod.plan import derived
 from lightning_migrate.codemod.slots import place
 from lightning_migrate.codemod.text import Unwritable
-from lightning_migrate.codemod.yaml_read import class_path
+from lightning_migrate.codemod.yaml_read import arguments_of, class_path
 from lightning_migrate.codemod.yaml_text import Document, spelled
 from lightning_migrate.semantics.classes import lookup
 from lightning_migrate.semantics.model import Obj
@@ -123,9 +123,8 @@ class Writer:
         added = [key for key, _ in new.kwargs if key not in old.kw()]
         if not added:
             return
-        named = class_path(node)
-        args = node.get("init_args") if named is not None and named[0] == "class_path" else node
-        if not isinstance(args, CommentedMap):
+        args = arguments_of(node)
+        if args is None:
             raise Unwritable("the strategy object has no `init_args` to add arguments to")
         for key in added:
             self._insert(args, _last_key(args), key, new.kw()[key])
