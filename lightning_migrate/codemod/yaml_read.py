@@ -198,22 +198,35 @@ def _group_file(document: CommentedMap, path: Path) -> Config | None:
         return Config(document, start, overrides=_overrides(document, ""), root=True)
     if not bases:
         return Config(document, start, root=True)
+    merged = _merged(path.parent, bases, 0)
+    if isinstance(merged, str):
+        return Config(document, start, overrides=f"it extends `{merged}`, which cannot be read", root=True)
+    flags, unknown, trainer, since = merged
+    if not trainer:
+        return None
+    return Config(document, start, since, base=flags, base_unknown=unknown, root=True)
+
+
+Chain = tuple[dict[str, Known], dict[str, Unknown], bool, Version]  # flags, unknown, names the Trainer, since
+
+
+def _merged(folder: Path, bases: list[str], depth: int) -> Chain | str:
+    """What the sibling configs ``bases`` set, merged in order (``_base_flags`` of each), whether one of their
+    chains names Lightning's Trainer, and the oldest release they can all be for; or the first base that
+    cannot be read."""
     flags: dict[str, Known] = {}
     unknown: dict[str, Unknown] = {}
     trainer = False
     since = RELEASES[0]
     for base in bases:
-        chain = _base_flags(path.parent / base, 0)
+        chain = _base_flags(folder / base, depth)
         if chain is None:
-            return Config(document, start, overrides=f"it extends `{base}`, which cannot be read", root=True)
-        base_flags, base_unknown, is_trainer, base_since = chain
-        flags.update(base_flags)
-        unknown.update(base_unknown)
-        trainer = trainer or is_trainer
-        since = max(since, base_since)
-    if not trainer:
-        return None
-    return Config(document, start, since, base=flags, base_unknown=unknown, root=True)
+            return base
+        flags.update(chain[0])
+        unknown.update(chain[1])
+        trainer = trainer or chain[2]
+        since = max(since, chain[3])
+    return flags, unknown, trainer, since
 
 
 def bases_of(document: CommentedMap) -> list[str] | None:
@@ -254,7 +267,7 @@ def _sibling_is_trainer(path: Path) -> bool:
 
 
 @functools.lru_cache(maxsize=64)
-def _base_flags(path: Path, depth: int) -> tuple[dict[str, Known], dict[str, Unknown], bool, Version] | None:
+def _base_flags(path: Path, depth: int) -> Chain | None:
     """The flags a group sibling sets (with those of what it extends), whether its chain names Lightning's
     Trainer, and the oldest release it can be for; None where it cannot be read."""
     if depth > 8:
@@ -269,18 +282,14 @@ def _base_flags(path: Path, depth: int) -> tuple[dict[str, Known], dict[str, Unk
     bases = bases_of(document)
     if bases is None:
         return None
-    flags: dict[str, Known] = {}
-    unknown: dict[str, Unknown] = {}
+    merged = _merged(path.parent, bases, depth + 1)
+    if isinstance(merged, str):
+        return None
+    flags, unknown, named, since = merged
     trainer = _is_trainer(document)
-    since = _since(class_path(document)[1]) if trainer else RELEASES[0]  # type: ignore[index]
-    for base in bases:
-        chain = _base_flags(path.parent / base, depth + 1)
-        if chain is None:
-            return None
-        flags.update(chain[0])
-        unknown.update(chain[1])
-        trainer = trainer or chain[2]
-        since = max(since, chain[3])
+    if trainer:
+        since = max(since, _since(class_path(document)[1]))  # type: ignore[index]
+    trainer = trainer or named
     own = read(document)
     for key in own.order:
         unknown.pop(key, None)
