@@ -7,6 +7,7 @@ from dataclasses import replace
 
 import pytest
 
+import lightning_migrate.codemod.plan as planner
 from lightning_migrate.codemod.plan import (
     MACHINES,
     PACKAGE_MACHINES,
@@ -116,3 +117,15 @@ def test_calls_without_a_package_strategy_build_the_same_with_the_packages() -> 
                     )
                     checked += 1
     assert checked > 1000
+
+
+def test_the_planner_remembers_a_bounded_number_of_answers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Answers are kept per call and forgotten all at once past ``MAX_ANSWERS``: memory stays bounded on a
+    tree of any size, and an answer asked again after that is the model's same answer."""
+    monkeypatch.setattr(planner, "MAX_ANSWERS", 10)
+    monkeypatch.setattr(planner, "_INTERPRETED", planner._Answers())
+    asked = [({"gpus": n, "accelerator": "ddp"}, m) for n in range(8) for m in MACHINES]
+    first = [planner.interpret(flags, release("1.5"), machine) for flags, machine in asked]
+    assert planner._INTERPRETED.count <= 10
+    assert [planner.interpret(flags, release("1.5"), machine) for flags, machine in asked] == first
+    assert first == [interpret(flags, release("1.5"), machine) for flags, machine in asked]

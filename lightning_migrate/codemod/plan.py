@@ -77,7 +77,23 @@ MUST_STILL_FAIL = frozenset(m for m in MACHINES + PACKAGE_MACHINES if not m.tpu_
 # The planner asks the model about the same calls over and over (every candidate on every machine, every value
 # of a run-time flag, the same call in file after file): its answers are remembered, per call and then per
 # release and machine. (They are never changed by the planner.)
-_INTERPRETED: dict[object, dict[tuple[Version, Hardware], Interpretation]] = {}
+class _Answers:
+    """The model's answers, per call and then per release and machine; at most ``MAX_ANSWERS`` of them (then
+    all are forgotten at once)."""
+
+    def __init__(self) -> None:
+        self.calls: dict[object, dict[tuple[Version, Hardware], Interpretation]] = {}
+        self.count = 0
+
+    def of(self, key: object) -> dict[tuple[Version, Hardware], Interpretation]:
+        if self.count >= MAX_ANSWERS:
+            self.calls.clear()
+            self.count = 0
+        return self.calls.setdefault(key, {})
+
+
+MAX_ANSWERS = 1 << 18
+_INTERPRETED = _Answers()
 Interpreter = Callable[[Version, Hardware], Interpretation]
 
 
@@ -85,17 +101,13 @@ def interpreter(flags: Mapping[str, Value]) -> Interpreter:
     """``semantics.interpret`` of ``Trainer(**flags)``, remembered: the call's key is worked out once for all
     the releases and machines it is asked about. (Values are told apart by their repr: `1`, `True` and
     `1.0` are equal in Python, not to Lightning.)"""
-    key = tuple((k, repr(value)) for k, value in flags.items())
-    answers = _INTERPRETED.get(key)
-    if answers is None:
-        if len(_INTERPRETED) >= 1 << 14:
-            _INTERPRETED.clear()
-        answers = _INTERPRETED[key] = {}
+    answers = _INTERPRETED.of(tuple((k, repr(value)) for k, value in flags.items()))
 
     def ask(version: Version, hardware: Hardware) -> Interpretation:
         found = answers.get((version, hardware))
         if found is None:
             found = answers[version, hardware] = interpret_once(flags, version, hardware)
+            _INTERPRETED.count += 1
         return found
 
     return ask
