@@ -253,10 +253,7 @@ def _plan(
         # release's words (`strategy="fsdp_native"` for 1.5); one that no release builds, or whose every
         # value the target takes on its own (`strategy="ddp_spawn", accelerator="tpu"`), is an error-path
         # test or a bug of its own, not this codemod's business.
-        # (lazily: a modern call builds on some machine, and the first that builds settles it)
-        if all(isinstance(interpret(flags, target, m).outcome, Rejected) for m in machines(flags)) and (
-            _foreign(flags, target, RELEASES) or _unmodelled_hardware(flags)
-        ):
+        if _rejects(flags, target) and (_foreign(flags, target, RELEASES) or _unmodelled_hardware(flags)):
             machine = reported_on(flags)
             return Refusal(
                 "LM100",
@@ -393,16 +390,16 @@ def _foreign(flags: Mapping[str, Value], target: Version, releases: Sequence[Ver
     """Is a call ``target`` rejects everywhere written in the words of one of ``releases`` that built it? A
     value of it the target rejects on its own, named in some release's tables (so a typo 1.6 happened to
     take, `accelerator="invalid"`, is not), and one of ``releases`` builds the call."""
-    alone = [
-        (flag, value)
-        for flag, value in flags.items()
-        if all(
-            isinstance(interpret({flag: value}, target, m).outcome, Rejected) for m in machines({flag: value})
-        )
-    ]
+    alone = [(flag, value) for flag, value in flags.items() if _rejects({flag: value}, target)]
     if not alone or not all(_documented(value) for flag, value in alone if flag in _NAMED_FLAGS):
         return False
     return _built(flags, releases)
+
+
+def _rejects(flags: Mapping[str, Value], target: Version) -> bool:
+    """Does ``target`` reject the call on every machine? (Lazily: most calls build on the first.)"""
+    ask = interpreter(flags)
+    return all(isinstance(ask(target, m).outcome, Rejected) for m in machines(flags))
 
 
 def _built(flags: Mapping[str, Value], releases: Sequence[Version]) -> bool:
@@ -541,7 +538,8 @@ def _rejected_everywhere(flags: Mapping[str, Value], sources: tuple[Version, ...
     call is older or newer than that release)."""
     first, last = sources[0], sources[-1]
     span = f"Lightning {first}" if first == last else f"no Lightning release from {first} to {last}"
-    errors = {r: interpret(flags, r, machine).outcome for r in sources}
+    ask = interpreter(flags)
+    errors = {r: ask(r, machine).outcome for r in sources}
     unexpected = "unexpected keyword argument"
     quoted = [r for r in sources if unexpected not in str(errors[r])] or [first]
     said: dict[str, list[Version]] = {}
