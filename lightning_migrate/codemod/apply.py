@@ -76,6 +76,27 @@ def shim_call(updated: cst.CSTNode, module: str, direct: bool) -> cst.Call:
     return updated.with_changes(args=[first, *updated.args[1:]])
 
 
+def shim_method(updated: cst.CSTNode, module: str, method: str, own: bool) -> cst.Call:
+    """``X.method(...)``, a Trainer method 2.0 removed, as the shim's function: ``module.method(X, args,
+    ...)`` for ``from_argparse_args``; ``module.method(parser, ...)`` for the others, with
+    ``trainer_class=X`` where ``X`` is a subclass (not ``own``, Lightning's class)."""
+    assert isinstance(updated, cst.Call)
+    assert isinstance(updated.func, cst.Attribute)
+    cls = updated.func.value
+    func = cst.parse_expression(f"{module}.{method}")
+    if method == "from_argparse_args":
+        return updated.with_changes(func=func, args=[cst.Arg(cls), *updated.args])
+    args = list(updated.args)
+    if not own:
+        if args:
+            args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        tight = cst.AssignEqual(
+            whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")
+        )
+        args.append(cst.Arg(cls, keyword=cst.Name("trainer_class"), equal=tight))
+    return updated.with_changes(func=func, args=args)
+
+
 def write_imports(
     code: str, changes: ImportChanges, built: dict[str, str], shims: set[str], renames: dict[str, str]
 ) -> tuple[str, set[str]]:

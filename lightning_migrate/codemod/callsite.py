@@ -27,6 +27,10 @@ from lightning_migrate.semantics.signature import accepts, current, is_default
 LIGHTNING_PACKAGE = v("1.8")
 
 UNPACKED = "**"  # the key in ``CallSite.unknown`` of flags passed in a `**dict` or `*args` nobody can read
+# The key of the flags an argparse namespace passes (``Trainer.from_argparse_args(args, ...)``): every flag of
+# the Trainer's parser, each any value the command line gives. Unlike a `**dict`, it is no sign of old usage
+# by itself: what the command line says is the launch script's business (the command-line front end's).
+NAMESPACE = "*namespace*"
 # Before `strategy=` split it off, these keywords took the training type: a name each took (1.4 to 1.6).
 TRAINING_TYPE_PROBES: dict[str, Value] = {"accelerator": "ddp", "plugins": "ddp_sharded"}
 # A call that uses one of these is written for the `strategy=` API: its unknown `accelerator=` is hardware.
@@ -90,7 +94,7 @@ class Run:
         if self.source is not None and self.source < target:  # what changed between them may matter
             return f"the call is for Lightning {self.source}, and {target} may build it differently"
         for flag in [*site.flags, *site.unknown]:
-            if flag != UNPACKED and not current(flag, target):
+            if flag not in (UNPACKED, NAMESPACE) and not current(flag, target):
                 return f"Lightning {target} {'deprecates' if accepts(flag, target) else 'has no'} `{flag}=`"
         for cls in filter(None, site.unknown.values()):
             row = lookup(cls)

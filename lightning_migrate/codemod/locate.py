@@ -35,6 +35,7 @@ from lightning_migrate.codemod.trainers import (
 )
 from lightning_migrate.report.findings import Span
 from lightning_migrate.semantics.classes import CLASSES
+from lightning_migrate.semantics.signature import REMOVED_METHODS
 
 TRAINER_NAMES = LIGHTNING_TRAINERS
 PARTIAL_NAMES = frozenset({"functools.partial"})
@@ -108,6 +109,16 @@ class TrainerCall:
     indent: str  # the indentation of the statement the call is in (LibCST edits it in that context)
     consumes: str = ""  # the callee is a Trainer subclass that takes flags itself: why (``trainers``)
 
+    @property
+    def namespace(self) -> ast.expr | None:
+        """The argparse namespace (or parser) of ``X.from_argparse_args(args, ...)``, whose flags the call
+        passes too."""
+        func = self.node.func
+        if not (isinstance(func, ast.Attribute) and func.attr == _FROM_ARGPARSE[1:]):
+            return None
+        named = [k.value for k in self.node.keywords if k.arg == "args"]
+        return self.node.args[0] if self.node.args else named[0] if named else None
+
 
 @dataclass
 class Located:
@@ -124,6 +135,9 @@ class Located:
     # flags through; and the subclasses that consume flags, with why (``trainers``)
     trainers: frozenset[str] = TRAINER_NAMES
     consuming: dict[str, str] = field(default_factory=dict)
+    # the calls of a Trainer class's method 2.0 removed (``Trainer.add_argparse_args(parser)``), each with its
+    # scope and the classes it names (``signature.REMOVED_METHODS``)
+    methods: list[tuple[ast.Call, Scope, frozenset[str]]] = field(default_factory=list)
 
     def call_spans(self) -> tuple[Span, ...]:
         """Where every call of the file is (for ``# noqa`` over a multi-line call)."""
@@ -261,6 +275,10 @@ def locate(tree: ast.Module, text: Text, run: RunSubclasses = NO_SUBCLASSES) -> 
             skip, built = found
             why = next((located.consuming[n] for n in sorted(built) if n in located.consuming), "")
             located.calls.append(TrainerCall(call, skip, scope, walker.indents[id(call)], why))
+        if isinstance(call.func, ast.Attribute) and call.func.attr in REMOVED_METHODS:
+            named = _named(located, call.func.value, scope) & every
+            if named:
+                located.methods.append((call, scope, named))
     return located
 
 

@@ -10,10 +10,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from lightning_migrate.codemod.callsite import LIGHTNING_PACKAGE, UNPACKED, CallSite, Run, flat
+from lightning_migrate.codemod.callsite import LIGHTNING_PACKAGE, NAMESPACE, UNPACKED, CallSite, Run, flat
 from lightning_migrate.codemod.imports import ImportChanges, StaleImport, stale_imports
 from lightning_migrate.codemod.known import Known, holes
 from lightning_migrate.codemod.locate import TRAINER_NAMES, Located, Scope, TrainerCall, locate, trainer_skip
+from lightning_migrate.codemod.namespaces import counterexample
 from lightning_migrate.codemod.plan import Decision, Refusal, Rewrite, Unchanged, derived
 from lightning_migrate.codemod.ranges import RunTimeReader
 from lightning_migrate.codemod.text import Text, tree_of
@@ -23,7 +24,7 @@ from lightning_migrate.report.findings import Finding, Result
 from lightning_migrate.report.rules import BY_CODE
 from lightning_migrate.semantics.classes import lookup
 from lightning_migrate.semantics.model import RELEASES, Obj, Version
-from lightning_migrate.semantics.signature import MODELLED
+from lightning_migrate.semantics.signature import MODELLED, REMOVED_METHODS, SHIM_METHODS
 from lightning_migrate.sources.sourcefile import SourceError
 
 if TYPE_CHECKING:
@@ -176,7 +177,11 @@ class _Migrator:
         """Decide every call, then turn the decisions into edits in the order a transformer would make
         them. A `**cfg` dict or a `ddp = DDPPlugin(...)` object may be written before or after its call:
         the calls that pass one are decided first, so the dict or object is rewritten where it is built."""
-        calls = sorted(self.located.calls, key=lambda c: (self.text.start(c.node), -self.text.end(c.node)))
+        removed = self._removed_methods()
+        calls = sorted(
+            (c for c in self.located.calls if id(c.node) not in removed),
+            key=lambda c: (self.text.start(c.node), -self.text.end(c.node)),
+        )
         splats = [c for c in calls if any(k.arg is None for k in c.node.keywords)]
         for call in splats:
             self._splats[id(call.node)] = self._plan_splat(call)
@@ -196,6 +201,38 @@ class _Migrator:
                 self._edit_dict(self._dict_edits[id(node)].node)
             else:
                 self._migrate(by_node[id(node)])
+
+    # --- the Trainer's methods 2.0 removed ------------------------------------------------------------------
+
+    def _removed_methods(self) -> set[int]:
+        """Report the calls of a Trainer method the target removed (LM105: ``Trainer.add_argparse_args``);
+        with ``shim``, rewrite those the shim has a function for (``lightning_migrate.shim.add_argparse_args
+        (parser)``). Returns the ids of the ``from_argparse_args`` calls it took: the method is gone, so
+        their flags are not planned as a Trainer call's."""
+        target = self.run_options.target
+        taken = set()
+        for node, scope, named in self.located.methods:
+            method = node.func.attr  # type: ignore[attr-defined]
+            if target < REMOVED_METHODS[method]:
+                continue
+            taken.add(id(node))
+            callee = self.text.segment(node.func)
+            module = SHIM_MODULES[self._namespace(node, scope)]
+            replacement = f"`{module}.{method}(...)`"
+            gone = f"`{callee}` was removed in Lightning {BY_CODE['LM105'].removed_in}"
+            if method not in SHIM_METHODS:
+                self._report(node, "LM105", f"{gone}; {_NO_SHIM[method]}")
+            elif self.shim and self.text.position(node) not in self.run_options.leave:
+                own = not named.isdisjoint(TRAINER_NAMES)  # Lightning's own class, not a subclass
+                self.shim_imports.add(module)
+                self._edit(node, _shim_method(module, method, own))
+                self._record_span(node)
+                self._report(node, "LM105", f"{gone}; now {replacement}, the same on every release", True)
+            else:
+                self._report(
+                    node, "LM105", f"{gone}; `--shim` writes {replacement}, the same on every release"
+                )
+        return taken
 
     # --- the calls ------------------------------------------------------------------------------------------
 
@@ -261,6 +298,10 @@ class _Migrator:
                 "the flags it passes are only known at run time (or come from a dict that is also used"
                 " elsewhere)",
             )
+        namespace = call.namespace
+        if namespace is not None:  # `from_argparse_args(args, ...)`: every flag, from the command line
+            unknown[NAMESPACE] = None
+            first = first or (_Arg(None, "", namespace, namespace), "")
         for arg in args:
             if arg.keyword not in MODELLED:
                 continue
@@ -281,13 +322,29 @@ class _Migrator:
         sign = self.run_options.old_api(replace(self._site(call, flags), unknown=unknown))
         if sign is not None:
             arg, reason = first
+            if arg.keyword is None and not arg.star:  # the namespace
+                reason = self._namespace_reason(call, flags)
             written = (
                 f"{arg.star}{self.text.segment(arg.value)}"
-                if arg.star
+                if arg.star or arg.keyword is None
                 else f"{arg.keyword}={self.text.segment(arg.value)}"
             )
             self._runtime(call, arg.node, f"`{written}`: {reason}; {sign}")
         return None
+
+    def _namespace_reason(self, call: TrainerCall, flags: dict[str, Known]) -> str:
+        """Why the flags beside an argparse namespace are not rewritten: the namespace holds every flag the
+        command line gives, and a rewrite that is right for the defaults is wrong for one of them."""
+        reason = (
+            "an argparse namespace holds every Trainer flag, each whatever the command line gives, and no"
+            " rewrite of the call's own flags is proven for every command line"
+        )
+        if holes(flags):
+            return reason
+        site = self._site(call, flags)
+        options = self.run_options
+        example = counterexample(site.flags, options.target, options.source, site.since)  # type: ignore[arg-type]
+        return f"{reason} ({example})" if example else reason
 
     def _report_run_time(self, call: TrainerCall, flags: dict[str, Known]) -> None:
         """Report (LM101, where it shows a sign of the old API) a call whose values only known at run time
@@ -517,6 +574,22 @@ class _Migrator:
         line, column = self.text.position(node)
         fixed = BY_CODE[rule].fixable if fixable is None else fixable
         self.findings.append(Finding(line, column, rule, message, fixed))
+
+
+# What replaces a removed Trainer method the shim has no function for.
+_NO_SHIM = {
+    "default_attributes": "read the defaults from `inspect.signature(Trainer).parameters`",
+    "match_env_arguments": "read the `PL_TRAINER_*` variables yourself (the Trainer still applies them)",
+}
+
+
+def _shim_method(module: str, method: str, own: bool) -> Callable[[cst.CSTNode, cst.CSTNode], cst.CSTNode]:
+    def change(original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
+        from lightning_migrate.codemod import apply  # (imported: the file has edits)
+
+        return apply.shim_method(updated, module, method, own)
+
+    return change
 
 
 def _dict_entries(node: ast.Dict | ast.Call) -> list[_Arg] | None:

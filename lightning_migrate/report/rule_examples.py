@@ -179,6 +179,21 @@ trainer = pl.Trainer(accelerator="ddp", gpus=2, num_nodes=None)
 """,
         None,
     ),
+    "LM105": Example(
+        "argparse_namespaces/parse_argparser",
+        "2.6",
+        """\
+import argparse
+
+from pytorch_lightning import Trainer
+
+parser = argparse.ArgumentParser()
+parser = Trainer.add_argparse_args(parser)
+args = Trainer.parse_argparser(parser)
+trainer = Trainer.from_argparse_args(args)
+""",
+        None,
+    ),
     "LM900": Example(
         "",
         "2.6",

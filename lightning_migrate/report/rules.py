@@ -87,6 +87,16 @@ RULES: tuple[Rule, ...] = (
     Rule("LM102", "ambiguous-source", "the call did different things in different releases", fixable=False),
     Rule("LM103", "no-equivalent", "the target release cannot express what the call did", fixable=False),
     Rule("LM104", "unmodelled-value", "a flag's value is one the model does not judge", fixable=False),
+    Rule(
+        "LM105",
+        "argparse-methods",
+        "`Trainer.add_argparse_args`/`parse_argparser`/`from_argparse_args` were removed; `--shim` writes the"
+        " shim's functions, which work on every release",
+        "",
+        "2.0",
+        _CHANGELOG + "16708",
+        fixable=False,
+    ),
     Rule("LM900", "unused-noqa", "a `# noqa: LM...` code that suppresses nothing", fixable=False),
 )
 

@@ -36,6 +36,19 @@ DEPRECATED_KEYWORDS: dict[str, Version] = {
     "auto_select_gpus": v("1.9"),
 }
 
+# The class methods of the Trainer that 2.0 removed with nothing in their place (#16708): a 1.x script builds
+# its command line with them. The first three have a function in the runtime shim that works on every release
+# (``lightning_migrate.shim.add_argparse_args(parser)``, ``parse_argparser(parser)``,
+# ``from_argparse_args(Trainer, args, **overrides)``).
+REMOVED_METHODS: dict[str, Version] = {
+    "add_argparse_args": v("2.0"),
+    "parse_argparser": v("2.0"),
+    "from_argparse_args": v("2.0"),
+    "default_attributes": v("2.0"),
+    "match_env_arguments": v("2.0"),
+}
+SHIM_METHODS = frozenset({"add_argparse_args", "parse_argparser", "from_argparse_args"})
+
 # Every default each flag has had in a release's `Trainer.__init__` signature (read from the wheels;
 # `tests/real/test_registry.py` checks the installed release's). A config dict or an argparse namespace
 # passes a flag nobody set at one of these.

@@ -56,7 +56,7 @@ from lightning_migrate.codemod.plan import Unchanged
 from lightning_migrate.codemod.trainers import ECOSYSTEM
 from lightning_migrate.semantics.classes import RENAMED_STRATEGIES
 from lightning_migrate.semantics.model import RELEASES, Value, Version
-from lightning_migrate.semantics.signature import MODELLED
+from lightning_migrate.semantics.signature import MODELLED, REMOVED_METHODS
 from lightning_migrate.sources import scan
 from lightning_migrate.sources.readings import Reading, readings
 
@@ -181,6 +181,9 @@ def _quiet_call(
     )
 
 
+REMOVED_IN = min(REMOVED_METHODS.values())
+
+
 def mentions(text: str, targets: Sequence[Version] = RELEASES) -> bool | None:
     """The first, word-level half of ``may_need_migration``: False when the text lacks the words any
     candidate needs, True when it surely is one, None when only a look at its calls can tell. (Quick
@@ -198,6 +201,9 @@ def mentions(text: str, targets: Sequence[Version] = RELEASES) -> bool | None:
         return True
     if "Trainer" not in text:
         return False
+    # a Trainer method 2.0 removed (`Trainer.add_argparse_args(parser)`), whatever the flags
+    if any(target >= REMOVED_IN for target in targets) and any(m in text for m in REMOVED_METHODS):
+        return True
     if "*" not in text and not any(_has_word(text, word) for word in MODELLED):
         return False
     if "from_argparse_args" in text:
