@@ -217,7 +217,7 @@ class _Migrator:
                 continue
             taken.add(id(node))
             callee = self.text.segment(node.func)
-            module = SHIM_MODULES[self._namespace(node, scope)]
+            module = SHIM_MODULES[self._package(node, scope, named)]
             replacement = f"`{module}.{method}(...)`"
             gone = f"`{callee}` was removed in Lightning {BY_CODE['LM105'].removed_in}"
             if method not in SHIM_METHODS:
@@ -233,6 +233,14 @@ class _Migrator:
                     node, "LM105", f"{gone}; `--shim` writes {replacement}, the same on every release"
                 )
         return taken
+
+    def _package(self, node: ast.Call, scope: Scope, named: frozenset[str]) -> str:
+        """The Lightning package a method call's class comes from: its qualified name's, or for a subclass
+        the file or the run defines, the one the file imports."""
+        qualified = named | self._all_qualified(node, scope)
+        if not any(n.startswith(("lightning.", "pytorch_lightning.")) for n in qualified):
+            qualified = {b.qualified or "" for bs in self.located.scopes[0].bindings.values() for b in bs}
+        return _package_of(qualified)
 
     # --- the calls ------------------------------------------------------------------------------------------
 
@@ -581,6 +589,14 @@ _NO_SHIM = {
     "default_attributes": "read the defaults from `inspect.signature(Trainer).parameters`",
     "match_env_arguments": "read the `PL_TRAINER_*` variables yourself (the Trainer still applies them)",
 }
+
+
+def _package_of(names: set[str] | frozenset[str]) -> str:
+    """``lightning.pytorch`` where the names are of the unified package and none of ``pytorch_lightning``."""
+    if any(n.startswith("pytorch_lightning") for n in names):
+        return "pytorch_lightning"
+    unified = any(n == "lightning" or n.startswith("lightning.") for n in names)
+    return "lightning.pytorch" if unified else "pytorch_lightning"
 
 
 def _shim_method(module: str, method: str, own: bool) -> Callable[[cst.CSTNode, cst.CSTNode], cst.CSTNode]:

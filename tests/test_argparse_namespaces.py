@@ -1,0 +1,173 @@
+"""An argparse namespace holds every Trainer flag, each whatever the command line gives
+(``codemod/namespaces.py``); 2.0 removed the Trainer's argparse methods (LM105, ``--shim``)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from searches import search_settings
+
+from lightning_migrate.codemod.command_line import argparse_value
+from lightning_migrate.codemod.namespaces import command_line_values, counterexample
+from lightning_migrate.codemod.plan import MACHINES, MUST_STILL_FAIL, comparable
+from lightning_migrate.codemod.python import migrate
+from lightning_migrate.semantics import Setup, interpret
+from lightning_migrate.semantics.model import RELEASES, release
+from lightning_migrate.sources.prefilter import mentions
+
+OLD_TARGETS = ("1.5", "1.6", "1.7", "1.9")
+PARSED = (
+    "from argparse import ArgumentParser\n\nfrom pytorch_lightning import Trainer\n\n"
+    "parser = Trainer.add_argparse_args(ArgumentParser())\nargs = parser.parse_args()\n"
+)
+OVERRIDES = (
+    'distributed_backend="ddp"',
+    'accelerator="ddp"',
+    'accelerator="ddp_spawn", gpus=2',
+    'distributed_backend="dp", gpus=2',
+    "plugins=[DDPPlugin(find_unused_parameters=False)]",
+    'accelerator="ddp_cpu", num_processes=2',
+    "gpus=2",
+    "num_processes=4",
+)
+
+
+def script(overrides: str) -> str:
+    plugin = "from pytorch_lightning.plugins import DDPPlugin\n" if "DDPPlugin" in overrides else ""
+    return f"{plugin}{PARSED}trainer = Trainer.from_argparse_args(args, {overrides})\n"
+
+
+@pytest.mark.parametrize("target", OLD_TARGETS)
+@pytest.mark.parametrize("overrides", OVERRIDES)
+def test_the_flags_beside_a_namespace_are_never_rewritten(overrides: str, target: str) -> None:
+    source = script(overrides)
+    result = migrate(source, release(target))
+    assert result.code == source
+    assert not [f for f in result.findings if f.fixable]
+    for finding in result.findings:  # (LM005: the class a call left as written uses keeps its name)
+        assert finding.code in {"LM101", "LM005"}
+        if finding.code == "LM101":
+            assert "an argparse namespace holds every Trainer flag" in finding.message
+
+
+def test_the_issue_example_names_the_command_line_that_breaks_the_rewrite() -> None:
+    (finding,) = migrate(script('distributed_backend="ddp"'), release("1.6")).findings
+    assert (finding.line, finding.code) == (7, "LM101")
+    assert "`strategy='single_device'` would be wrong for a run with `--gpus 1`" in finding.message
+    assert "would build cuda x1, single_device instead of cuda x1, ddp(" in finding.message
+
+
+QUOTED = re.compile(r"`(?P<rewrite>[^`]*)` would be wrong for a run with `--(?P<flag>\w+) (?P<word>[^`]+)`")
+
+
+@given(
+    overrides=st.dictionaries(
+        st.sampled_from(["accelerator", "distributed_backend", "gpus", "num_processes", "num_nodes"]),
+        st.sampled_from(["ddp", "ddp_spawn", "dp", "ddp_cpu", "gpu", 1, 2, 4, None]),
+        min_size=1,
+        max_size=3,
+    ),
+    target=st.sampled_from(OLD_TARGETS),
+)
+@search_settings(150)
+def test_a_quoted_command_line_really_breaks_the_quoted_rewrite(
+    overrides: dict[str, object], target: str
+) -> None:
+    """Checked with the model alone: the old call with the namespace's value on some source release and
+    machine builds a setup the quoted rewrite does not build on the target."""
+    version = release(target)
+    said = counterexample(overrides, version, None)  # type: ignore[arg-type]
+    if said is None:
+        return
+    match = QUOTED.match(said)
+    assert match is not None, said
+    flag, word = match["flag"], match["word"]
+    value = argparse_value(flag, word)
+    rewrite = eval(f"dict({match['rewrite']})")  # the rewrite as the message writes it (reprs of values)
+    old = {flag: value, **overrides}
+    new = {flag: value, **rewrite}
+    sources = [r for r in RELEASES if r < version]
+    broken = False
+    for machine in MACHINES:
+        built = {comparable(o) for r in sources if isinstance(o := interpret(old, r, machine).outcome, Setup)}
+        now = interpret(new, version, machine).outcome
+        if len(built) == 1:
+            broken |= not isinstance(now, Setup) or comparable(now) not in built
+        elif not built:
+            broken |= isinstance(now, Setup) and machine in MUST_STILL_FAIL
+    assert broken, said
+
+
+def test_a_namespace_without_old_flags_of_its_own_gets_no_finding() -> None:
+    for call in ("Trainer.from_argparse_args(args)", 'Trainer.from_argparse_args(args, strategy="ddp")'):
+        source = f"{PARSED}trainer = {call}\n"
+        for target in ("1.6", "1.7", "1.9"):
+            assert migrate(source, release(target)).findings == []
+
+
+def test_each_word_is_typed_as_the_1x_parser_types_it() -> None:
+    assert ("2", 2) in command_line_values("gpus")
+    assert ("0,1", "0,1") in command_line_values("gpus")
+    assert ("ddp", "ddp") in command_line_values("accelerator")
+
+
+# --- 2.0 removed the methods --------------------------------------------------------------------------------
+
+METHODS = (
+    PARSED
+    + "args = Trainer.parse_argparser(parser)\n"
+    + 'trainer = Trainer.from_argparse_args(args, distributed_backend="ddp")\n'
+    + "defaults = Trainer.default_attributes()\n"
+)
+
+
+def test_the_removed_methods_are_reported_for_2x_only() -> None:
+    result = migrate(METHODS, release("2.6"))
+    assert result.code == METHODS
+    assert [(f.line, f.code, f.fixable) for f in result.findings] == [
+        (5, "LM105", False),
+        (7, "LM105", False),
+        (8, "LM105", False),
+        (9, "LM105", False),
+    ]
+    assert "`--shim` writes `lightning_migrate.shim.add_argparse_args(...)`" in result.findings[0].message
+    assert "inspect.signature(Trainer)" in result.findings[3].message
+    assert not [f for f in migrate(METHODS, release("1.9")).findings if f.code == "LM105"]
+
+
+def test_the_shim_rewrites_them_to_its_functions_and_is_a_fixed_point() -> None:
+    result = migrate(METHODS, release("2.6"), shim=True)
+    assert result.code == (
+        "from argparse import ArgumentParser\n\nfrom pytorch_lightning import Trainer\n"
+        "import lightning_migrate.shim\n\n"
+        "parser = lightning_migrate.shim.add_argparse_args(ArgumentParser())\n"
+        "args = parser.parse_args()\n"
+        "args = lightning_migrate.shim.parse_argparser(parser)\n"
+        'trainer = lightning_migrate.shim.from_argparse_args(Trainer, args, distributed_backend="ddp")\n'
+        "defaults = Trainer.default_attributes()\n"
+    )
+    assert [f.fixable for f in result.findings] == [True, True, True, False]
+    again = migrate(result.code, release("2.6"), shim=True)
+    assert again.code == result.code
+    assert [f.code for f in again.findings] == ["LM105"]  # default_attributes, which the shim has not
+
+
+def test_a_subclass_is_named_to_the_shim() -> None:
+    source = (
+        "import argparse\nimport lightning.pytorch as L\n\n\nclass T(L.Trainer):\n    pass\n\n\n"
+        "parser = T.add_argparse_args(argparse.ArgumentParser(), use_argument_group=False)\n"
+    )
+    out = migrate(source, release("2.6"), shim=True).code
+    assert (
+        "lightning_migrate.shim.lightning.add_argparse_args(argparse.ArgumentParser(),"
+        " use_argument_group=False, trainer_class=T)"
+    ) in out
+
+
+def test_a_file_that_only_adds_the_trainers_options_is_read_for_2x() -> None:
+    text = "import argparse\nfrom pytorch_lightning import Trainer\nTrainer.add_argparse_args(argparse.ArgumentParser())\n"
+    assert mentions(text, (release("2.6"),)) is True
+    assert mentions(text, (release("1.9"),)) is False
