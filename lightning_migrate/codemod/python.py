@@ -237,7 +237,7 @@ class _Migrator:
     def _package(self, node: ast.Call, scope: Scope, named: frozenset[str]) -> str:
         """The Lightning package a method call's class comes from: its qualified name's, or for a subclass
         the file or the run defines, the one the file imports."""
-        qualified = named | self._all_qualified(node, scope)
+        qualified = set(named) | self._all_qualified(node, scope)
         if not any(n.startswith(("lightning.", "pytorch_lightning.")) for n in qualified):
             qualified = {b.qualified or "" for bs in self.located.scopes[0].bindings.values() for b in bs}
         return _package_of(qualified)
