@@ -3,10 +3,16 @@ the removed ones (``semantics.removed``) and their judge (``codemod.gone``, LM00
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from lightning_migrate.codemod import gone
+from lightning_migrate.codemod.callsite import Run
+from lightning_migrate.codemod.commands import migrate_commands
+from lightning_migrate.codemod.kinds import Request
 from lightning_migrate.codemod.python import migrate
+from lightning_migrate.codemod.yaml_config import migrate as migrate_yaml
 from lightning_migrate.semantics.keywords import KEYWORDS
 from lightning_migrate.semantics.model import RELEASES, release, v
 from lightning_migrate.semantics.removed import GONE
@@ -142,3 +148,19 @@ def test_the_noqa_of_a_call_leaves_its_keywords() -> None:
     result = migrate(source, release("2.6"), leave=frozenset({(3, 1)}))
     assert result.code == source
     assert [f.code for f in result.findings] == ["LM007"]
+
+
+def test_command_line_options_are_reported_not_rewritten() -> None:
+    view = "python main.py fit --trainer.progress_bar_refresh_rate 0 --trainer.enable_model_summary=false\n"
+    found = migrate_commands(view, Run(release("2.6")), None)
+    assert found.edits == []
+    assert [(f.line, f.column, f.code, f.fixable) for f in found.findings] == [(1, 20, "LM007", False)]
+    modern = "python main.py fit --trainer.enable_progress_bar false --trainer.max_steps -1\n"
+    assert migrate_commands(modern, Run(release("2.6")), None).findings == []
+
+
+def test_a_yaml_config_with_merged_keys_is_only_reported() -> None:
+    text = "base: &base\n  weights_summary: null\ntrainer:\n  <<: *base\n  max_epochs: 1\n"
+    migrated = migrate_yaml(text, Request(Run(release("2.6")), False, Path("config.yaml")))
+    assert migrated.code == text
+    assert [(f.code, f.fixable) for f in migrated.findings] == [("LM007", False)]
