@@ -105,8 +105,9 @@ def _config(
     held = (line, column) in request.run.leave
     gone_found, gone_old, gone_new = _gone_keys(config, request, held)
     if not flags and not unknown:
-        if gone_old:
+        if gone_found:  # (the lines a suppression comment may be on)
             spans.append(_span(config, writer.doc))
+        if gone_old:
             try:
                 writer.rewrite(config.mapping, gone_old, gone_new, _order(config.mapping, gone_old))
             except Unwritable as exc:
