@@ -168,6 +168,6 @@ def test_a_subclass_is_named_to_the_shim() -> None:
 
 
 def test_a_file_that_only_adds_the_trainers_options_is_read_for_2x() -> None:
-    text = "import argparse\nfrom pytorch_lightning import Trainer\nTrainer.add_argparse_args(argparse.ArgumentParser())\n"
+    text = "from pytorch_lightning import Trainer\nTrainer.add_argparse_args(argparse.ArgumentParser())\n"
     assert mentions(text, (release("2.6"),)) is True
     assert mentions(text, (release("1.9"),)) is False

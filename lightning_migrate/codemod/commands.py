@@ -11,11 +11,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from lightning_migrate.codemod import gone
 from lightning_migrate.codemod.callsite import UNPACKED, CallSite, Run
-from lightning_migrate.codemod.command_line import Entry, NotAValue, Site, read
+from lightning_migrate.codemod.command_line import Entry, NotAValue, Site, read, yaml_value
 from lightning_migrate.codemod.known import keywords
 from lightning_migrate.codemod.plan import Refusal, Rewrite, codemod_deprecations, machines
-from lightning_migrate.codemod.shell_words import commands, quoted
+from lightning_migrate.codemod.shell_words import Word, commands, quoted
 from lightning_migrate.codemod.sites import Unknown, judge, not_fixed
 from lightning_migrate.codemod.slots import place
 from lightning_migrate.codemod.text import Unwritable
@@ -61,6 +62,10 @@ def migrate_commands(view: str, run: Run, folder: Path | None, locate: Locate | 
     exported: Site | None = None
     for command in commands(view):
         first, last = lines.position(command.words[0].start), lines.position(command.words[-1].end)
+        gone_found = _gone_options(command.words, view, lines, run)
+        if gone_found:
+            found.spans.append((first[0], 0, last[0], 1 << 30))
+            found.findings.extend(gone_found)
         for site in read(command, view, folder):
             if site.flavour.name == "env" and site.script == "export":  # a script's exports act together
                 exported = exported or Site(site.flavour, script="export")
@@ -73,6 +78,44 @@ def migrate_commands(view: str, run: Run, folder: Path | None, locate: Locate | 
         found.spans.extend((line, 0, line, 1 << 30) for line in span_lines)
         _decide(exported, view, lines, run, found)
     return found
+
+
+def _gone_options(words: list[Word], view: str, lines: _Lines, run: Run) -> list[Finding]:
+    """LightningCLI's ``--trainer.NAME`` options whose keyword the target rejects or deprecates (LM007):
+    reported, not rewritten (a command line is written for a shell; the rename is the user's to make)."""
+    options: dict[str, object] = {}
+    where: dict[str, int] = {}
+    for index, word in enumerate(words):
+        raw = word.text(view)
+        if not raw.startswith(_CLI):
+            continue
+        name, joined, text = raw[len(_CLI) :].partition("=")
+        if not joined:
+            following = words[index + 1] if index + 1 < len(words) else None
+            alone = following is None or following.text(view).startswith("--")
+            text = "true" if alone else following.value  # type: ignore[union-attr,assignment]
+        elif word.value is not None:
+            text = word.value.split("=", 1)[1]
+        else:
+            text = None  # type: ignore[assignment]
+        options[name], where[name] = _option_value(text), word.start
+    findings = []
+    for judged in gone.judge(options, run.target, opaque=True):
+        message = f"{judged.message} (`{_CLI}{judged.old}`; rename it by hand)"
+        findings.append(Finding(*lines.position(where[judged.old]), gone.CODE, message, False))
+    return findings
+
+
+_CLI = "--trainer."
+
+
+def _option_value(text: str | None) -> object:
+    if text is None:
+        return gone.RUN_TIME  # (it expands at run time)
+    try:
+        return yaml_value(text)
+    except NotAValue:
+        return gone.RUN_TIME
 
 
 def decide_site(site: Site, view: str, locate: Locate, run: Run, found: Found) -> None:

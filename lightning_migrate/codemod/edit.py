@@ -102,7 +102,7 @@ def _fill(
 def _reuse(
     node: cst.BaseExpression, old: Known, new: Known, quote: str, edited: Edited, key: str = ""
 ) -> cst.BaseExpression:
-    if new == old:
+    if new == old and type(new) is type(old):  # (`enable_progress_bar=False` is no `0`)
         return node
     if (
         isinstance(new, Choice)

@@ -18,10 +18,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from lightning_migrate.codemod import gone
 from lightning_migrate.codemod.callsite import Run
 from lightning_migrate.codemod.trainers import NO_SUBCLASSES, RunSubclasses
 from lightning_migrate.report import noqa
 from lightning_migrate.report.findings import Finding
+from lightning_migrate.semantics.model import RELEASES
 from lightning_migrate.semantics.signature import MODELLED
 
 if TYPE_CHECKING:
@@ -85,7 +87,11 @@ class Kind:
 # signature's table: `replace_sampler_ddp: false` alone is work for 2.x), a `*Plugin` class or a settings
 # variable.
 _FLAGS = "|".join(sorted(MODELLED, key=len, reverse=True))
-_FLAG_WORDS = re.compile(rf"{_FLAGS}|Plugin|PL_TRAINER_", re.IGNORECASE)
+# ... or a keyword beside the model's that some release rejects or deprecates (`codemod.gone`)
+_GONE = gone.words(RELEASES)
+_FLAG_WORDS = re.compile(
+    rf"{_FLAGS}|Plugin|PL_TRAINER_" + (f"|{_GONE.pattern}" if _GONE else ""), re.IGNORECASE
+)
 PYTHON = Kind("python", (".py", ".pyi"), "lightning_migrate.codemod.python", True)
 KINDS: tuple[Kind, ...] = (
     PYTHON,

@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from lightning_migrate.codemod import gone
 from lightning_migrate.codemod.callsite import LIGHTNING_PACKAGE, NAMESPACE, UNPACKED, CallSite, Run, flat
 from lightning_migrate.codemod.imports import ImportChanges, StaleImport, stale_imports
 from lightning_migrate.codemod.known import Known, holes
@@ -374,23 +375,64 @@ class _Migrator:
             if flags:
                 decision = self._decide(call, flags)
         rewrite = decision if isinstance(decision, Rewrite) else None
+        old_gone, new_gone = self._gone_keywords(call)
         shimmed = id(call.node) in self._shimmed
-        if rewrite is None and not shimmed:
+        if rewrite is None and not shimmed and not old_gone:
             return
         quote = _quote(call.node, self.text)
+        # the keywords beside the model's are renamed or dropped in the same edit as the hardware flags
+        old = {**(flags or {}), **old_gone} if rewrite is not None else old_gone
+        new = {**rewrite.flags, **new_gone} if rewrite is not None else new_gone
 
         def change(original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
-            if rewrite is not None and flags is not None:
+            if old:
                 from lightning_migrate.codemod import apply  # (imported: the file has edits)
 
-                updated, edited = apply.trainer_call(updated, call.skip, flags, rewrite.flags, quote)
+                updated, edited = apply.trainer_call(updated, call.skip, old, new, quote)
                 self._record_renames(call.node, call.scope, edited)
-                self._record_dropped(call, flags, rewrite.flags)
+                self._record_dropped(call, old, new)
             return self._to_shim(call, updated) if shimmed else updated
 
-        if rewrite is not None:
+        if old:
             self._record_span(call.node)
         self._edit(call.node, change)
+
+    def _gone_keywords(self, call: TrainerCall) -> tuple[dict[str, Known], dict[str, Known]]:
+        """Report the keywords of ``call`` beside the model's that the target rejects or deprecates (LM007,
+        ``gone``), and return those its edit rewrites: old keywords with their values, new ones with theirs.
+        A call that also passes a ``**dict`` or ``*args``, one to leave (``# noqa``) or a subclass that takes
+        flags itself is only reported."""
+        target = self.run_options.target
+        args = _arguments(call.node)[call.skip :]
+        written: dict[str, object] = {}
+        places: dict[str, ast.expr | ast.keyword] = {}
+        for arg in args:
+            if arg.keyword is None:
+                continue
+            places[arg.keyword] = arg.node
+            written[arg.keyword] = gone.RUN_TIME
+            if gone.concerns(arg.keyword, target):
+                value = self.reader.read(arg.value, call.scope)
+                written[arg.keyword] = gone.RUN_TIME if isinstance(value, Unknown) else value
+        if not any(gone.concerns(k, target) for k in written):
+            return {}, {}
+        opaque = any(a.star for a in args)
+        held = bool(call.consumes) or self.text.position(call.node) in self.run_options.leave
+        old: dict[str, Known] = {}
+        new: dict[str, Known] = {}
+        for judged in gone.judge(written, target, opaque):
+            message = judged.message
+            if judged.edit is not None and call.consumes:
+                callee = self.text.segment(_built_class(call))
+                message += f"; not rewritten: `{callee}` is a Trainer subclass and {call.consumes}"
+            self._report(places[judged.old], gone.CODE, message, fixable=judged.fixable and not call.consumes)
+            if judged.edit is None or held:
+                continue
+            old[judged.old] = written[judged.old]  # type: ignore[assignment]
+            keyword, value = judged.edit
+            if keyword is not None:
+                new[keyword] = value
+        return old, new
 
     def _site(self, call: TrainerCall, flags: dict[str, Known]) -> CallSite:
         """``call`` as a call site. Written with the unified ``lightning`` package, it can only have been

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from lightning_migrate.codemod.known import Choice, Known
 from lightning_migrate.codemod.plan import RENAMED_KEYWORDS, derived
 from lightning_migrate.semantics.model import Obj
+from lightning_migrate.semantics.removed import GONE
 
 # Which new flags take the place of an old one that changes.
 SLOTS: dict[str, tuple[str, ...]] = {
@@ -26,6 +27,9 @@ SLOTS: dict[str, tuple[str, ...]] = {
     "ipus": ("accelerator", "devices"),
     "devices": ("devices",),
     **{old: (new,) for old, new in RENAMED_KEYWORDS.items()},  # (`replace_sampler_ddp=` in place)
+    # the keywords beside the model's that Lightning renamed (`weights_summary=None` ->
+    # `enable_model_summary=False`, in place)
+    **{row.keyword: tuple({r.keyword: 0 for r in row.renames if r.keyword}) for row in GONE if row.renames},
 }
 
 

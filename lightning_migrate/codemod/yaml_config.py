@@ -6,10 +6,12 @@ its class's rename. ruamel.yaml (round trip) is only the reader: nothing is dump
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from ruamel.yaml.comments import CommentedMap
 
+from lightning_migrate.codemod import gone
 from lightning_migrate.codemod.callsite import UNPACKED, CallSite, Run
 from lightning_migrate.codemod.kinds import Migrated, Request
 from lightning_migrate.codemod.known import Known, RunTime
@@ -20,6 +22,7 @@ from lightning_migrate.codemod.yaml_read import (
     Config,
     class_path,
     configs,
+    known_value,
     lightning_class,
     load,
     looks_like_trainer_config,
@@ -96,11 +99,20 @@ def _config(
     flags = {**{k: v for k, v in config.base.items() if k not in own.order}, **own.flags}
     unknown = {k: u for k, u in config.base_unknown.items() if k not in own.order}
     unknown.update(own.unknown)
-    if not flags and not unknown:
-        return []
     first = own.order[0] if own.order else None
     line, column = config.mapping.lc.key(first) if first is not None else config.start
     line, column = line + 1, column + 1
+    held = (line, column) in request.run.leave
+    gone_found, gone_old, gone_new = _gone_keys(config, request, held)
+    if not flags and not unknown:
+        if gone_found:  # (the lines a suppression comment may be on)
+            spans.append(_span(config, writer.doc))
+        if gone_old:
+            try:
+                writer.rewrite(config.mapping, gone_old, gone_new, _order(config.mapping, gone_old))
+            except Unwritable as exc:
+                return not_fixed(gone_found, f"{exc}; write it by hand")
+        return gone_found
     spans.append(_span(config, writer.doc))
     site = CallSite(line, column, flags, config.since, conditionals=False)
     advice = ADVICE
@@ -111,15 +123,59 @@ def _config(
             advice += f" (written alone, they would be {_yaml(alone.flags)})"
     verdict = judge(request.run, site, unknown, advice)
     if verdict.rewrite is None:
-        return verdict.findings
+        if gone_old:  # (the keywords beside the model's alone)
+            try:
+                writer.rewrite(config.mapping, gone_old, gone_new, _order(config.mapping, gone_old))
+            except Unwritable as exc:
+                return [*verdict.findings, *not_fixed(gone_found, f"{exc}; write it by hand")]
+        return [*verdict.findings, *gone_found]
     try:
         _merged_keys_kept(config.mapping, own.order, flags, verdict.rewrite.flags)
         new = _own_flags(config, own.flags, verdict.rewrite.flags, request)
-        writer.rewrite(config.mapping, own.flags, new, own.order)
+        # the keywords beside the model's are renamed in the same edit
+        old_all, new_all = {**own.flags, **gone_old}, {**new, **gone_new}
+        writer.rewrite(config.mapping, old_all, new_all, _order(config.mapping, old_all))
         written[-1] = {**{k: v for k, v in own.flags.items() if k not in own.order}, **new}  # merged keys
     except Unwritable as exc:
-        return not_fixed(verdict.findings, f"{exc}; write it by hand")
-    return verdict.findings
+        return not_fixed([*verdict.findings, *gone_found], f"{exc}; write it by hand")
+    return [*verdict.findings, *gone_found]
+
+
+def _order(mapping: CommentedMap, keys: Mapping[str, object]) -> list[str]:
+    """The mapping's own keys among ``keys``, in written order."""
+    return [key for key in mapping if key in keys and key in mapping._ok]
+
+
+def _gone_keys(
+    config: Config, request: Request, held: bool
+) -> tuple[list[Finding], dict[str, Known], dict[str, Known]]:
+    """The config's own keys beside the model's that the target rejects or deprecates (LM007, ``gone``):
+    the findings, and the keys the rewrite renames or drops with their old and new values. A config whose
+    other flags come from elsewhere (merged, overridden) or one to leave is only reported."""
+    target = request.run.target
+    mapping = config.mapping
+    written: dict[str, object] = {}
+    for key in mapping:
+        if not isinstance(key, str):
+            continue
+        read_it, value = known_value(mapping[key]) if gone.concerns(key, target) else (False, None)
+        written[key] = value if read_it else gone.RUN_TIME
+    # (keys merged in with `<<` are shared with other configs: a rename there is not this config's to make)
+    opaque = bool(config.overrides) or any(key not in mapping._ok for key in mapping)
+    findings: list[Finding] = []
+    old: dict[str, Known] = {}
+    new: dict[str, Known] = {}
+    for judged in gone.judge(written, target, opaque):
+        own = judged.old in mapping._ok
+        line, column = mapping.lc.key(judged.old) if own else config.start
+        findings.append(Finding(line + 1, column + 1, gone.CODE, judged.message, judged.fixable and own))
+        if judged.edit is None or held or not own:
+            continue
+        old[judged.old] = written[judged.old]  # type: ignore[assignment]
+        keyword, value = judged.edit
+        if keyword is not None:
+            new[keyword] = value
+    return findings, old, new
 
 
 def _merged_keys_kept(

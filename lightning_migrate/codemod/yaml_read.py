@@ -347,6 +347,12 @@ class _Unread:
     cls: str | None = None
 
 
+def known_value(node: Any) -> tuple[bool, Value]:
+    """``value_of``, and whether it is read at all (an interpolation, ``???``, a mapping are not)."""
+    value = value_of(node)
+    return (False, None) if isinstance(value, _Unread) else (True, value)
+
+
 def value_of(node: Any) -> Value | _Unread:
     """A YAML value as the model reads it (what the loader gives Lightning), or why it cannot be read."""
     if node is None:

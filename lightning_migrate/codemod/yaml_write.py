@@ -88,7 +88,7 @@ class Writer:
         return self.doc.offset(line, column), self.doc.offset(line, end)
 
     def _write_value(self, mapping: CommentedMap, key: str, old: Known, new: Known) -> None:
-        if new == old:
+        if new == old and type(new) is type(old):  # (`enable_progress_bar: false` is no `0`)
             return
         node = mapping[key]
         if isinstance(new, Obj):

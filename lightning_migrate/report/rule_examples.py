@@ -103,16 +103,16 @@ trainer = pl.Trainer(strategy="ddp_find_unused_parameters_true", accelerator="cu
 """,
     ),
     "LM007": Example(
-        "removed_keywords/sampler_and_amp",
+        "removed_keywords/renamed_keywords",
         "2.6",
         """\
 import pytorch_lightning as pl
 
 trainer = pl.Trainer(
     gpus=2,
-    precision=16,
-    amp_level="O2",
     replace_sampler_ddp=False,
+    progress_bar_refresh_rate=0,
+    weights_summary=None,
 )
 """,
         """\
@@ -122,8 +122,9 @@ trainer = pl.Trainer(
     accelerator="cuda",
     devices=2,
     strategy="ddp_spawn_find_unused_parameters_true",
-    precision="16-mixed",
     use_distributed_sampler=False,
+    enable_progress_bar=False,
+    enable_model_summary=False,
 )
 """,
     ),

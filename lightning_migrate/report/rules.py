@@ -75,9 +75,10 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "LM007",
         "removed-keywords",
-        "a keyword the target no longer takes as written: `replace_sampler_ddp=` is"
-        " `use_distributed_sampler=` from 2.0; `amp_level=` without `amp_backend='apex'` (ignored until 1.4)"
-        " raises from 1.5, and 2.0 removed both apex flags",
+        "a keyword the target's Trainer does not accept, or deprecates (`replace_sampler_ddp=`, the apex"
+        " flags, `progress_bar_refresh_rate=`, `weights_summary=`, `resume_from_checkpoint=`, ...): renamed"
+        " where Lightning documents the same meaning under another keyword, dropped at its default, reported"
+        " otherwise",
         "",
         "",
         _CHANGELOG + "16829",

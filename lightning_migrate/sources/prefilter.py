@@ -50,6 +50,7 @@ import re
 import unicodedata
 from collections.abc import Iterable, Iterator, Sequence
 
+from lightning_migrate.codemod import gone
 from lightning_migrate.codemod.callsite import LIGHTNING_PACKAGE, CallSite, Run
 from lightning_migrate.codemod.domains import parametrized
 from lightning_migrate.codemod.plan import Unchanged
@@ -166,6 +167,8 @@ def _quiet_call(
     sources: Sequence[Version | None],
 ) -> bool:
     """Does the codemod leave this call unchanged and unreported, however it reads it?"""
+    if _gone(text[call.open : close], targets):
+        return False  # a keyword beside the model's that a target rejects or deprecates (`codemod.gone`)
     if not (_MODELLED_WORD.search(text, call.open, close) or "*" in text[call.open : close]):
         return True  # no modelled keyword, no `**`: the codemod has no flag to read
     arguments = text[call.open + 1 : close]
@@ -204,11 +207,17 @@ def mentions(text: str, targets: Sequence[Version] = RELEASES) -> bool | None:
     # a Trainer method 2.0 removed (`Trainer.add_argparse_args(parser)`), whatever the flags
     if any(target >= REMOVED_IN for target in targets) and any(m in text for m in REMOVED_METHODS):
         return True
-    if "*" not in text and not any(_has_word(text, word) for word in MODELLED):
+    if "*" not in text and not any(_has_word(text, word) for word in MODELLED) and not _gone(text, targets):
         return False
     if "from_argparse_args" in text:
         return True
     return None
+
+
+def _gone(text: str, targets: Sequence[Version]) -> bool:
+    """Does the text hold a keyword beside the model's that some target rejects or deprecates?"""
+    pattern = gone.words(tuple(targets))
+    return pattern is not None and next(_words(pattern, text), None) is not None
 
 
 def _has_word(text: str, word: str) -> bool:

@@ -8,8 +8,10 @@ import inspect
 import harness
 import pytest
 
+from lightning_migrate.codemod.gone import accepts as keyword_accepted
 from lightning_migrate.semantics import Version, constructors
 from lightning_migrate.semantics.classes import BROKEN, CLASSES, lookup
+from lightning_migrate.semantics.keywords import KEYWORDS
 from lightning_migrate.semantics.registry import registered
 from lightning_migrate.semantics.signature import TRAINER_FLAGS, accepts, is_default
 
@@ -93,3 +95,16 @@ def test_trainer_signature_defaults_are_tabled() -> None:
         assert (flag in parameters) == accepts(flag, version), flag
         if flag in parameters:
             assert is_default(flag, parameters[flag].default), (flag, parameters[flag].default)
+
+
+def test_trainer_keywords_are_the_tables() -> None:
+    """Every keyword of the installed ``Trainer.__init__``, and no other, is one the table read from the
+    wheels (``semantics.keywords``) gives this release, with a default the table lists."""
+    version = Version.parse(harness.release())
+    parameters = inspect.signature(harness.lightning().Trainer.__init__).parameters
+    real = {name for name, p in parameters.items() if name != "self" and p.kind is not p.VAR_KEYWORD}
+    assert real == {k for k in KEYWORDS if keyword_accepted(k, version)}
+    for name in real:
+        default = parameters[name].default
+        if isinstance(default, (str, int, float, bool, type(None))):
+            assert any(type(default) is type(d) and default == d for d in KEYWORDS[name][2]), (name, default)

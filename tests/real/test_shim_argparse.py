@@ -1,8 +1,8 @@
-"""The shim's argparse functions on every release, 1.4 to 2.x, with real command lines on simulated machines:
-``add_argparse_args(parser)``, ``parse_argparser(parser)`` and ``from_argparse_args(Trainer, args, **overrides)``
-build what Lightning 1.5.10 built from the same command line (2.0 removed the Trainer's own methods). And a
-1.x script that builds its Trainer from the command line, migrated for 2.6 with ``--shim``, runs everywhere and
-trains as before (its flags are only known at run time: the codemod leaves them to the shim).
+"""The shim's argparse functions on every release, 1.4 to 2.x, with real command lines on simulated
+machines: ``add_argparse_args(parser)``, ``parse_argparser(parser)`` and ``from_argparse_args(Trainer, args,
+**overrides)`` build what Lightning 1.5.10 built from the same command line (2.0 removed the Trainer's own
+methods). And a 1.x script that builds its Trainer from the command line, migrated for 2.6 with ``--shim``,
+runs everywhere and trains as before (its flags are only known at run time: the shim migrates them).
 """
 
 from __future__ import annotations

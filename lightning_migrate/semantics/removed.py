@@ -1,0 +1,165 @@
+"""The Trainer keywords the model does not interpret that a release deprecates or removes, and what Lightning
+says to use instead: one row per keyword (spec: each release's `rank_zero_deprecation` texts and CHANGELOG).
+Which releases accept a keyword is ``keywords.KEYWORDS`` (read from the wheels); the hardware keywords are
+``signature.TRAINER_FLAGS``'s and are judged by the model, not here.
+
+A row may name *renames*: a value of the old keyword that a keyword of the target takes with a value Lightning
+documents as the same (``reload_dataloaders_every_epoch=True`` is ``reload_dataloaders_every_n_epochs=1``, the
+very conversion 1.4/1.5 made). Each was checked against the releases' source; ``unless`` lists the keywords
+whose presence in the same call changes what it means (1.5 checkpoints only if `checkpoint_callback and
+enable_checkpointing`), and the rename is then left to the user. Every other use is reported as work left.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from lightning_migrate.semantics.keywords import KEYWORDS
+from lightning_migrate.semantics.model import Value, Version, v
+
+
+@dataclass(frozen=True)
+class Rename:
+    """``old=value`` means ``keyword=new`` in every release that has ``keyword`` (None: the keyword goes)."""
+
+    value: Value
+    keyword: str | None
+    new: Value = None
+    unless: tuple[str, ...] = ()  # keywords of the call that stop the rename (they change its meaning)
+
+
+@dataclass(frozen=True)
+class Gone:
+    keyword: str
+    deprecated: Version | None  # the release line that first warns for it (None: removed without a warning)
+    advice: str  # what to do instead, in the release's own words where they are short
+    renames: tuple[Rename, ...] = ()
+    # where only some values are old (`max_steps=None`): those values, and the release line that rejects them
+    values: tuple[Value, ...] = ()
+    rejected: Version | None = None
+
+    @property
+    def removed(self) -> Version | None:
+        """The first release line whose Trainer rejects it."""
+        return self.rejected if self.values else KEYWORDS[self.keyword][1]
+
+    def rename(self, value: Value) -> Rename | None:
+        return next((r for r in self.renames if _same(r.value, value)), None)
+
+
+def _same(a: object, b: object) -> bool:
+    return type(a) is type(b) and a == b
+
+
+_PROGRESS_BAR = "pass `TQDMProgressBar(refresh_rate=...)` in `callbacks=`, or `enable_progress_bar=False`"
+
+GONE: tuple[Gone, ...] = (
+    Gone(
+        "checkpoint_callback",
+        v("1.5"),
+        '"Please consider using `Trainer(enable_checkpointing=...)`" (1.5)',
+        # 1.5/1.6: `enable_checkpointing = checkpoint_callback and enable_checkpointing` (default True)
+        (
+            Rename(True, "enable_checkpointing", True, ("enable_checkpointing",)),
+            Rename(False, "enable_checkpointing", False, ("enable_checkpointing",)),
+        ),
+    ),
+    Gone(
+        "progress_bar_refresh_rate",
+        v("1.5"),
+        _PROGRESS_BAR,
+        # 0 adds no progress bar (1.4-1.6); `enable_progress_bar=False` neither, but raises where `callbacks`
+        # hold one, which refresh rate 0 kept
+        (Rename(0, "enable_progress_bar", False, ("enable_progress_bar", "callbacks")),),
+    ),
+    Gone(
+        "process_position",
+        v("1.5"),
+        "pass `TQDMProgressBar(process_position=...)` in `callbacks=`",
+    ),
+    Gone(
+        "weights_summary",
+        v("1.5"),
+        '"Please set `Trainer(enable_model_summary=False)`" for None, else pass'
+        " `ModelSummary(max_depth=...)` in `callbacks=`",
+        # 1.5/1.6 return before adding a summary for None, as they do for `enable_model_summary=False`
+        (Rename(None, "enable_model_summary", False, ("enable_model_summary",)),),
+    ),
+    Gone(
+        "reload_dataloaders_every_epoch",
+        v("1.4"),
+        '"Please use `reload_dataloaders_every_n_epochs` in Trainer" (1.4)',
+        # 1.4/1.5: `reload_dataloaders_every_n_epochs = int(reload_dataloaders_every_epoch)` when it is true
+        (Rename(True, "reload_dataloaders_every_n_epochs", 1, ("reload_dataloaders_every_n_epochs",)),),
+    ),
+    Gone(
+        "resume_from_checkpoint",
+        v("1.5"),
+        '"Please pass `Trainer.fit(ckpt_path=)` directly instead" (1.5)',
+    ),
+    Gone(
+        "flush_logs_every_n_steps",
+        v("1.5"),
+        '"Please configure flushing in the logger instead" (1.5): the logger\'s `flush_logs_every_n_steps`',
+    ),
+    Gone(
+        "log_gpu_memory",
+        v("1.5"),
+        '"Please monitor GPU stats with the `DeviceStatsMonitor` callback directly instead" (1.5)',
+    ),
+    Gone(
+        "terminate_on_nan",
+        v("1.5"),
+        '"Please use `Trainer(detect_anomaly=True)` instead" (1.5; it checks the backward pass, not the'
+        " loss)",
+    ),
+    Gone(
+        "stochastic_weight_avg",
+        v("1.5"),
+        '"Please pass `StochasticWeightAveraging` directly to the Trainer\'s `callbacks` argument instead"'
+        " (1.5)",
+    ),
+    Gone(
+        "prepare_data_per_node",
+        v("1.5"),
+        '"Please set `prepare_data_per_node` in `LightningDataModule` and/or `LightningModule`" (1.5)',
+    ),
+    Gone(
+        "weights_save_path",
+        v("1.6"),
+        '"Please pass ``dirpath`` directly to the `ModelCheckpoint` callback" (1.6)',
+    ),
+    Gone(
+        "truncated_bptt_steps",
+        v("1.3"),
+        '"Set truncated_bptt_steps directly on the LightningModule instead" (1.3)',
+    ),
+    Gone(
+        "move_metrics_to_cpu",
+        None,
+        "2.0 keeps logged metrics on their device; move them to the CPU in your LightningModule if needed",
+    ),
+    Gone(
+        "multiple_trainloader_mode",
+        None,
+        "return `CombinedLoader(loaders, mode=...)` from `train_dataloader()` (2.0)",
+    ),
+    Gone(
+        "track_grad_norm",
+        None,
+        "override `on_before_optimizer_step` and log `lightning.pytorch.utilities.grad_norm(self, norm_type)`"
+        " (2.0)",
+    ),
+    Gone("auto_lr_find", None, "use `Tuner(trainer).lr_find(model)` (2.0)"),
+    Gone("auto_scale_batch_size", None, "use `Tuner(trainer).scale_batch_size(model)` (2.0)"),
+    Gone(
+        "max_steps",
+        v("1.5"),
+        '"Use `max_steps = -1` instead" (1.5; with neither `max_epochs` nor `max_steps`, 1.4 stopped after'
+        " 1000 epochs and 1.5/1.6 with `max_steps=None` never did: set `max_epochs` too)",
+        values=(None,),
+        rejected=v("1.7"),
+    ),
+)
+
+BY_KEYWORD: dict[str, Gone] = {row.keyword: row for row in GONE}
