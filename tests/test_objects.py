@@ -218,3 +218,56 @@ def test_positional_arguments_of_a_renamed_class_are_not_renamed() -> None:
     # an object whose every keyword keeps its meaning follows the rename
     plain = "from pytorch_lightning.plugins import DDPPlugin\n\nplugin = DDPPlugin(static_graph=True)\n"
     assert "plugin = DDPStrategy(static_graph=True)" in migrate(plain, v("1.6")).code
+
+
+def test_a_try_import_falling_back_to_the_same_class_follows_the_rename() -> None:
+    source = (
+        "try:\n"
+        "    from pytorch_lightning.plugins import DDPPlugin\n"
+        "except (ImportError, ModuleNotFoundError):\n"
+        "    from pytorch_lightning.plugins.training_type import DDPPlugin\n"
+        "\n"
+        "plugin = DDPPlugin(static_graph=True)\n"
+    )
+    out = migrate(source, v("1.6")).code
+    assert "DDPPlugin" not in out
+    # the second import of the same new name goes; its handler keeps a `pass`
+    assert (
+        "from pytorch_lightning.strategies import DDPStrategy\n"
+        "except (ImportError, ModuleNotFoundError):\n    pass\n" in out
+    )
+    assert "plugin = DDPStrategy(static_graph=True)" in out
+
+
+@pytest.mark.parametrize(
+    "guard",
+    [
+        "try:\n    {old}\nexcept ImportError:\n    {new}\n",  # the handler imports the new class
+        "try:\n    {old}\nexcept KeyError:\n    DDPPlugin = None\n",  # not an import's fallback
+        "if PL_16:\n    {new}\nelse:\n    {old}\n",  # the version guard of code for several releases
+    ],
+)
+def test_compatibility_imports_are_left_alone(guard: str) -> None:
+    old = "from pytorch_lightning.plugins import DDPPlugin"
+    new = "from pytorch_lightning.strategies import DDPStrategy as DDPPlugin"
+    source = guard.format(old=old, new=new) + "\ndef is_ddp(p):\n    return isinstance(p, DDPPlugin)\n"
+    result = migrate(source, v("1.6"))
+    assert (result.code, result.findings) == (source, [])
+
+
+def test_a_call_of_a_class_imported_under_two_names_is_reported_not_guessed() -> None:
+    source = (
+        "from pytorch_lightning import Trainer\n"
+        "try:\n"
+        "    from pytorch_lightning.plugins import DDPPlugin\n"
+        "except ImportError:\n"
+        "    from pytorch_lightning.strategies import DDPStrategy as DDPPlugin\n"
+        "trainer = Trainer(gpus=2, plugins=[DDPPlugin(find_unused_parameters=False)])\n"
+    )
+    for target in ("1.6", "2.6"):
+        result = migrate(source, v(target))
+        assert result.code == source
+        assert [f.code for f in result.findings] == ["LM101"]
+        assert (
+            "`DDPStrategy` or `DDPPlugin`, whichever the installed release has" in result.findings[0].message
+        )

@@ -565,14 +565,56 @@ def _other_uses(migrator: _Migrator, target: Version, kept: set[str]) -> dict[st
 def _plain_imports(located: Located) -> list[ast.ImportFrom]:
     """The imports whose names follow a class rename: not those in an `if`/`try` (code written for several
     releases, `if PL_1_6: from ...strategies import X else: from ...plugins import XPlugin`), nor those of
-    a name bound more than once in the module (a fallback import under the old name)."""
+    a name bound more than once in the module (a fallback import under the old name); but an import in a
+    `try:` that catches ImportError is the file's import where its handler only falls back
+    (``_falls_back``)."""
     module = located.scopes[0]
     return [
         node
         for node in located.import_froms
-        if id(node) not in located.guarded
-        and all(len(module.bindings.get(a.asname or a.name, ())) <= 1 for a in node.names)
+        if (
+            id(node) not in located.guarded
+            and all(len(module.bindings.get(a.asname or a.name, ())) <= 1 for a in node.names)
+        )
+        or _falls_back(node, located)
     ]
+
+
+def _falls_back(node: ast.ImportFrom, located: Located) -> bool:
+    """Is ``node`` imported in a ``try:`` whose ImportError handlers bind its names only to a constant
+    (``DDPPlugin = None``) or to the same class from another module? Then the class is the one the code
+    uses, and its rename follows. A handler that imports another class under the name (``from
+    ...strategies import DDPStrategy as DDPPlugin``) makes it code for several releases: left alone."""
+    tried = located.tried.get(id(node))
+    if tried is None:
+        return False
+    module = located.scopes[0]
+    for alias in node.names:
+        local = alias.asname or alias.name
+        others = [
+            statement
+            for handler in tried.handlers
+            for statement in ast.walk(ast.Module(handler.body, []))
+            if isinstance(statement, (ast.Assign, ast.ImportFrom, ast.Import)) and _binds(statement, local)
+        ]
+        if len(module.bindings.get(local, ())) != 1 + len(others):
+            return False  # bound elsewhere too
+        for other in others:
+            if isinstance(other, ast.Assign) and not isinstance(other.value, ast.Constant):
+                return False
+            if isinstance(other, ast.Import):
+                return False
+            if isinstance(other, ast.ImportFrom) and not any(
+                (a.asname or a.name) == local and a.name == alias.name for a in other.names
+            ):
+                return False
+    return True
+
+
+def _binds(statement: ast.Assign | ast.ImportFrom | ast.Import, local: str) -> bool:
+    if isinstance(statement, ast.Assign):
+        return any(isinstance(t, ast.Name) and t.id == local for t in statement.targets)
+    return any((a.asname or a.name.split(".")[0]) == local for a in statement.names)
 
 
 def _unrenamable(
