@@ -30,7 +30,7 @@ from lightning_migrate.codemod.values import Reader, Unknown, dict_entries
 from lightning_migrate.report.findings import Finding, Result
 from lightning_migrate.report.rules import BY_CODE
 from lightning_migrate.semantics.classes import RENAMED_STRATEGIES, lookup
-from lightning_migrate.semantics.model import RELEASES, Obj, Version
+from lightning_migrate.semantics.model import RELEASES, Obj, Value, Version
 from lightning_migrate.semantics.signature import MODELLED
 from lightning_migrate.sources.sourcefile import SourceError
 
@@ -265,6 +265,7 @@ class _Migrator:
         alone whatever its values are."""
         flags: dict[str, Known] = {}
         unknown: dict[str, str | None] = {}
+        defaults: dict[str, Value] = {}
         first: tuple[_Arg, str] | None = None
         if unpacked is not None:
             unknown[UNPACKED] = None
@@ -285,12 +286,15 @@ class _Migrator:
                 flags[arg.keyword] = ranged
                 continue
             unknown[arg.keyword] = value.cls
+            default = None if value.cls else self._default(arg.value, call.scope)
+            if default is not None:
+                defaults[arg.keyword] = default[0]
             first = first or (arg, value.reason)
         if first is None:
             return flags
         if quiet:
             return None
-        sign = self.run_options.old_api(replace(self._site(call, flags), unknown=unknown))
+        sign = self.run_options.old_api(replace(self._site(call, flags), unknown=unknown, defaults=defaults))
         if sign is not None:
             arg, reason = first
             written = (
@@ -299,6 +303,16 @@ class _Migrator:
                 else f"{arg.keyword}={self.text.segment(arg.value)}"
             )
             self._runtime(call, arg.node, f"`{written}`: {reason}; {sign}")
+        return None
+
+    def _default(self, node: ast.expr, scope: Scope) -> tuple[Value] | None:
+        """The default of the parameter ``node`` names, where it is a plain value: (value,), else None."""
+        parameter = self.located.parameter(node, scope) if isinstance(node, ast.Name) else None
+        if parameter is None or parameter[0].default is None or parameter[0].function is None:
+            return None  # (a lambda's parameter: the prefilter reads the defaults of `def`s only)
+        value = self.reader.read(parameter[0].default, parameter[1])
+        if value is None or isinstance(value, (bool, int, float, str)):
+            return (value,)
         return None
 
     def _report_run_time(self, call: TrainerCall, flags: dict[str, Known]) -> None:
