@@ -165,3 +165,109 @@ def test_an_import_that_goes_from_a_block_of_its_own_leaves_a_pass() -> None:
     assert "else:\n    pass\n" in out
     assert "pl.Trainer(strategy=DDPStrategy()" in out
     ast.parse(out)
+
+
+HELPER = """\
+from pytorch_lightning import Trainer
+from pytorch_lightning.plugins import DDPPlugin
+
+ddp = DDPPlugin(num_nodes=2)
+trainer = Trainer(gpus=2, plugins=[DDPPlugin(find_unused_parameters=False)])
+helper(ddp)
+"""
+
+
+def test_an_object_a_call_does_not_use_is_not_renamed_into_a_type_error() -> None:
+    """`DDPPlugin(num_nodes=2)` passed to a helper: renamed `DDPStrategy`, torch DDP would get `num_nodes`.
+    The call's own object is rewritten; the helper's keeps the old class, and its import with it."""
+    for target in ("1.6", "1.7"):
+        result = migrate(HELPER, v(target))
+        assert "ddp = DDPPlugin(num_nodes=2)\n" in result.code
+        assert "from pytorch_lightning.plugins import DDPPlugin\n" in result.code
+        assert "strategy=DDPStrategy(find_unused_parameters=False)" in result.code
+        refusal = next(f for f in result.findings if f.code == "LM103")
+        assert (refusal.line, refusal.fixable) == (4, False)
+        assert "pass it to the Trainer as `num_nodes=`" in refusal.message
+        assert not any(f.fixable and f.line == 4 for f in result.findings)
+    assert migrate(HELPER, v("1.5")).code.count("DDPPlugin(") == 2  # 1.5 has the class: nothing to rename
+
+
+def test_a_bound_object_with_a_run_time_argument_is_checked_by_its_keywords() -> None:
+    source = (
+        "from pytorch_lightning import Trainer\n"
+        "from pytorch_lightning.plugins import DDPPlugin\n"
+        "\n"
+        "def main(args):\n"
+        "    ddp_plugin = DDPPlugin(find_unused_parameters=False, num_nodes=args.num_nodes)\n"
+        "    return Trainer(gpus=2, plugins=[ddp_plugin])\n"
+    )
+    for target in ("1.6", "2.6"):
+        result = migrate(source, v(target))
+        assert result.code == source
+        assert [f.line for f in result.findings if f.code == "LM103"] == [5]
+    # written for 1.6, `num_nodes` already reached torch: the rename keeps what the object did
+    assert "DDPStrategy(" in migrate(source, v("1.7"), release("1.6")).code
+
+
+def test_positional_arguments_of_a_renamed_class_are_not_renamed() -> None:
+    source = "from pytorch_lightning.plugins import DDPPlugin\n\nplugin = DDPPlugin([0, 1])\n"
+    result = migrate(source, v("1.6"))
+    assert result.code == source
+    assert [(f.code, f.line) for f in result.findings] == [("LM005", 1), ("LM103", 3)]
+    assert "positional" in next(f.message for f in result.findings if f.code == "LM103")
+    # an object whose every keyword keeps its meaning follows the rename
+    plain = "from pytorch_lightning.plugins import DDPPlugin\n\nplugin = DDPPlugin(static_graph=True)\n"
+    assert "plugin = DDPStrategy(static_graph=True)" in migrate(plain, v("1.6")).code
+
+
+def test_a_try_import_falling_back_to_the_same_class_follows_the_rename() -> None:
+    source = (
+        "try:\n"
+        "    from pytorch_lightning.plugins import DDPPlugin\n"
+        "except (ImportError, ModuleNotFoundError):\n"
+        "    from pytorch_lightning.plugins.training_type import DDPPlugin\n"
+        "\n"
+        "plugin = DDPPlugin(static_graph=True)\n"
+    )
+    out = migrate(source, v("1.6")).code
+    assert "DDPPlugin" not in out
+    # the second import of the same new name goes; its handler keeps a `pass`
+    assert (
+        "from pytorch_lightning.strategies import DDPStrategy\n"
+        "except (ImportError, ModuleNotFoundError):\n    pass\n" in out
+    )
+    assert "plugin = DDPStrategy(static_graph=True)" in out
+
+
+@pytest.mark.parametrize(
+    "guard",
+    [
+        "try:\n    {old}\nexcept ImportError:\n    {new}\n",  # the handler imports the new class
+        "try:\n    {old}\nexcept KeyError:\n    DDPPlugin = None\n",  # not an import's fallback
+        "if PL_16:\n    {new}\nelse:\n    {old}\n",  # the version guard of code for several releases
+    ],
+)
+def test_compatibility_imports_are_left_alone(guard: str) -> None:
+    old = "from pytorch_lightning.plugins import DDPPlugin"
+    new = "from pytorch_lightning.strategies import DDPStrategy as DDPPlugin"
+    source = guard.format(old=old, new=new) + "\ndef is_ddp(p):\n    return isinstance(p, DDPPlugin)\n"
+    result = migrate(source, v("1.6"))
+    assert (result.code, result.findings) == (source, [])
+
+
+def test_a_call_of_a_class_imported_under_two_names_is_reported_not_guessed() -> None:
+    source = (
+        "from pytorch_lightning import Trainer\n"
+        "try:\n"
+        "    from pytorch_lightning.plugins import DDPPlugin\n"
+        "except ImportError:\n"
+        "    from pytorch_lightning.strategies import DDPStrategy as DDPPlugin\n"
+        "trainer = Trainer(gpus=2, plugins=[DDPPlugin(find_unused_parameters=False)])\n"
+    )
+    for target in ("1.6", "2.6"):
+        result = migrate(source, v(target))
+        assert result.code == source
+        assert [f.code for f in result.findings] == ["LM101"]
+        assert (
+            "`DDPStrategy` or `DDPPlugin`, whichever the installed release has" in result.findings[0].message
+        )

@@ -101,3 +101,24 @@ def test_the_deprecated_keywords_are_those_the_model_warns_for(flag: str) -> Non
             continue
         warned = any(d.flag == flag for d in interpret({flag: value}, version, machine).deprecations)
         assert warned == (version >= DEPRECATED_KEYWORDS[flag]), version
+
+
+@pytest.mark.parametrize(
+    ("default", "target", "sign"),
+    [
+        (None, "2.0", "with its default, `strategy=None`, Lightning 2.0.9 raises ValueError"),
+        (None, "2.3", "with its default, `strategy=None`, Lightning 2.3.3 raises ValueError"),
+        (None, "2.6", "with its default, `strategy=None`, Lightning 2.6.6 raises ValueError"),
+        (None, "1.9", None),  # 1.x took None for "no strategy given"
+        ("auto", "2.6", None),
+        ("ddp", "2.6", None),
+    ],
+)
+def test_a_parameters_default_is_a_value_the_file_writes(
+    default: object, target: str, sign: str | None
+) -> None:
+    """`def build(strategy: Optional[str] = None): Trainer(strategy=strategy)`: every call that leaves the
+    argument out passes the default, so a default the target rejects is a sign (the flag has no domain)."""
+    site = CallSite(1, 1, {}, LIGHTNING_PACKAGE, {"strategy": None}, defaults={"strategy": default})
+    found = Run(release(target)).old_api(site)
+    assert found == sign if sign is None else found is not None and found.startswith(sign)

@@ -131,6 +131,11 @@ IMPORT = "import pytorch_lightning as pl\nfrom pytorch_lightning.strategies impo
             IMPORT + "pl.Trainer(accelerator='gpu' if cuda else 'cpu', devices=1, strategy='ddp')\n",
             id="conditional-modern-values",
         ),
+        pytest.param(
+            "import lightning.pytorch as pl\n\n\ndef build(strategy: str = 'auto', n: int = 1):\n"
+            "    return pl.Trainer(strategy=strategy, accelerator='gpu', devices=n)\n",
+            id="parameter-defaults-in-the-target-form",
+        ),
     ],
 )
 def test_code_with_nothing_to_migrate_is_skipped(text: str) -> None:
@@ -278,6 +283,15 @@ def test_syntax_this_python_cannot_read_is_an_error_that_says_so() -> None:
         pytest.param(
             UNIFIED + "pl.Trainer(strategy=DDPStrategy(find_unused_parameters=fup), gpus=2)\n",
             id="object-with-a-runtime-value",
+        ),
+        pytest.param(
+            UNIFIED + "def build(strategy: str | None = None, n: int = 1):\n"
+            "    return pl.Trainer(strategy=strategy, accelerator='gpu', devices=n)\n",
+            id="parameter-default-the-target-rejects",
+        ),
+        pytest.param(
+            UNIFIED + "def build(*, strategy=None):\n    return pl.Trainer(**dict(strategy=strategy))\n",
+            id="keyword-only-default-in-a-dict",
         ),
         pytest.param("import \uff50ytorch_lightning as pl\npl.Trainer(gpus=2)\n", id="nfkc-import"),
         pytest.param(IMPORT + "pl.Trainer(\uff47pus=2)\n", id="nfkc-keyword"),

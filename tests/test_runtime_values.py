@@ -904,3 +904,30 @@ def test_a_second_run_leaves_a_dead_branch_alone() -> None:
     once = migrate(f"import pytorch_lightning as pl\n\ntrainer = {call}\n", release("1.7")).code
     assert "plugins='ddp_sharded' if c else None" in once
     assert migrate(once, release("1.7")).code == once
+
+
+STRATEGY_PARAMETER = """\
+from typing import Optional
+
+import lightning.pytorch as pl
+
+
+def build(devices: int = 1, strategy: Optional[str] = {default}):
+    return pl.Trainer(accelerator="gpu", devices=devices, strategy=strategy)
+"""
+
+
+@pytest.mark.parametrize("target", ["2.0", "2.2", "2.3", "2.6"])
+def test_a_strategy_parameter_defaulting_to_none_is_reported_where_the_target_rejects_none(
+    target: str,
+) -> None:
+    source = STRATEGY_PARAMETER.format(default="None")
+    result = migrate(source, release(target))
+    assert result.code == source
+    assert [(f.code, f.line, f.column) for f in result.findings] == [("LM101", 7, 59)]
+    assert "with its default, `strategy=None`" in result.findings[0].message
+
+
+def test_a_parameter_default_the_target_takes_is_quiet() -> None:
+    assert migrate(STRATEGY_PARAMETER.format(default="None"), release("1.9")).findings == []
+    assert migrate(STRATEGY_PARAMETER.format(default="'auto'"), release("2.6")).findings == []

@@ -51,6 +51,9 @@ class CallSite:
     # where each flag's value is written (line, column), for findings about one value; default: the call's
     places: Mapping[str, tuple[int, int]] = field(default_factory=dict)
     conditionals: bool = True  # the front end can write a conditional expression (Python; not YAML)
+    # the values the file writes for ``unknown`` flags whose domain the codemod lacks: a parameter's default
+    # (``strategy: Optional[str] = None``), the value whenever the caller leaves it out
+    defaults: Mapping[str, Value] = field(default_factory=dict)
 
     def place(self, flag: str) -> tuple[int, int]:
         return self.places.get(flag, (self.line, self.column))
@@ -107,6 +110,13 @@ class Run:
                 # (a value the target rejects in a newer release's words, `devices=-1` for 1.6, is not old)
                 if not isinstance(decision, Unchanged) and getattr(decision, "code", "") != "LM100":
                     return f"`{flag}={alone!r}` is old usage for Lightning {target}"
+        for flag, default in site.defaults.items():
+            decision = self.plan(CallSite(site.line, site.column, {flag: default}, site.since))
+            if not isinstance(decision, Unchanged) and getattr(decision, "code", "") != "LM100":
+                outcome = interpret({flag: default}, target, Hardware()).outcome
+                if isinstance(outcome, Setup):
+                    return f"its default, `{flag}={default!r}`, is old usage for Lightning {target}"
+                return f"with its default, `{flag}={default!r}`, Lightning {target} raises {outcome}"
         if NEW_API.isdisjoint([*site.flags, *site.unknown]):
             for flag in site.unknown:
                 for carrier in TRAINING_TYPE_PROBES if flag == UNPACKED else [flag]:

@@ -61,10 +61,18 @@ MISSING = object()
 class Domain:
     """The values an expression may hold; ``told``: each is one the file writes (a literal it binds, a value
     a test's parametrize or an argparse option's ``choices`` lists), not a flag's whole domain the codemod
-    assumes for want of better (only told values can show that a call is old usage)."""
+    assumes for want of better (only told values can show that a call is old usage). ``written``: where
+    not every value is told, those the file does write (a parameter's default, ``strategy: Optional[str] =
+    None``): they too can show it."""
 
     values: tuple[Value, ...]
     told: bool = False
+    written: tuple[Value, ...] = ()
+
+    @property
+    def shown(self) -> tuple[Value, ...]:
+        """The values the file writes."""
+        return self.values if self.told else self.written
 
 
 def whole(values: tuple[Value, ...] | None) -> Domain | None:
@@ -76,13 +84,15 @@ def union(parts: Iterable[Domain | None]) -> Domain | None:
     """The values of several expressions one of which gives the value (a conditional's branches); None
     when one of them has no domain."""
     values: list[Value] = []
+    shown: list[Value] = []
     told = True
     for part in parts:
         if part is None:
             return None
         values += part.values
+        shown += part.shown
         told = told and part.told
-    return Domain(tuple(unique(values)), told)
+    return Domain(tuple(unique(values)), told, () if told else tuple(unique(shown)))
 
 
 def parametrized(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> tuple[Value, ...] | None:

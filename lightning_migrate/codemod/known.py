@@ -28,6 +28,7 @@ class RunTime:
     domain: tuple[Value, ...]
     pure: bool = False  # it reads names and attributes only: written twice, it gives the same value
     told: bool = False  # the file writes each value of the domain (``domains.Domain``)
+    written: tuple[Value, ...] = ()  # where not told, the values of the domain the file does write
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, RunTime) and (self.flag, self.text) == (other.flag, other.text)
@@ -96,7 +97,7 @@ def written_values(value: Known) -> list[Value]:
     value's domain where the file writes each value (not a flag's whole domain, assumed for want of
     better)."""
     if isinstance(value, RunTime):
-        return unique(value.domain) if value.told else []
+        return unique(value.domain if value.told else value.written)
     if isinstance(value, Choice):
         return unique(v for branch in value.branches for v in written_values(branch))
     return [value]

@@ -138,6 +138,9 @@ class Located:
     # the calls of a Trainer class's method 2.0 removed (``Trainer.add_argparse_args(parser)``), each with its
     # scope and the classes it names (``signature.REMOVED_METHODS``)
     methods: list[tuple[ast.Call, Scope, frozenset[str]]] = field(default_factory=list)
+    # id() of the guarded imports whose only guard is a `try:` that catches ImportError (the import is
+    # the code's, the handler its fallback) -> that `try`
+    tried: dict[int, ast.Try] = field(default_factory=dict)
 
     def call_spans(self) -> tuple[Span, ...]:
         """Where every call of the file is (for ``# noqa`` over a multi-line call)."""
@@ -258,6 +261,7 @@ def locate(tree: ast.Module, text: Text, run: RunSubclasses = NO_SUBCLASSES) -> 
         walker.names,
         walker.class_names,
         [call for call, _ in walker.calls],
+        tried=walker.tried,
     )
     module = walker.scopes[0]
     known = TRAINER_NAMES | ECOSYSTEM | run.passing
@@ -298,6 +302,8 @@ class _Walker:
         self.guarded: set[int] = set()
         self.classes: list[ast.ClassDef] = []  # the module-level classes with bases
         self.guards = 0  # how many `if`/`try` statements the walk is in
+        self.trying: ast.Try | None = None  # the one guard is a `try` that catches ImportError
+        self.tried: dict[int, ast.Try] = {}
         self.names: set[str] = set()  # every name the code reads, writes or deletes
         self.class_names: list[ast.Name] = []
         self.scopes: list[Scope] = []
@@ -372,9 +378,14 @@ class _Walker:
     def compound(self, node: ast.stmt, scope: Scope, indent: str) -> None:
         """Any other statement: its expressions, and the statements, handlers and cases it holds."""
         guard = isinstance(node, _GUARDS)
+        trying = self.trying
+        self.trying = (
+            node if isinstance(node, ast.Try) and not self.guards and catches_import_error(node) else None
+        )
         self.guards += guard
         self._children(node, scope, indent)
         self.guards -= guard
+        self.trying = trying
 
     def _children(self, node: ast.stmt, scope: Scope, indent: str) -> None:
         for child in ast.iter_child_nodes(node):
@@ -417,6 +428,8 @@ class _Walker:
             self.import_froms.append(node)
             if self.guards:
                 self.guarded.add(id(node))
+            if self.guards == 1 and self.trying is not None and any(s is node for s in self.trying.body):
+                self.tried[id(node)] = self.trying
         for alias in node.names:
             if alias.name == "*":
                 continue
@@ -519,6 +532,20 @@ class _Walker:
 
 # The fields of each node type that may hold nodes (``ast.iter_child_nodes`` without its per-node cost).
 _CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+_IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
+
+
+def catches_import_error(node: ast.Try) -> bool:
+    """Does a handler of ``node`` catch an ImportError (``except ImportError``, a tuple with it, a base
+    class of it, a bare ``except:``)?"""
+    for handler in node.handlers:
+        caught = handler.type
+        names = caught.elts if isinstance(caught, ast.Tuple) else [caught]
+        if caught is None or any(isinstance(n, ast.Name) and n.id in _IMPORT_ERRORS for n in names):
+            return True
+    return False
 
 
 def _child_fields(kind: type) -> tuple[str, ...]:

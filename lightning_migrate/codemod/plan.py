@@ -327,23 +327,47 @@ def _changed_argument(
     parameter in the source that torch DDP would get in the target, or one the target rejects): the reason
     no rewrite keeps the object's behaviour, named."""
     for obj in _objects_in(flags):
-        row = lookup(obj.cls)
-        if row is None:
-            continue
-        new = row.renamed_to if row.renamed_to and target >= V16 else obj.cls
-        for key, _ in obj.kwargs:
-            after = constructors.role(new, key, target)
-            for source in sources:
-                if not row.exists_in(source):
-                    continue
-                before = constructors.role(obj.cls, key, source, row.renamed_to)
-                if before is not None and after is not None and before != after:
-                    return Refusal(
-                        "LM103",
-                        f"`{key}=` of `{obj.cls}(...)` is {_ROLES[before]} {obj.cls} in Lightning {source}"
-                        f" but {_ROLES[after]} {new} in {target}; remove the argument (or say which release"
-                        " the call was written for with --source-version) and run lightning-migrate again",
+        why = changed_keyword(obj.cls, [key for key, _ in obj.kwargs], sources, target)
+        if why is not None:
+            return Refusal("LM103", why)
+    return None
+
+
+# The constructor arguments 1.4 and 1.5's Trainer overwrote with its own flag of that name (the accelerator
+# connector set `num_nodes` and `sync_batchnorm` on the strategy object it was given): on the object they
+# never took effect, so the Trainer's flag, not the object, is where such a value is meant.
+TRAINER_SET = ("num_nodes", "sync_batchnorm")
+
+
+def changed_keyword(
+    cls: str, keywords: Iterable[str], sources: Sequence[Version], target: Version
+) -> str | None:
+    """Why ``cls(keyword=...)`` built in one of the ``sources`` (those that have ``cls``) does not mean the
+    same to the class ``target`` builds under the new name: the first keyword whose role changed, in
+    words; None where every keyword keeps its role (or ``cls`` is not tabled)."""
+    row = lookup(cls)
+    if row is None:
+        return None
+    new = row.renamed_to if row.renamed_to and target >= V16 else cls
+    for key in keywords:
+        after = constructors.role(new, key, target)
+        for source in sources:
+            if not row.exists_in(source):
+                continue
+            before = constructors.role(cls, key, source, row.renamed_to)
+            if before is not None and after is not None and before != after:
+                changed = f"`{key}=` of `{cls}(...)` is {_ROLES[before]} {cls} in Lightning {source} but"
+                changed += f" {_ROLES[after]} {new} in {target}; remove the argument"
+                if key in TRAINER_SET and source < V16:
+                    return (
+                        f"{changed} and run lightning-migrate again: Lightning {source} replaced it with the"
+                        f" Trainer's own `{key}=`, so it never took effect (to set it, pass it to the Trainer"
+                        f" as `{key}=`)"
                     )
+                return (
+                    f"{changed} (or say which release the call was written for with --source-version) and"
+                    " run lightning-migrate again"
+                )
     return None
 
 

@@ -16,15 +16,23 @@ from lightning_migrate.codemod.imports import ImportChanges, StaleImport, stale_
 from lightning_migrate.codemod.known import Known, holes
 from lightning_migrate.codemod.locate import TRAINER_NAMES, Located, Scope, TrainerCall, locate, trainer_skip
 from lightning_migrate.codemod.namespaces import counterexample
-from lightning_migrate.codemod.plan import Decision, Refusal, Rewrite, Unchanged, derived
+from lightning_migrate.codemod.plan import (
+    V16,
+    Decision,
+    Refusal,
+    Rewrite,
+    Unchanged,
+    changed_keyword,
+    derived,
+)
 from lightning_migrate.codemod.ranges import RunTimeReader
 from lightning_migrate.codemod.text import Text, tree_of
 from lightning_migrate.codemod.trainers import NO_SUBCLASSES, PACKAGES, RunSubclasses
 from lightning_migrate.codemod.values import Reader, Unknown, dict_entries
 from lightning_migrate.report.findings import Finding, Result
 from lightning_migrate.report.rules import BY_CODE
-from lightning_migrate.semantics.classes import lookup
-from lightning_migrate.semantics.model import RELEASES, Obj, Version
+from lightning_migrate.semantics.classes import RENAMED_STRATEGIES, lookup
+from lightning_migrate.semantics.model import RELEASES, Obj, Value, Version
 from lightning_migrate.semantics.signature import MODELLED, REMOVED_METHODS, SHIM_METHODS
 from lightning_migrate.sources.sourcefile import SourceError
 
@@ -61,9 +69,12 @@ def migrate(
     located = locate(tree, text, subclasses)
     migrator = _Migrator(text, located, Run(target, source_version, unsafe, leave), shim)
     migrator.run()
+    kept: set[str] = set()
     if "Plugin" in source:  # the renamed classes are all `*Plugin`s
         stale = stale_imports(_plain_imports(located), located.names, target)
-        _follow_stale_imports(stale, migrator, target, _held(located, migrator))
+        if target >= V16:
+            kept = _unrenamable(located, migrator, target, {i.local: i.name for i in stale})
+        _follow_stale_imports(stale, migrator, target, _held(located, migrator), kept)
     new_code = source
     if migrator.edits or migrator.imports or migrator.built or migrator.shim_imports:
         # the applier, and LibCST with it, is imported only for a file with something to write
@@ -71,11 +82,12 @@ def migrate(
 
         new_code = apply.write(text, migrator.edits)
     if migrator.imports or migrator.built or migrator.shim_imports:
-        renames = _other_uses(migrator, target)
+        renames = _other_uses(migrator, target, kept)
         new_code, still_used = apply.write_imports(
             new_code, migrator.imports, migrator.built, migrator.shim_imports, renames
         )
-        migrator.findings.extend(_old_names_left(located, set(renames) | still_used, migrator, target))
+        names = set(renames) | still_used
+        migrator.findings.extend(_old_names_left(located, names, migrator, target, kept))
     if new_code != source:
         _check_parses(new_code)
     findings = sorted(migrator.findings, key=lambda f: (f.line, f.column, f.code))
@@ -299,6 +311,7 @@ class _Migrator:
         alone whatever its values are."""
         flags: dict[str, Known] = {}
         unknown: dict[str, str | None] = {}
+        defaults: dict[str, Value] = {}
         first: tuple[_Arg, str] | None = None
         if unpacked is not None:
             unknown[UNPACKED] = None
@@ -323,12 +336,15 @@ class _Migrator:
                 flags[arg.keyword] = ranged
                 continue
             unknown[arg.keyword] = value.cls
+            default = None if value.cls else self._default(arg.value, call.scope)
+            if default is not None:
+                defaults[arg.keyword] = default[0]
             first = first or (arg, value.reason)
         if first is None:
             return flags
         if quiet:
             return None
-        sign = self.run_options.old_api(replace(self._site(call, flags), unknown=unknown))
+        sign = self.run_options.old_api(replace(self._site(call, flags), unknown=unknown, defaults=defaults))
         if sign is not None:
             arg, reason = first
             if arg.keyword is None and not arg.star:  # the namespace
@@ -354,6 +370,16 @@ class _Migrator:
         options = self.run_options
         example = counterexample(site.flags, options.target, options.source, site.since)  # type: ignore[arg-type]
         return f"{reason} ({example})" if example else reason
+
+    def _default(self, node: ast.expr, scope: Scope) -> tuple[Value] | None:
+        """The default of the parameter ``node`` names, where it is a plain value: (value,), else None."""
+        parameter = self.located.parameter(node, scope) if isinstance(node, ast.Name) else None
+        if parameter is None or parameter[0].default is None or parameter[0].function is None:
+            return None  # (a lambda's parameter: the prefilter reads the defaults of `def`s only)
+        value = self.reader.read(parameter[0].default, parameter[1])
+        if value is None or isinstance(value, (bool, int, float, str)):
+            return (value,)
+        return None
 
     def _report_run_time(self, call: TrainerCall, flags: dict[str, Known]) -> None:
         """Report (LM101, where it shows a sign of the old API) a call whose values only known at run time
@@ -665,14 +691,15 @@ def _quote(call: ast.Call, text: Text) -> str:
     return '"'
 
 
-def _other_uses(migrator: _Migrator, target: Version) -> dict[str, str]:
+def _other_uses(migrator: _Migrator, target: Version, kept: set[str]) -> dict[str, str]:
     """How the file's other uses of a class the rewrite renamed are renamed: by the class's own rename
     (``DDPSpawnPlugin`` -> ``DDPSpawnStrategy``; never to the class a rewritten call now builds, which may be
-    another one, ``DDPStrategy(start_method="spawn")``), where the target has it."""
+    another one, ``DDPStrategy(start_method="spawn")``), where the target has it and no object of it is
+    built with arguments the new class takes differently (``kept``)."""
     renames = {}
     for old, (namespace, new) in migrator.imports.renamed.items():
         row = lookup(old)
-        if row is None or not row.renamed_to or not _usable(row.renamed_to, target):
+        if row is None or not row.renamed_to or not _usable(row.renamed_to, target) or old in kept:
             continue
         renames[old] = row.renamed_to
         if row.renamed_to != new:
@@ -683,14 +710,101 @@ def _other_uses(migrator: _Migrator, target: Version) -> dict[str, str]:
 def _plain_imports(located: Located) -> list[ast.ImportFrom]:
     """The imports whose names follow a class rename: not those in an `if`/`try` (code written for several
     releases, `if PL_1_6: from ...strategies import X else: from ...plugins import XPlugin`), nor those of
-    a name bound more than once in the module (a fallback import under the old name)."""
+    a name bound more than once in the module (a fallback import under the old name); but an import in a
+    `try:` that catches ImportError is the file's import where its handler only falls back
+    (``_falls_back``)."""
     module = located.scopes[0]
     return [
         node
         for node in located.import_froms
-        if id(node) not in located.guarded
-        and all(len(module.bindings.get(a.asname or a.name, ())) <= 1 for a in node.names)
+        if (
+            id(node) not in located.guarded
+            and all(len(module.bindings.get(a.asname or a.name, ())) <= 1 for a in node.names)
+        )
+        or _falls_back(node, located)
     ]
+
+
+def _falls_back(node: ast.ImportFrom, located: Located) -> bool:
+    """Is ``node`` imported in a ``try:`` whose ImportError handlers bind its names only to a constant
+    (``DDPPlugin = None``) or to the same class from another module? Then the class is the one the code
+    uses, and its rename follows. A handler that imports another class under the name (``from
+    ...strategies import DDPStrategy as DDPPlugin``) makes it code for several releases: left alone."""
+    tried = located.tried.get(id(node))
+    if tried is None:
+        return False
+    module = located.scopes[0]
+    for alias in node.names:
+        local = alias.asname or alias.name
+        others = [
+            statement
+            for handler in tried.handlers
+            for statement in ast.walk(ast.Module(handler.body, []))
+            if isinstance(statement, (ast.Assign, ast.ImportFrom, ast.Import)) and _binds(statement, local)
+        ]
+        if len(module.bindings.get(local, ())) != 1 + len(others):
+            return False  # bound elsewhere too
+        for other in others:
+            if isinstance(other, ast.Assign) and not isinstance(other.value, ast.Constant):
+                return False
+            if isinstance(other, ast.Import):
+                return False
+            if isinstance(other, ast.ImportFrom) and not any(
+                (a.asname or a.name) == local and a.name == alias.name for a in other.names
+            ):
+                return False
+    return True
+
+
+def _binds(statement: ast.Assign | ast.ImportFrom | ast.Import, local: str) -> bool:
+    if isinstance(statement, ast.Assign):
+        return any(isinstance(t, ast.Name) and t.id == local for t in statement.targets)
+    return any((a.asname or a.name.split(".")[0]) == local for a in statement.names)
+
+
+def _unrenamable(
+    located: Located, migrator: _Migrator, target: Version, imported: dict[str, str]
+) -> set[str]:
+    """The local names of renamed classes that an object built outside a rewritten Trainer call passes an
+    argument the new class takes differently (``DDPPlugin(num_nodes=n)``: a parameter in 1.4, torch DDP's
+    ``TypeError`` once renamed ``DDPStrategy``), or positional arguments (1.6 put ``accelerator`` first):
+    renaming the class there trades a deprecation for a crash, so each such object is reported (LM103) and
+    the class keeps its name in the file. ``imported``: local name -> class, for aliased imports; an object
+    inside a Trainer call the planner refused is its finding's."""
+    run = migrator.run_options
+    sources = (run.source,) if run.source else tuple(r for r in RELEASES if r < target)
+    refused = {(f.line, f.column) for f in migrator.findings if f.code == "LM103"}
+    covered = [
+        (c.node.lineno, c.node.col_offset, c.node.end_lineno, c.node.end_col_offset)
+        for c in located.calls
+        if migrator.text.position(c.node) in refused
+    ]
+    covered += [(*start, *end) for start, end in migrator.rewritten]
+    class_names = {id(name) for name in located.class_names}
+    before_16 = [r for r in sources if r < V16]
+    kept = set()
+    for call in located.every_call:
+        named = isinstance(call.func, ast.Name) and (call.func.id in imported or id(call.func) in class_names)
+        if not named or not isinstance(call.func, ast.Name):
+            continue
+        cls = imported.get(call.func.id, call.func.id)
+        row = lookup(cls)
+        if row is None or cls not in RENAMED_STRATEGIES:
+            continue
+        where = (call.lineno, call.col_offset)
+        if any((a, b) <= where < (c, d) for a, b, c, d in covered if c is not None and d is not None):
+            continue
+        why = changed_keyword(cls, [k.arg for k in call.keywords if k.arg is not None], sources, target)
+        if why is None and call.args and any(map(row.exists_in, before_16)):
+            why = (
+                f"`{cls}(...)` passes positional arguments, whose meaning changed in Lightning 1.6 (a new"
+                " first parameter): pass them by keyword and run lightning-migrate again"
+            )
+        if why is not None:
+            line, column = migrator.text.position(call)
+            migrator.findings.append(Finding(line, column, "LM103", f"not renamed: {why}", False))
+            kept.add(call.func.id)
+    return kept
 
 
 def _held(located: Located, migrator: _Migrator) -> set[str]:
@@ -711,13 +825,22 @@ def _held(located: Located, migrator: _Migrator) -> set[str]:
 
 
 def _follow_stale_imports(
-    stale: list[StaleImport], migrator: _Migrator, target: Version, held: set[str]
+    stale: list[StaleImport], migrator: _Migrator, target: Version, held: set[str], kept: set[str]
 ) -> None:
     """An imported ``*Plugin`` class the file uses follows its rename like one a rewritten call built (the
     import is replaced, the uses renamed, each use reported by ``_old_names_left``); an unused one is only
     reported (removing it could break a module that re-exports it), and so is one a Trainer call left as
-    written uses (``held``), unless a rewritten call renames it anyway."""
+    written uses (``held``), unless a rewritten call renames it anyway, and one that builds an object the new
+    class would not take (``kept``, each such object reported by ``_unrenamable``)."""
     for imported in stale:
+        if imported.local in kept:
+            message = (
+                f"`{imported.local}` builds an object here with arguments `{imported.new}` takes"
+                f" differently (see its finding); Lightning {target} calls it `{imported.new}`: change it"
+                " with that object"
+            )
+            migrator.findings.append(Finding(imported.line, imported.column, "LM005", message, False))
+            continue
         if imported.local in held and imported.name not in migrator.imports.renamed:
             message = (
                 f"`{imported.local}` is used by a Trainer call left as written (see its finding); Lightning"
@@ -753,10 +876,13 @@ def _usable(cls: str, target: Version) -> bool:
     return row is not None and row.exists_in(target) and not (row.stub_since and target >= row.stub_since)
 
 
-def _old_names_left(located: Located, names: set[str], migrator: _Migrator, target: Version) -> list[Finding]:
+def _old_names_left(
+    located: Located, names: set[str], migrator: _Migrator, target: Version, kept: set[str]
+) -> list[Finding]:
     """The other uses of a class the rewrite renamed (``isinstance(s, DDPPlugin)``, a subclass): renamed
-    too where the target has the new class (a subclass may then need the new constructor's arguments), else
-    reported, its import kept."""
+    too where the target has the new class (a subclass may then need the new constructor's arguments) and
+    no object of it is built with arguments the new class takes differently (``kept``), else reported, its
+    import kept."""
     if not names:
         return []
     findings = []
@@ -769,7 +895,13 @@ def _old_names_left(located: Located, names: set[str], migrator: _Migrator, targ
         _, new = migrator.imports.renamed[node.id]
         row = lookup(node.id)
         new = row.renamed_to if row and row.renamed_to else new
-        if _usable(new, target):
+        if node.id in kept:
+            message = (
+                f"`{node.id}` is still used here and keeps its import: an object of it is built with"
+                f" arguments `{new}` takes differently (see its finding); change it with that object"
+            )
+            findings.append(Finding(node.lineno, node.col_offset + 1, "LM005", message, False))
+        elif _usable(new, target):
             message = (
                 f"training-type `*Plugin` classes were renamed `*Strategy`: `{node.id}` is now `{new}` here"
                 " too (a subclass may need the new constructor's arguments)"

@@ -60,7 +60,7 @@ class RunTimeReader:
         found = self.domain(node, scope, flag)
         if found is None or not found.values:
             return None
-        return RunTime(flag, self.text.segment(node), found.values, _pure(node), found.told)
+        return RunTime(flag, self.text.segment(node), found.values, _pure(node), found.told, found.written)
 
     def _choice(self, node: ast.IfExp, scope: Scope, flag: str) -> Choice | None:
         chain: list[ast.expr] = []
@@ -141,7 +141,14 @@ class RunTimeReader:
                 return Domain(tested, told=True)
             default = binding.default
             given: object = domains.MISSING if default is None else self.reader.read(default, outside)
-            return domains.whole(domains.of_annotation(flag, binding.parameter.annotation, given))
+            values = domains.of_annotation(flag, binding.parameter.annotation, given)
+            if values is None:
+                return None
+            # the default is a value the file writes: `strategy: Optional[str] = None` is a call with
+            # `strategy=None` whenever the caller leaves it out
+            if given is None or isinstance(given, (bool, int, float, str)):
+                return Domain(values, written=(given,))
+            return Domain(values)
         assigned = self.located.assigned(node, scope)
         if assigned is not None:  # bound in branches: any of the values
             return domains.union(self.domain(value, where, flag, depth + 1) for value, where in assigned)

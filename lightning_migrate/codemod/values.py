@@ -71,14 +71,17 @@ class Reader:
             return self._object(node, scope, depth)
         return Unknown(f"`{code(node)}` is only known at run time")
 
-    def lightning_class(self, func: ast.expr, scope: Scope) -> str | None:
-        """The Lightning class a callee names (``DDPPlugin``), through the file's imports."""
+    def lightning_classes(self, func: ast.expr, scope: Scope) -> list[str]:
+        """The Lightning classes a callee names (``DDPPlugin``), through the file's imports: several where
+        the name is imported more than once (``try: from ...plugins import DDPPlugin`` / ``except
+        ImportError: from ...strategies import DDPStrategy as DDPPlugin``), newest name first."""
+        found = set()
         for name in self.located.qualified(func, scope):
             if name.startswith(LIGHTNING_PREFIXES):
                 cls = name.rsplit(".", 1)[-1]
                 if lookup(cls) is not None:
-                    return cls
-        return None
+                    found.add(cls)
+        return sorted(found, key=lambda c: (bool(lookup(c).renamed_to), c))  # type: ignore[union-attr]
 
     def _literal(self, node: ast.Constant | ast.UnaryOp) -> Value | Unknown:
         if isinstance(node, ast.Constant) and (node.value is Ellipsis or isinstance(node.value, complex)):
@@ -92,9 +95,15 @@ class Reader:
         return Unknown(f"`{self.text.segment(node)}` is not a Trainer flag value")
 
     def _object(self, node: ast.Call, scope: Scope, depth: int) -> Value | Unknown:
-        name = self.lightning_class(node.func, scope)
-        if name is None:
+        classes = self.lightning_classes(node.func, scope)
+        if not classes:
             return Unknown(f"`{self.text.segment(node)}` is only known at run time")
+        name = classes[0]
+        if len(classes) > 1:  # code for several releases: which class it builds depends on the one installed
+            named = " or ".join(f"`{c}`" for c in classes)
+            return Unknown(
+                f"`{self.text.segment(node.func)}` is {named}, whichever the installed release has", name
+            )
         if node.args or any(k.arg is None for k in node.keywords):
             return Unknown(
                 f"`{self.text.segment(node)}` passes positional arguments, whose meaning changed between"

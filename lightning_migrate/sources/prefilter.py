@@ -253,6 +253,7 @@ class _File:
         self.roles = roles
         self._values: dict[str, list[ast.expr] | None] = {}
         self._bound: dict[str, bool] = {}
+        self._defaults: dict[str, tuple[Value, ...] | None] = {}
         # The package the codemod takes a call to be written with (`CallSite.since`) is `lightning`'s (1.8 on)
         # exactly when a name the call uses is imported from `lightning`: a file that names one package only
         # has calls of that package only.
@@ -304,6 +305,14 @@ class _File:
             return None
         # (a decorator whose values do not read leaves the codemod with none it is told of either)
         return tuple(value for function in self._decorators for value in parametrized(function, name) or ())
+
+    def defaults(self, name: str) -> tuple[Value, ...] | None:
+        """Every plain default a ``def`` of the file gives a parameter ``name`` (each signature parsed on its
+        own); None where a signature does not parse so, or such a default is not a literal (the codemod may
+        read a constant's value)."""
+        if name not in self._defaults:
+            self._defaults[name] = _defaults(self.text, name) if "def" in self.text else ()
+        return self._defaults[name]
 
     def may_be_bound(self, name: str) -> bool:
         """May the codemod read a value for ``name``? It reads a name bound by an assignment statement
@@ -361,7 +370,41 @@ def _assignments(text: str, name: str, after: re.Pattern[str] = _ASSIGNED) -> It
         at = text.find(name, at + 1)
 
 
-_VERDICTS: dict[tuple[str, str, Version, Version | None, Version], bool] = {}
+_VERDICTS: dict[tuple[str, str, str, Version, Version | None, Version], bool] = {}
+
+
+_DEF = re.compile(rf"\bdef{GAP}\w+{GAP}\(")
+
+
+def _defaults(text: str, name: str) -> tuple[Value, ...] | None:
+    """``_File.defaults``: the signatures are found as text, so a ``def`` in a string counts too."""
+    found: list[Value] = []
+    for start in _words(_DEF, text):
+        close = scan.matching(text, start.end() - 1)
+        if close is None:
+            return None
+        signature = text[start.end() : close]
+        if name not in signature:
+            continue
+        try:
+            function = ast.parse(f"def _({signature}\n): pass").body[0]
+        except Exception:
+            return None
+        assert isinstance(function, ast.FunctionDef)
+        arguments = function.args
+        positional = [*arguments.posonlyargs, *arguments.args]
+        pairs = [*zip(positional[len(positional) - len(arguments.defaults) :], arguments.defaults)]
+        pairs += [(a, d) for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults) if d is not None]
+        for parameter, default in pairs:
+            if parameter.arg != name:
+                continue
+            try:
+                value = ast.literal_eval(default)
+            except Exception:
+                return None
+            if value is None or isinstance(value, (bool, int, float, str)):
+                found.append(value)
+    return tuple(found)
 
 
 def _decorator(text: str, start: int) -> ast.Call | None:
@@ -379,13 +422,13 @@ def _decorator(text: str, start: int) -> ast.Call | None:
 def _quiet(reading: Reading, target: Version, source: Version | None, since: Version) -> bool:
     """Does the codemod leave a call it reads so unchanged and unreported? Known values only: the planner
     leaves it unchanged; some known only at run time: it shows no sign of old usage (``Run.old_api``)."""
-    key = (repr(reading.flags), repr(reading.unknown), target, source, since)
+    key = (repr(reading.flags), repr(reading.unknown), repr(reading.defaults), target, source, since)
     verdict = _VERDICTS.get(key)
     if verdict is None:
         if len(_VERDICTS) >= 4096:
             _VERDICTS.clear()
         run = Run(target, source)
-        site = CallSite(0, 0, reading.flags, since, reading.unknown)
+        site = CallSite(0, 0, reading.flags, since, reading.unknown, defaults=reading.defaults)
         try:
             if reading.unknown:
                 verdict = run.old_api(site) is None

@@ -58,6 +58,10 @@ class File(Protocol):
         all of them: a name no assignment binds may be such a parameter, whose values the codemod reads);
         () where no test lists it; None where they cannot be read."""
 
+    def defaults(self, name: str) -> tuple[Value, ...] | None:
+        """Every plain value a function of the file may give a parameter ``name`` as its default (the codemod
+        takes it as a value the file writes); None where a signature or a default cannot be read."""
+
 
 @dataclass(frozen=True)
 class Reading:
@@ -66,6 +70,7 @@ class Reading:
 
     flags: dict[str, Known] = field(default_factory=dict)  # (a test's parameter: its values, `RunTime`)
     unknown: dict[str, str | None] = field(default_factory=dict)
+    defaults: dict[str, Value] = field(default_factory=dict)  # a parameter's default (`CallSite.defaults`)
 
 
 class _Unquoted(Text):
@@ -160,19 +165,20 @@ def _reading(
     modelled: Sequence[tuple[str | None, ast.expr]],
     dicts: Sequence[ast.expr | None],
 ) -> Reading:
-    flags, unknown = _read(reader, modelled)
+    flags, unknown, defaults = _read(reader, modelled)
     if not dicts:
-        return Reading(flags, unknown)
-    return _splat_reading(reader, flags, unknown, dicts[world.choose(len(dicts))])
+        return Reading(flags, unknown, defaults)
+    return _splat_reading(reader, flags, unknown, defaults, dicts[world.choose(len(dicts))])
 
 
 def _read(
     reader: Reader, arguments: Sequence[tuple[str | None, ast.expr]]
-) -> tuple[dict[str, Known], dict[str, str | None]]:
-    """The known flags and those only known at run time, as ``codemod.python._Migrator._read_flags`` has
-    them (a keyword given twice: the last one)."""
+) -> tuple[dict[str, Known], dict[str, str | None], dict[str, Value]]:
+    """The known flags, those only known at run time and the defaults of those that may be a parameter,
+    as ``codemod.python._Migrator._read_flags`` has them (a keyword given twice: the last one)."""
     flags: dict[str, Known] = {}
     unknown: dict[str, str | None] = {}
+    defaults: dict[str, Value] = {}
     for keyword, written in arguments:
         if keyword not in MODELLED:
             continue
@@ -184,9 +190,26 @@ def _read(
         value = reader.read(node, _MODULE)
         if isinstance(value, Unknown):
             unknown[keyword] = value.cls
+            given = _default(node, reader) if value.cls is None else None
+            if given:
+                defaults[keyword] = given[0]
         else:
             flags[keyword] = value
-    return flags, unknown
+    return flags, unknown, defaults
+
+
+def _default(node: ast.expr, reader: Reader) -> tuple[Value] | None:
+    """The default of a parameter ``node`` may be, in a world where it is one with that default (whatever
+    an assignment elsewhere may bind: the codemod reads the scope the call is in)."""
+    world = reader.located
+    assert isinstance(world, _World)
+    if not isinstance(node, ast.Name):
+        return None
+    given = world.file.defaults(node.id)
+    if given is None:
+        raise _GiveUp
+    chosen = world.choose(len(given) + 1) if given else 0  # (or a parameter with none, or not one)
+    return (given[chosen - 1],) if chosen else None
 
 
 def _parameter(node: ast.expr, reader: Reader) -> tuple[Value, ...] | None:
@@ -250,20 +273,24 @@ def _entries(node: ast.expr) -> list[tuple[str | None, ast.expr]] | None:
 
 
 def _splat_reading(
-    reader: Reader, flags: dict[str, Known], unknown: dict[str, str | None], source: ast.expr | None
+    reader: Reader,
+    flags: dict[str, Known],
+    unknown: dict[str, str | None],
+    defaults: dict[str, Value],
+    source: ast.expr | None,
 ) -> Reading:
     """How ``_Migrator._plan_splat`` reads a call with explicit ``flags``/``unknown`` and a ``**`` dict that
     is ``source`` (None: one it cannot read)."""
     entries = _entries(source) if source is not None else None
     if entries is None:
-        return Reading(flags, {UNPACKED: None, **unknown})
+        return Reading(flags, {UNPACKED: None, **unknown}, defaults)
     if unknown or holes(flags):  # the explicit flags are reported (or not) on their own; the dict is unread
         known = {k: value for k, value in flags.items() if k not in holes(flags)}
-        return Reading(known, {**dict.fromkeys(holes(flags)), **unknown})
+        return Reading(known, {**dict.fromkeys(holes(flags)), **unknown}, defaults)
     modelled = [(key, value) for key, value in entries if key in MODELLED]
     if not modelled:  # a dict without flags: the call is read as if it had no `**`
         return Reading(flags, {})
-    dict_flags, dict_unknown = _read(reader, modelled)
+    dict_flags, dict_unknown, dict_defaults = _read(reader, modelled)
     if dict_unknown:
-        return Reading(dict_flags, dict_unknown)
+        return Reading(dict_flags, dict_unknown, dict_defaults)
     return Reading({**flags, **dict_flags}, {})
