@@ -171,3 +171,18 @@ def test_a_file_that_only_adds_the_trainers_options_is_read_for_2x() -> None:
     text = "from pytorch_lightning import Trainer\nTrainer.add_argparse_args(argparse.ArgumentParser())\n"
     assert mentions(text, (release("2.6"),)) is True
     assert mentions(text, (release("1.9"),)) is False
+
+
+def test_a_keyword_edit_beside_a_namespace_leaves_the_calls_classes_as_written() -> None:
+    """Dropping a keyword 1.6 removed is not a rewrite of the call: the strategy object it passes keeps its
+    class (renamed alone, `DDPStrategy(num_nodes=...)` would raise in 1.6), as in a LoFTR training script."""
+    source = (
+        "from pytorch_lightning.plugins import DDPPlugin\n"
+        + PARSED
+        + "trainer = Trainer.from_argparse_args(\n"
+        "    args, plugins=DDPPlugin(num_nodes=args.num_nodes), reload_dataloaders_every_epoch=False\n)\n"
+    )
+    result = migrate(source, release("1.6"))
+    assert "DDPStrategy" not in result.code
+    assert "reload_dataloaders_every_epoch" not in result.code
+    assert {"LM101", "LM103", "LM007"} <= {f.code for f in result.findings}

@@ -419,7 +419,7 @@ class _Migrator:
                 self._record_dropped(call, old, new)
             return self._to_shim(call, updated) if shimmed else updated
 
-        if old:
+        if rewrite is not None:  # (an edit of the keywords beside the model's leaves its classes as written)
             self._record_span(call.node)
         self._edit(call.node, change)
 
