@@ -9,9 +9,9 @@ planner writes it for the target: which flag the user meant, no finding can know
 the raise (``CallSite.expects_raise``: inside ``pytest.raises``, ``assertRaises``) is it left alone.
 
 "No release builds it" is trusted only where the model judges every value: a name no release's tables know
-may be one the project registers itself (``StrategyRegistry.register``), no judged machine has IPUs, HPUs,
-Bagua or ColossalAI, so a call that names one of those is not judged here, and one the target rejects for
-want of apex or Transformer Engine may build where the package is.
+may be one the project registers itself (``StrategyRegistry.register``); no judged machine has IPUs, HPUs,
+Bagua or ColossalAI, so a call that names one is not judged here; and a call whose outcome depends on apex
+or Transformer Engine, which no judged machine installs either, may build where they are.
 """
 
 from __future__ import annotations
@@ -63,13 +63,15 @@ _UNJUDGED_NAMES = frozenset(
     for name, strategy in names.items()
     if strategy.name in UNJUDGED_FAMILIES
 )
+_UNEXPECTED = "unexpected keyword argument"  # (a release's TypeError for a keyword it lacks)
 # Longer error messages are quoted to the end of their first sentence (the rest is a hint or a list of names).
 LONG = 100
 _SENTENCE_END = re.compile(r"[.!?](?=\s+[A-Z])")
 # The packages the model asks a machine for that no judged machine installs (apex AMP, NVIDIA's Transformer
 # Engine; Bagua's and ColossalAI's are left out with their strategies' names).
 UNJUDGED_PACKAGES = frozenset({"apex", "transformer_engine"})
-# How Lightning names a package it needs and lacks (`Requirement 'torch_xla>=1.13' not met`).
+# How Lightning names a package it needs and lacks (`Requirement 'torch_xla>=1.13' not met`): a finding
+# quotes a machine where the error is another (a TPU call is told what the TPU host says).
 _MISSING = re.compile(r"(?:Requirement|Module not found:) '([A-Za-z0-9_.-]+)")
 
 
@@ -83,6 +85,7 @@ def everywhere(flags: Mapping[str, Value], target: Version) -> Refusal | None:
             return None
         said = f"{BY_CODE['LM100'].title}: {_raised(flags, target)}"
         said += f" (no release from {RELEASES[0]} to {RELEASES[-1]} builds it on any machine)"
+        said += _where_known(flags, target)
         advice = _advice(flags, target)
     except Unmodelled:
         return None
@@ -148,6 +151,23 @@ def _raised(flags: Mapping[str, Value], target: Version) -> str:
     if len({str(ask(target, m).outcome) for m in judged}) == 1:
         return raised
     return f"on {machine.describe()}, {raised}"
+
+
+def _where_known(flags: Mapping[str, Value], target: Version) -> str:
+    """Where ``target`` lacks a keyword of the call: what the oldest release that takes them all raises (the
+    error a migrated call would still meet: `precision=17` beside `gpus=2`), if one does."""
+    ask = interpreter(flags)
+    machine = reported_on(flags)
+    if _UNEXPECTED not in str(ask(target, machine).outcome):
+        return ""
+    for release in RELEASES:
+        error = ask(release, machine).outcome
+        if isinstance(error, Rejected) and _UNEXPECTED not in error.message:
+            said = f"Lightning {release}, which takes its keywords, raises {error.error}: "
+            said += first_sentence(error.message)
+            same = len({str(ask(release, m).outcome) for m in machines(flags)}) == 1
+            return f"; {said}" if same else f"; on {machine.describe()}, {said}"
+    return ""
 
 
 def first_sentence(message: str) -> str:
