@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import ast
 import itertools
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from lightning_migrate.codemod.known import unique
@@ -98,31 +98,57 @@ def union(parts: Iterable[Domain | None]) -> Domain | None:
 def parametrized(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> tuple[Value, ...] | None:
     """The values a test's ``pytest.mark.parametrize`` gives its parameter ``name`` (every decorator that
     names it: the test runs with each), or None when none does or a value is not a literal."""
-    values: list[Value] = []
-    found = False
+    cases = parametrized_cases(function, [name])
+    return None if cases is None else tuple(unique(case[name] for case in cases))
+
+
+def parametrized_cases(
+    function: ast.FunctionDef | ast.AsyncFunctionDef, names: Sequence[str]
+) -> list[dict[str, Value]] | None:
+    """The cases a test's ``pytest.mark.parametrize`` decorators run it with, for its parameters ``names``:
+    the values of one row of a decorator go together, and each decorator's rows go with every other's (pytest
+    stacks them); None where a name is listed by none, or one of its values is not a literal."""
+    cases: list[dict[str, Value]] = [{}]
     for decorator in function.decorator_list:
-        if not (isinstance(decorator, ast.Call) and dotted(decorator.func).split(".")[-1] == "parametrize"):
+        table = _table(decorator)
+        mine = [n for n in names if table is not None and n in table[0]]
+        if table is None or not mine:
             continue
-        if len(decorator.args) < 2:
-            continue
-        names = _literal(decorator.args[0])
-        listed = [n.strip() for n in names.split(",")] if isinstance(names, str) else names
-        if not isinstance(listed, (list, tuple)) or name not in listed:
-            continue
-        rows = decorator.args[1]
-        if not isinstance(rows, (ast.List, ast.Tuple)):
+        listed, rows = table
+        if rows is None:
             return None
-        index = list(listed).index(name)
-        for row in rows.elts:
-            cells = _cells(row, len(listed))
-            if cells is None:
+        given = []
+        for row in rows:
+            values = {n: row[listed.index(n)] for n in mine}
+            if not all(v is None or isinstance(v, (bool, int, float, str, list)) for v in values.values()):
                 return None
-            value = _literal(cells[index])
-            if value is MISSING or not (value is None or isinstance(value, (bool, int, float, str, list))):
-                return None
-            values.append(value)
-        found = True
-    return tuple(unique(values)) if found else None
+            given.append(values)
+        cases = [{**case, **values} for case in cases for values in given]  # type: ignore[dict-item]
+    return cases if all(len(case) == len(names) for case in cases) else None
+
+
+def _table(decorator: ast.expr) -> tuple[list[str], list[list[object]] | None] | None:
+    """The names a ``pytest.mark.parametrize(...)`` decorator lists and the values of each of its rows
+    (``MISSING`` for one that is not a literal; no rows where they are not written out); None for any other
+    decorator."""
+    if not (isinstance(decorator, ast.Call) and dotted(decorator.func).split(".")[-1] == "parametrize"):
+        return None
+    if len(decorator.args) < 2:
+        return None
+    names = _literal(decorator.args[0])
+    listed = [n.strip() for n in names.split(",")] if isinstance(names, str) else names
+    if not isinstance(listed, (list, tuple)):
+        return None
+    rows = decorator.args[1]
+    if not isinstance(rows, (ast.List, ast.Tuple)):
+        return list(listed), None
+    table = []
+    for row in rows.elts:
+        cells = _cells(row, len(listed))
+        if cells is None:
+            return list(listed), None
+        table.append([_literal(cell) for cell in cells])
+    return list(listed), table
 
 
 def _cells(row: ast.expr, width: int) -> list[ast.expr] | None:

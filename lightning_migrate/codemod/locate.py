@@ -10,7 +10,10 @@ outside the function) and records, per scope, every binding of each name and eve
 - ``bound(name, scope)``: the expression a name is bound to when it is bound exactly once (a constant);
   with ``sole_use``, only when that binding is also read exactly once (a ``**cfg`` dict used only there).
 - ``calls``: every call that builds a Lightning Trainer, ``Trainer(...)``, ``Trainer.from_argparse_args(args,
-  ...)`` or ``functools.partial(Trainer, ...)``, with the number of leading arguments that are not flags.
+  ...)`` or ``functools.partial(Trainer, ...)``, with the number of leading arguments that are not flags, and
+  whether the code expects it to raise: it runs in the body of ``with pytest.raises(...)`` or ``with
+  self.assertRaises(...)`` (``assertRaisesRegex``), or in the callable handed to one of them
+  (``pytest.raises(E, lambda: Trainer(...))``).
 
 These are the answers the LibCST scope analysis gave the codemod before (``tests/test_locate.py`` runs both
 on every fixture and on generated code), at a fraction of its cost: the file is read once, by CPython's
@@ -108,6 +111,7 @@ class TrainerCall:
     scope: Scope
     indent: str  # the indentation of the statement the call is in (LibCST edits it in that context)
     consumes: str = ""  # the callee is a Trainer subclass that takes flags itself: why (``trainers``)
+    expects_raise: bool = False  # it runs where the code expects a raise (``expected_raises``)
 
     @property
     def namespace(self) -> ast.expr | None:
@@ -273,17 +277,69 @@ def locate(tree: ast.Module, text: Text, run: RunSubclasses = NO_SUBCLASSES) -> 
         located.consuming.update(consuming)
         located.trainers = known | passing
     every = located.trainers | frozenset(located.consuming)
+    raising: set[int] | None = None  # (worked out for a file with a Trainer call only)
     for call, scope in walker.calls:
         found = trainer_callee(located, call, scope, every)
         if found is not None:
             skip, built = found
             why = next((located.consuming[n] for n in sorted(built) if n in located.consuming), "")
-            located.calls.append(TrainerCall(call, skip, scope, walker.indents[id(call)], why))
+            if raising is None:
+                raising = expected_raises(located, walker.withs, walker.calls)
+            indent = walker.indents[id(call)]
+            located.calls.append(TrainerCall(call, skip, scope, indent, why, id(call) in raising))
         if isinstance(call.func, ast.Attribute) and call.func.attr in REMOVED_METHODS:
             named = _named(located, call.func.value, scope) & every
             if named:
                 located.methods.append((call, scope, named))
     return located
+
+
+# What tests expect to raise: `pytest.raises` (by qualified name) and unittest's methods (on any object).
+RAISES = frozenset({"pytest.raises"})
+RAISES_METHODS = frozenset({"assertRaises", "assertRaisesRegex", "assertRaisesRegexp"})
+
+
+def expected_raises(
+    located: Located, withs: list[tuple[ast.With | ast.AsyncWith, Scope]], calls: list[tuple[ast.Call, Scope]]
+) -> set[int]:
+    """``id()`` of the calls the code expects to raise: those that run in the body of a ``with`` one of whose
+    context managers expects a raise (not those of a function defined there, which runs when called), and
+    those in the callable handed to one (``pytest.raises(E, lambda: ...)``, ``assertRaises(E, f, ...)``)."""
+    found: set[int] = set()
+    for statement, scope in withs:
+        if any(_expects(located, item.context_expr, scope) for item in statement.items):
+            found.update(id(call) for call in _run_calls(statement.body))
+    for call, scope in calls:
+        if _expects(located, call, scope):
+            handed = [node for arg in call.args[1:] for node in ast.walk(arg)]
+            found.update(id(node) for node in handed if isinstance(node, ast.Call))
+    return found
+
+
+def _expects(located: Located, node: ast.expr, scope: Scope) -> bool:
+    """Is ``node`` a call that expects a raise: ``pytest.raises(...)``, ``self.assertRaises(...)``?"""
+    if not isinstance(node, ast.Call):
+        return False
+    func = node.func
+    if isinstance(func, ast.Attribute) and func.attr in RAISES_METHODS:
+        return True
+    named = isinstance(func, ast.Name) or (isinstance(func, ast.Attribute) and func.attr == "raises")
+    return named and not located.qualified(func, scope).isdisjoint(RAISES)  # (`from pytest import raises`)
+
+
+def _run_calls(statements: list[ast.stmt]) -> list[ast.Call]:
+    """The calls ``statements`` make as they run, without those of the functions they define."""
+    found: list[ast.Call] = []
+    stack: list[ast.AST] = list(statements)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            stack.extend(node.decorator_list)  # (the decorators run; the body does not)
+            continue
+        if isinstance(node, ast.Call):
+            found.append(node)
+        stack.extend(ast.iter_child_nodes(node))
+    return found
 
 
 _GUARDS = (ast.If, ast.Try, *((ast.TryStar,) if hasattr(ast, "TryStar") else ()))
@@ -309,6 +365,7 @@ class _Walker:
         self.scopes: list[Scope] = []
         self.calls: list[tuple[ast.Call, Scope]] = []
         self.indents: dict[int, str] = {}
+        self.withs: list[tuple[ast.With | ast.AsyncWith, Scope]] = []  # every `with` statement, and its scope
 
     def new_scope(self, kind: str, parent: Scope | None) -> Scope:
         scope = Scope(kind, parent)
@@ -382,6 +439,8 @@ class _Walker:
         self.trying = (
             node if isinstance(node, ast.Try) and not self.guards and catches_import_error(node) else None
         )
+        if isinstance(node, (ast.With, ast.AsyncWith)):
+            self.withs.append((node, scope))
         self.guards += guard
         self._children(node, scope, indent)
         self.guards -= guard

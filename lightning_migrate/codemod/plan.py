@@ -174,6 +174,9 @@ class Refusal:
     code: str
     message: str
     flag: str = ""  # the flag whose value stops the rewrite, where one does (a value only known at run time)
+    # no release builds the call on any machine (``rejected``): a bug, unless the code expects the raise
+    # (``CallSite.expects_raise``)
+    nowhere: bool = False
 
 
 Decision = Union[Rewrite, Unchanged, Refusal]
@@ -211,7 +214,10 @@ def plan(
 
                 decision = quantify.plan_over(dict(flags), target, source, unsafe, since, conditionals)
             else:
-                decision = _plan(dict(flags), target, source, unsafe, since)  # type: ignore[arg-type]
+                from lightning_migrate.codemod import rejected  # (it builds on this module)
+
+                values: dict[str, Value] = dict(flags)  # type: ignore[arg-type]
+                decision = rejected.everywhere(values, target) or _plan(values, target, source, unsafe, since)
         except Unmodelled as refusal:  # the old call, or the target on it: nothing to judge a rewrite by
             decision = Refusal("LM104", f"{refusal}; fix the value by hand")
         if not unsafe and isinstance(decision, Refusal) and decision.code in UNSAFE_ADVISED:
@@ -250,9 +256,10 @@ def _plan(
 ) -> Decision:
     if source is None and not _legacy_in(flags, target, since):
         # Not old usage. A call the target rejects everywhere is reported only where it is in another
-        # release's words (`strategy="fsdp_native"` for 1.5); one that no release builds, or whose every
-        # value the target takes on its own (`strategy="ddp_spawn", accelerator="tpu"`), is an error-path
-        # test or a bug of its own, not this codemod's business.
+        # release's words (`strategy="fsdp_native"` for 1.5); one whose every value the target takes on its
+        # own (`strategy="ddp_spawn", accelerator="tpu"`, which 1.5 built on a TPU) is an error-path test or
+        # a bug of its own, not this codemod's business. (One that no release builds was reported before:
+        # ``rejected``.)
         if _rejects(flags, target) and (_foreign(flags, target, RELEASES) or _unmodelled_hardware(flags)):
             machine = reported_on(flags)
             return Refusal(

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from lightning_migrate.codemod import gone
+from lightning_migrate.codemod import domains, gone, rejected
 from lightning_migrate.codemod.callsite import LIGHTNING_PACKAGE, NAMESPACE, UNPACKED, CallSite, Run, flat
 from lightning_migrate.codemod.imports import ImportChanges, StaleImport, stale_imports
 from lightning_migrate.codemod.known import Known, holes
@@ -467,12 +467,15 @@ class _Migrator:
         line, column = self.text.position(call.node)
         lightning = self._namespace(call.node, call.scope) == "lightning.pytorch"
         places = {a.keyword: self.text.position(a.node) for a in _arguments(call.node) if a.keyword in flags}
-        return CallSite(line, column, flags, LIGHTNING_PACKAGE if lightning else RELEASES[0], places=places)
+        since = LIGHTNING_PACKAGE if lightning else RELEASES[0]
+        return CallSite(line, column, flags, since, places=places, expects_raise=call.expects_raise)
 
     def _decide(self, call: TrainerCall, flags: dict[str, Known]) -> Decision:
         """Plan ``call`` and report the outcome (the rewrite, or why there is none). With ``shim``, a call
         no rewrite keeps for every value it may take at run time builds the runtime shim's Trainer, which
         migrates the values it gets."""
+        if call.expects_raise and holes(flags) and self._raises_in_every_case(call, flags):
+            return Unchanged()
         decision, findings = self.run_options.decide(self._site(call, flags))
         if call.consumes and isinstance(decision, Rewrite):  # a subclass that takes flags itself
             callee = self.text.segment(_built_class(call))
@@ -485,6 +488,28 @@ class _Migrator:
             return decision
         self.findings.extend(findings)
         return decision
+
+    def _raises_in_every_case(self, call: TrainerCall, flags: dict[str, Known]) -> bool:
+        """Is ``call`` (where the code expects a raise) in a test run with the cases a `pytest.mark.
+        parametrize` lists, none of which any release builds? (The planner ranges over each value on its
+        own, and so would also judge combinations no row gives.)"""
+        found = holes(flags)
+        names = {a.keyword: a.value for a in _arguments(call.node) if a.keyword in found}
+        if set(names) != set(found) or not all(isinstance(n, ast.Name) for n in names.values()):
+            return False
+        written = {flag: node.id for flag, node in names.items() if isinstance(node, ast.Name)}
+        bindings = [self.located.parameter(node, call.scope) for node in names.values()]  # type: ignore[arg-type]
+        functions = {id(b[0].function): b[0].function for b in bindings if b is not None}
+        if None in bindings or len(functions) != 1:
+            return False
+        (function,) = functions.values()
+        cases = domains.parametrized_cases(function, list(written.values())) if function else None
+        known: dict[str, Value] = {k: v for k, v in flags.items() if k not in found}  # type: ignore[misc]
+        target = self.run_options.target
+        return bool(cases) and all(
+            rejected.everywhere({**known, **{f: case[n] for f, n in written.items()}}, target)
+            for case in cases or ()
+        )
 
     # --- `Trainer(**cfg)` -----------------------------------------------------------------------------------
 

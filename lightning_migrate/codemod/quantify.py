@@ -23,6 +23,7 @@ import itertools
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 
+from lightning_migrate.codemod import rejected
 from lightning_migrate.codemod.known import Choice, Hole, Known, RunTime, holes, keywords, values_of
 from lightning_migrate.codemod.plan import (
     V20,
@@ -204,8 +205,32 @@ def _cases(
             continue
         cases.append(Case(values, branches, behaviour[0], same))
     if not cases:
-        return Refusal("LM100", f"no value {_named(found)} may take makes a call any release builds")
+        said = f"no value {_named(found)} may take makes a call any release builds"
+        return _nowhere(flags, found, combinations, target) or Refusal("LM100", said)
     return cases
+
+
+def _nowhere(
+    flags: Mapping[str, Known],
+    found: Mapping[str, Hole],
+    combinations: Sequence[tuple[tuple[int, Value], ...]],
+    target: Version,
+) -> Refusal | None:
+    """Where no release builds the call with any of its values (a test of a conflict, its values listed by
+    `pytest.mark.parametrize`): what the target says of the first (``rejected``); None otherwise."""
+    first: tuple[dict[str, Value], Refusal] | None = None
+    for combination in combinations:
+        values = {flag: value for flag, (_, value) in zip(found, combination)}
+        branches = {flag: index for flag, (index, _) in zip(found, combination)}
+        told = rejected.everywhere(substitute(flags, Case(values, branches, None, comparable)), target)
+        if told is None:
+            return None
+        first = first or (values, told)
+    if first is None:
+        return None
+    values, told = first
+    message = f"{_named(found)}: only known at run time, and for {keywords(values)}: {told.message}"
+    return replace(told, message=message)
 
 
 def substitute(template: Mapping[str, Known], case: Case) -> dict[str, Value]:
