@@ -22,12 +22,12 @@ from lightning_migrate.codemod.yaml_read import (
     configs,
     lightning_class,
     load,
-    looks_like_trainer_config,
     mappings,
     read,
     value_of,
 )
 from lightning_migrate.codemod.yaml_text import Document
+from lightning_migrate.codemod.yaml_words import holds, may_hold
 from lightning_migrate.codemod.yaml_write import Writer
 from lightning_migrate.report import noqa
 from lightning_migrate.report.findings import Finding, Span
@@ -44,12 +44,15 @@ _CAPITALIZED = re.compile(r":\s+(True|False)\s*(#.*)?$", re.M)
 
 
 def migrate(text: str, request: Request) -> Migrated:
-    try:
-        documents = load(text)
-    except SourceError:
-        if looks_like_trainer_config(text):
-            raise
-        documents = []  # not YAML (a template): not a Trainer config either
+    documents: list[Any] = []  # a file that cannot hold a Trainer config or a Lightning object is not parsed
+    if may_hold(text, request.path):
+        try:
+            documents = load(text)
+        except SourceError:
+            if holds(text, request.path):
+                raise
+            # not YAML (a Helm template), or YAML of another tool this reader cannot build (a duplicate key
+            # in a `mkdocs.yml`): no Trainer config either
     doc = Document(text)
     writer = Writer(doc, _CAPITALIZED.search(text) is not None)
     findings: list[Finding] = []

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from ruamel.yaml import YAML
-from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.comments import CommentedMap, CommentedSeq, TaggedScalar
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.scalarbool import ScalarBoolean
 
@@ -41,6 +41,7 @@ from lightning_migrate.codemod.domains import DOMAINS
 from lightning_migrate.codemod.known import Known, RunTime
 from lightning_migrate.codemod.locate import TRAINER_NAMES
 from lightning_migrate.codemod.sites import Unknown
+from lightning_migrate.codemod.yaml_words import GROUP_FOLDER, sibling_is_trainer, siblings
 from lightning_migrate.semantics.classes import lookup
 from lightning_migrate.semantics.model import RELEASES, Obj, Value, Version
 from lightning_migrate.semantics.signature import MODELLED
@@ -49,9 +50,10 @@ from lightning_migrate.sources.sourcefile import SourceError
 TARGET_KEYS = ("_target_", "class_path")  # Hydra's and jsonargparse's way of naming the class to build
 HYDRA_OPTIONS = frozenset({"_target_", "_recursive_", "_convert_", "_partial_"})
 LIGHTNING_ROOTS = ("pytorch_lightning.", "lightning.pytorch.", "lightning.")
-GROUP_FOLDER = "trainer"
 _PACKAGE_HEADER = re.compile(r"^#\s*@package\b", re.M)
 _INTERPOLATION = "${"
+_CORE_TAG = "tag:yaml.org,2002:"  # YAML's own tags, written `!!name`
+_STR_TAG = "!!str"
 
 
 @dataclass
@@ -92,12 +94,10 @@ def load(text: str) -> list[Any]:
         raise SourceError(f"cannot parse YAML: {exc.problem or exc.context}", *where) from exc
     except YAMLError as exc:
         raise SourceError(f"cannot parse YAML: {exc}") from exc
-
-
-def looks_like_trainer_config(text: str) -> bool:
-    """Whether a file that does not parse is worth reporting: it names Lightning or has a ``trainer:``
-    key. (A Helm template or another tool's file that is not YAML is none of this codemod's business.)"""
-    return re.search(r"^\s*trainer\s*:|lightning", text, re.M | re.I) is not None
+    except (RecursionError, ValueError, KeyError, TypeError, AssertionError) as exc:
+        # ruamel's constructors fail in their own words on what they cannot build (`!!int abc`,
+        # `!!timestamp 2020-99-99`, `%YAML 1.3`, lists nested thousands deep)
+        raise SourceError(f"cannot parse YAML: {type(exc).__name__}: {exc}") from exc
 
 
 def class_path(mapping: Any) -> tuple[str, str] | None:
@@ -190,7 +190,7 @@ def _group_file(document: CommentedMap, path: Path) -> Config | None:
     """A file of a Hydra ``trainer`` config group without a ``_target_`` of its own: a Trainer config when it
     extends a sibling that has a Lightning Trainer ``_target_`` (or when a sibling has one and it extends
     none), read with the flags of what it extends."""
-    if not any(_sibling_is_trainer(sibling) for sibling in _siblings(path)):
+    if not any(sibling_is_trainer(sibling) for sibling in siblings(path)):
         return None  # no Lightning Trainer in the group: another tool's `trainer` folder
     bases = bases_of(document)
     start = (document.lc.line, document.lc.col)
@@ -248,22 +248,6 @@ def bases_of(document: CommentedMap) -> list[str] | None:
             return None
         names.append(item if item.endswith((".yaml", ".yml")) else f"{item}.yaml")
     return names
-
-
-def _siblings(path: Path) -> list[Path]:
-    try:
-        return sorted(p for p in path.parent.iterdir() if p.suffix in (".yaml", ".yml") and p != path)
-    except OSError:
-        return []
-
-
-@functools.lru_cache(maxsize=64)
-def _sibling_is_trainer(path: Path) -> bool:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return False
-    return any(name in text for name in TRAINER_NAMES)
 
 
 @functools.lru_cache(maxsize=64)
@@ -351,6 +335,12 @@ def value_of(node: Any) -> Value | _Unread:
     """A YAML value as the model reads it (what the loader gives Lightning), or why it cannot be read."""
     if node is None:
         return None
+    tag = _tag(node)
+    if tag == _STR_TAG and isinstance(node, TaggedScalar):
+        return str(node.value)  # (`!!str 2`: the string, as PyYAML reads it)
+    if tag is not None:
+        shown = f"{tag} {node.value}".rstrip() if isinstance(node, TaggedScalar) else f"{tag} ..."
+        return _Unread(shown, "carries a tag that only the application's own YAML loader can build")
     if isinstance(node, (bool, ScalarBoolean)):  # (ruamel's anchored booleans are ints)
         return bool(node)
     if isinstance(node, (int, float)):
@@ -373,6 +363,16 @@ def value_of(node: Any) -> Value | _Unread:
     if named is not None:
         return _object(node, named[1])
     return _Unread("{...}", "is a mapping that builds no Lightning class")
+
+
+def _tag(node: Any) -> str | None:
+    """The tag written on a node that ruamel kept unbuilt (`!Ref`, `!!python/name:...`, `!!str`), as
+    written; None for an untagged node."""
+    tag = getattr(node, "tag", None) if isinstance(node, (TaggedScalar, CommentedMap, CommentedSeq)) else None
+    value = getattr(tag, "value", None)
+    if not isinstance(value, str):
+        return None
+    return "!!" + value[len(_CORE_TAG) :] if value.startswith(_CORE_TAG) else value
 
 
 def _object(node: CommentedMap, path: str) -> Value | _Unread:
