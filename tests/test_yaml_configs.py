@@ -9,9 +9,10 @@ import pytest
 
 from lightning_migrate.codemod import yaml_words
 from lightning_migrate.codemod.runner import Options, process_file
+from lightning_migrate.codemod.yaml_config import written_since
 from lightning_migrate.codemod.yaml_read import load, value_of
 from lightning_migrate.semantics.classes import RENAMED_STRATEGIES
-from lightning_migrate.semantics.model import v
+from lightning_migrate.semantics.model import RELEASES, release, v
 
 V26 = Options(v("2.6"))
 
@@ -163,3 +164,25 @@ def test_unknown_tags_in_a_trainer_config_are_values_known_only_at_run_time(tmp_
     assert "`accelerator: !Ref Accelerator` carries a tag" in result.findings[0].message
     # `!!str` is YAML's own: the string, as PyYAML reads it
     assert value_of(load("devices: !!str 2\n")[0]["devices"]) == "2"
+
+
+@pytest.mark.parametrize(
+    ("trainer", "findings"),
+    [
+        ("precision: 16-mixed", []),  # 2.0's spelling: merged into any trainer config, not a 1.x config
+        ("precision: 16", ["5:3:LM101"]),  # 1.x's too: the trainer config may hold `accelerator: ddp`
+        ("gpus: 4", ["5:3:LM101"]),
+    ],
+)
+def test_an_experiment_is_for_the_releases_that_build_its_own_flags(
+    tmp_path: Path, trainer: str, findings: list[str]
+) -> None:
+    """No trainer group to tell which package the project builds its Trainer from: its own flags tell."""
+    text = f"# @package _global_\ndefaults:\n  - override /model: mnist\ntrainer:\n  {trainer}\n"
+    assert migrate(tmp_path, "configs/experiment/e.yaml", text.encode()) == (None, findings)
+
+
+def test_written_since() -> None:
+    assert written_since({"precision": "16-mixed", "max_epochs": 1}) == release("2.0")
+    assert written_since({"precision": 16}) == RELEASES[0]  # (on GPUs: the merged config may choose them)
+    assert written_since({"strategy": "ddp"}) == release("1.5")

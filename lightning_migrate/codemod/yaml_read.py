@@ -41,7 +41,7 @@ from lightning_migrate.codemod.domains import DOMAINS
 from lightning_migrate.codemod.known import Known, RunTime
 from lightning_migrate.codemod.locate import TRAINER_NAMES
 from lightning_migrate.codemod.sites import Unknown
-from lightning_migrate.codemod.yaml_words import GROUP_FOLDER, sibling_is_trainer, siblings
+from lightning_migrate.codemod.yaml_words import GROUP_FOLDER, sibling_is_trainer, siblings, yaml_files
 from lightning_migrate.semantics.classes import lookup
 from lightning_migrate.semantics.model import RELEASES, Obj, Value, Version
 from lightning_migrate.semantics.signature import MODELLED
@@ -169,7 +169,8 @@ def configs(document: Any, text: str, path: Path) -> list[Config]:
     trainer = document.get("trainer") if "trainer" in document._ok else None
     if isinstance(trainer, CommentedMap) and id(trainer) not in found and class_path(trainer) is None:
         overrides = _overrides(document, text)
-        found[id(trainer)] = Config(trainer, document.lc.key("trainer"), overrides=overrides)
+        since = _project_since(document, path) if overrides else RELEASES[0]
+        found[id(trainer)] = Config(trainer, document.lc.key("trainer"), since, overrides=overrides)
     if id(document) not in found and path.parent.name == GROUP_FOLDER and class_path(document) is None:
         group = _group_file(document, path)
         if group is not None:
@@ -186,6 +187,34 @@ def _overrides(document: CommentedMap, text: str) -> str:
     return ""
 
 
+def _project_since(document: CommentedMap, path: Path) -> Version:
+    """The oldest release a Hydra config merged into a trainer config (an experiment, a debug config) can be
+    written for, as the project's ``trainer`` group says: the trainer config its defaults select
+    (``override /trainer: gpu``), else every config of the group; where each builds ``lightning.pytorch``'s
+    Trainer (``_target_: lightning.pytorch.trainer.Trainer``, directly or through what it extends), 1.8."""
+    group = next((f / GROUP_FOLDER for f in list(path.parents)[:4] if (f / GROUP_FOLDER).is_dir()), None)
+    if group is None:
+        return RELEASES[0]
+    selected = _selected_trainer(document)
+    files = [group / selected] if selected is not None else [p for p in yaml_files(group) if p != path]
+    chains = [chain for chain in (_base_flags(file, 0) for file in files) if chain is not None and chain[2]]
+    return min((chain[3] for chain in chains), default=RELEASES[0])
+
+
+def _selected_trainer(document: CommentedMap) -> str | None:
+    """The file of the ``trainer`` group a Hydra defaults list selects (``- override /trainer: gpu``,
+    ``- trainer: default``), if it names one."""
+    defaults = document.get("defaults")
+    for item in defaults if isinstance(defaults, CommentedSeq) else []:
+        if isinstance(item, CommentedMap) and len(item) == 1:
+            (group, name), *_ = item.items()
+            if str(group).removeprefix("override ").strip().lstrip("/") == GROUP_FOLDER and isinstance(
+                name, str
+            ):
+                return name if name.endswith((".yaml", ".yml")) else f"{name}.yaml"
+    return None
+
+
 def _group_file(document: CommentedMap, path: Path) -> Config | None:
     """A file of a Hydra ``trainer`` config group without a ``_target_`` of its own: a Trainer config when it
     extends a sibling that has a Lightning Trainer ``_target_`` (or when a sibling has one and it extends
@@ -195,7 +224,8 @@ def _group_file(document: CommentedMap, path: Path) -> Config | None:
     bases = bases_of(document)
     start = (document.lc.line, document.lc.col)
     if bases is None:
-        return Config(document, start, overrides=_overrides(document, ""), root=True)
+        overrides = _overrides(document, "")
+        return Config(document, start, _project_since(document, path), overrides=overrides, root=True)
     if not bases:
         return Config(document, start, root=True)
     merged = _merged(path.parent, bases, 0)
