@@ -11,6 +11,7 @@ from lightning_migrate.codemod import yaml_words
 from lightning_migrate.codemod.runner import Options, process_file
 from lightning_migrate.codemod.yaml_config import written_since
 from lightning_migrate.codemod.yaml_read import load, value_of
+from lightning_migrate.codemod.yaml_text import Document
 from lightning_migrate.semantics.classes import RENAMED_STRATEGIES
 from lightning_migrate.semantics.model import RELEASES, release, v
 
@@ -186,3 +187,51 @@ def test_written_since() -> None:
     assert written_since({"precision": "16-mixed", "max_epochs": 1}) == release("2.0")
     assert written_since({"precision": 16}) == RELEASES[0]  # (on GPUs: the merged config may choose them)
     assert written_since({"strategy": "ddp"}) == release("1.5")
+
+
+def test_a_comment_moves_with_the_flag_that_takes_its_place_in_a_crlf_file(tmp_path: Path) -> None:
+    text = b"trainer:\r\n  # DDP\r\n  accelerator: ddp  # multi gpu\r\n  gpus: 2\r\n  plugins:\r\n"
+    text += b"  - class_path: pytorch_lightning.plugins.DDPPlugin\r\n"
+    text += b"    init_args: {find_unused_parameters: true}\r\n"
+    data, _ = migrate(tmp_path, "c.yaml", text, Options(v("1.6")))
+    want = b"trainer:\r\n  gpus: 2\r\n  # DDP\r\n  strategy:  # multi gpu\r\n"
+    want += b"    class_path: pytorch_lightning.strategies.DDPStrategy\r\n"
+    want += b"    init_args: {find_unused_parameters: true}\r\n"
+    assert data == want
+
+
+def test_a_file_header_stays_and_a_dropped_flag_keeps_its_comments_where_it_was(tmp_path: Path) -> None:
+    """`# @package` opens the file: it introduces no entry. `auto_select_gpus` goes with nothing in its
+    place: its comments stay."""
+    text = b"# @package _global_\naccelerator: ddp  # multi\n_target_: pytorch_lightning.Trainer\n"
+    text += b"gpus: 2\nplugins:\n- _target_: pytorch_lightning.plugins.DDPPlugin\n"
+    data, _ = migrate(tmp_path, "c.yaml", text, Options(v("1.6")))
+    assert data == (
+        b"# @package _global_\n_target_: pytorch_lightning.Trainer\ngpus: 2\nstrategy:  # multi\n"
+        b"  _target_: pytorch_lightning.strategies.DDPStrategy\n"
+    )
+    text = b"trainer:\n  # pick free GPUs\n  auto_select_gpus: false  # pick\n  gpus: 0\n  max_epochs: 1\n"
+    data, _ = migrate(tmp_path, "d.yaml", text)
+    assert data == b"trainer:\n  # pick free GPUs\n  # pick\n  accelerator: cpu\n  max_epochs: 1\n"
+
+
+def test_a_comment_inside_a_value_that_goes_is_not_lost(tmp_path: Path) -> None:
+    text = b"trainer:\n  gpus: 2\n  accelerator: ddp\n  plugins:\n"
+    text += b"    # sharded\n    - ddp_sharded  # fairscale\n"
+    data, _ = migrate(tmp_path, "c.yaml", text, Options(v("1.6")))
+    assert data == b"trainer:\n  gpus: 2\n  # sharded\n  # fairscale\n  strategy: ddp_sharded\n"
+    quoted = b"trainer:\n  gpus: 2\n  accelerator: ddp\n  plugins:\n    - 'ddp_sharded'  # fairscale\n"
+    assert migrate(tmp_path, "d.yaml", quoted, Options(v("1.6")))[0] is None
+
+
+@pytest.mark.parametrize(
+    ("text", "indent"),
+    [
+        ("trainer:\n  a: 1\n", 2),
+        ("trainer:\n    a: 1\n    b:\n    - x: 1\n      init_args:\n          c: 1\n", 4),
+        ("a: 1\n", 2),
+        ("- init_args:  # args\n     c: 1\n", 3),
+    ],
+)
+def test_the_indent_of_a_file(text: str, indent: int) -> None:
+    assert Document(text).indent() == indent
