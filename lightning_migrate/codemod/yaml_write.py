@@ -160,8 +160,12 @@ class Writer:
         if not added:
             return
         args = arguments_of(node)
+        if args is None and "init_args" not in node:  # (`class_path:` alone: its arguments' block is new)
+            entries = [f"{key}: {spelled(new.kw()[key], '', self.capitalized)}" for key in added]
+            self._insert_entry(node, _last_key(node), "init_args", entries, shift, block=True)
+            return
         if args is None:
-            raise Unwritable("the strategy object has no `init_args` to add arguments to")
+            raise Unwritable("the strategy object's `init_args` is not a mapping to add arguments to")
         for key in added:
             self._insert(args, _last_key(args), key, new.kw()[key], shift)
 
@@ -181,20 +185,31 @@ class Writer:
         by), with the comments carried to ``key``."""
         if isinstance(value, Obj) or (isinstance(value, list) and any(isinstance(v, Obj) for v in value)):
             raise Unwritable(f"`{key}` would need a strategy object written from scratch")
-        entry = f"{key}: {spelled(value, '', self.capitalized)}"
+        self._insert_entry(mapping, after, key, [spelled(value, "", self.capitalized)], shift)
+
+    def _insert_entry(
+        self,
+        mapping: CommentedMap,
+        after: str,
+        key: str,
+        value: list[str],
+        shift: int = 0,
+        block: bool = False,
+    ) -> None:
+        """Write ``key``'s entry after ``after``'s: a scalar (``value``: its one spelling), or a new
+        mapping (``block``; ``value``: its entries, laid out at the file's indent below ``key``)."""
         line, column = mapping.lc.key(after)
         if mapping.fa.flow_style():
             _, end = self._entry_value_end(mapping, after)
-            self._replace(end, end, f", {entry}")
+            written = "{" + ", ".join(v.strip() for v in value) + "}" if block else value[0]
+            self._replace(end, end, f", {key}: {written}")
             return
         column += shift
         lines, trailing = self._carried.pop(key, ([], None))
-        newline = self.doc.newline
-        text = (
-            "".join(f"{' ' * column}{c}{newline}" for c in lines) + f"{' ' * column}{entry}{trailing or ''}"
-        )
-        last = self.doc.block_end(line, column - shift)
-        at = self.doc.after_line(last)
+        newline, indent = self.doc.newline, " " * (column + self.doc.indent())
+        entry = f"{key}:{trailing or ''}" + "".join(f"{newline}{indent}{v}" for v in value) if block else ""
+        text = self._lines(column, lines) + " " * column + (entry or f"{key}: {value[0]}{trailing or ''}")
+        at = self.doc.after_line(self.doc.block_end(line, column - shift))
         if at == len(self.doc.text) and not self.doc.text.endswith(("\n", "\r")):
             self._replace(at, at, f"{newline}{text}")
         else:
