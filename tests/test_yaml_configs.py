@@ -200,9 +200,9 @@ def test_a_comment_moves_with_the_flag_that_takes_its_place_in_a_crlf_file(tmp_p
     assert data == want
 
 
-def test_a_file_header_stays_and_a_dropped_flag_keeps_its_comments_where_it_was(tmp_path: Path) -> None:
+def test_a_file_header_stays_and_a_dropped_flag_takes_its_own_lines(tmp_path: Path) -> None:
     """`# @package` opens the file: it introduces no entry. `auto_select_gpus` goes with nothing in its
-    place: its comments stay."""
+    place: its line goes whole, the comment line above it stays."""
     text = b"# @package _global_\naccelerator: ddp  # multi\n_target_: pytorch_lightning.Trainer\n"
     text += b"gpus: 2\nplugins:\n- _target_: pytorch_lightning.plugins.DDPPlugin\n"
     data, _ = migrate(tmp_path, "c.yaml", text, Options(v("1.6")))
@@ -212,7 +212,7 @@ def test_a_file_header_stays_and_a_dropped_flag_keeps_its_comments_where_it_was(
     )
     text = b"trainer:\n  # pick free GPUs\n  auto_select_gpus: false  # pick\n  gpus: 0\n  max_epochs: 1\n"
     data, _ = migrate(tmp_path, "d.yaml", text)
-    assert data == b"trainer:\n  # pick free GPUs\n  # pick\n  accelerator: cpu\n  max_epochs: 1\n"
+    assert data == b"trainer:\n  # pick free GPUs\n  accelerator: cpu\n  max_epochs: 1\n"
 
 
 def test_a_comment_inside_a_value_that_goes_is_not_lost(tmp_path: Path) -> None:

@@ -240,8 +240,9 @@ class Writer:
         return line, self.doc.offset(line, self.doc.scalar_end(line, column, True))
 
     def _delete(self, mapping: CommentedMap, key: str, successor: str | None = None) -> None:
-        """Remove the entry of ``key``. Its comments are never lost: they move to ``successor`` (the lines
-        that introduce it too), or where there is none stay where the entry was."""
+        """Remove the entry of ``key``; its comments (the lines that introduce it too) move to ``successor``.
+        A flag that goes with nothing in its place (``amp_level: O0  # O1/O2 for mixed precision``) takes
+        its own lines with it, and the comment lines above it stay (they may head a section)."""
         own = [k for k in mapping if k in mapping._ok]
         self._deleted[id(mapping)] = self._deleted.get(id(mapping), 0) + 1
         if self._deleted[id(mapping)] >= len(own):
@@ -249,15 +250,13 @@ class Writer:
         line, column = mapping.lc.key(key)
         if not mapping.fa.flow_style():
             last = self.doc.block_end(line, column)
-            comments = self._comments(mapping, key, line, last)
+            first = line
             if successor is not None:
                 first = self.doc.leading_comments(line, column)
+                inside, end = self._comments(mapping, key, line, last)
                 introduced = [self.doc.line(n).strip() for n in range(first, line)]
-                self._carried[successor] = ([*introduced, *comments[0]], comments[1])
-                self._replace(self.doc.starts[first], self.doc.after_line(last), "")
-                return
-            kept = [*comments[0], *([comments[1].lstrip(" \t")] if comments[1] else [])]
-            self._replace(self.doc.starts[line], self.doc.after_line(last), self._lines(column, kept))
+                self._carried[successor] = ([*introduced, *inside], end)
+            self._replace(self.doc.starts[first], self.doc.after_line(last), "")
             return
         self._delete_flow(mapping, own, key)
 
