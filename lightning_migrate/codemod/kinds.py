@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Protocol
 from lightning_migrate.codemod import gone
 from lightning_migrate.codemod.callsite import Run
 from lightning_migrate.codemod.trainers import NO_SUBCLASSES, RunSubclasses
+from lightning_migrate.codemod.yaml_words import holds
 from lightning_migrate.report import noqa
 from lightning_migrate.report.findings import Finding
 from lightning_migrate.semantics.model import RELEASES
@@ -71,6 +72,9 @@ class Kind:
     # a file of this kind whose text matches none of these cannot hold a Trainer flag: not read further
     words: re.Pattern[str] | None = None
     hash_comments: bool = False  # its suppression comments are `#` comments of its own (YAML, shell)
+    # whether a file of this kind that cannot be decoded is an error, by its text read leniently (None:
+    # always; YAML: only one that holds a Trainer config, `yaml_words.holds`)
+    undecodable: Callable[[str, Path], bool] | None = None
 
     @property
     def python(self) -> bool:
@@ -81,6 +85,14 @@ class Kind:
 
     def candidate(self, text: str) -> bool:
         return self.words is None or self.words.search(text) is not None
+
+    def undecodable_is_error(self, data: bytes, path: Path) -> bool:
+        """Whether a file of this kind whose bytes cannot be decoded is reported (exit 2), or left alone as
+        none of the codemod's business: judged on its text read as Latin-1 (which decodes any bytes)."""
+        if self.undecodable is None:
+            return True
+        text = data.decode("latin-1")
+        return self.candidate(text) and self.undecodable(text, path)
 
 
 # What every non-Python kind needs to hold a flag: one of the Trainer's keywords the model reads (the
@@ -96,7 +108,7 @@ PYTHON = Kind("python", (".py", ".pyi"), "lightning_migrate.codemod.python", Tru
 KINDS: tuple[Kind, ...] = (
     PYTHON,
     Kind("notebook", (".ipynb",), "lightning_migrate.codemod.notebook", True, _FLAG_WORDS),
-    Kind("yaml", (".yaml", ".yml"), "lightning_migrate.codemod.yaml_config", True, _FLAG_WORDS, True),
+    Kind("yaml", (".yaml", ".yml"), "lightning_migrate.codemod.yaml_config", True, _FLAG_WORDS, True, holds),
     Kind("markdown", (".md", ".markdown"), "lightning_migrate.codemod.docs", False, _FLAG_WORDS),
     Kind("rest", (".rst",), "lightning_migrate.codemod.docs", False, _FLAG_WORDS),
     Kind("shell", (".sh", ".bash", ".zsh"), "lightning_migrate.codemod.shell", False, _FLAG_WORDS, True),

@@ -119,9 +119,14 @@ def process_file(
 
 def _process(result: FileResult, options: Options, data: bytes | None, cleared: bool | None) -> None:
     if data is None:
-        data, source = sourcefile.read(result.path)
-    else:
+        data = sourcefile.read_bytes(result.path)
+    try:
         source = sourcefile.decode(data)
+    except sourcefile.SourceError:
+        if kinds.kind_of(result.path, data.decode("latin-1")).undecodable_is_error(data, result.path):
+            raise
+        result.skipped = True  # (another tool's file in another encoding: nothing of ours can be in it)
+        return
     old = source.text
     kind = kinds.kind_of(result.path, old)
     if cleared is None:

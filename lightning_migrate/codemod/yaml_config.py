@@ -14,8 +14,8 @@ from ruamel.yaml.comments import CommentedMap
 from lightning_migrate.codemod import gone
 from lightning_migrate.codemod.callsite import UNPACKED, CallSite, Run
 from lightning_migrate.codemod.kinds import Migrated, Request
-from lightning_migrate.codemod.known import Known, RunTime
-from lightning_migrate.codemod.plan import V16, Refusal, Rewrite, derived
+from lightning_migrate.codemod.known import Choice, Known, RunTime
+from lightning_migrate.codemod.plan import V16, Refusal, Rewrite, derived, interpreter, machines
 from lightning_migrate.codemod.sites import Unknown, judge, not_fixed
 from lightning_migrate.codemod.text import Unwritable
 from lightning_migrate.codemod.yaml_read import (
@@ -25,17 +25,18 @@ from lightning_migrate.codemod.yaml_read import (
     known_value,
     lightning_class,
     load,
-    looks_like_trainer_config,
     mappings,
     read,
     value_of,
 )
 from lightning_migrate.codemod.yaml_text import Document
+from lightning_migrate.codemod.yaml_words import holds, may_hold
 from lightning_migrate.codemod.yaml_write import Writer
 from lightning_migrate.report import noqa
 from lightning_migrate.report.findings import Finding, Span
+from lightning_migrate.semantics import Setup
 from lightning_migrate.semantics.classes import lookup
-from lightning_migrate.semantics.model import Obj
+from lightning_migrate.semantics.model import RELEASES, Obj, Value, Version
 from lightning_migrate.semantics.signature import MODELLED
 from lightning_migrate.sources.sourcefile import SourceError
 
@@ -47,12 +48,15 @@ _CAPITALIZED = re.compile(r":\s+(True|False)\s*(#.*)?$", re.M)
 
 
 def migrate(text: str, request: Request) -> Migrated:
-    try:
-        documents = load(text)
-    except SourceError:
-        if looks_like_trainer_config(text):
-            raise
-        documents = []  # not YAML (a template): not a Trainer config either
+    documents: list[Any] = []  # a file that cannot hold a Trainer config or a Lightning object is not parsed
+    if may_hold(text, request.path):
+        try:
+            documents = load(text)
+        except SourceError:
+            if holds(text, request.path):
+                raise
+            # not YAML (a Helm template), or YAML of another tool this reader cannot build (a duplicate key
+            # in a `mkdocs.yml`): no Trainer config either
     doc = Document(text)
     writer = Writer(doc, _CAPITALIZED.search(text) is not None)
     findings: list[Finding] = []
@@ -114,11 +118,12 @@ def _config(
                 return not_fixed(gone_found, f"{exc}; write it by hand")
         return gone_found
     spans.append(_span(config, writer.doc))
-    site = CallSite(line, column, flags, config.since, conditionals=False)
+    since = max(config.since, written_since(own.flags)) if config.overrides else config.since
+    site = CallSite(line, column, flags, since, conditionals=False)
     advice = ADVICE
     if config.overrides:
         unknown[UNPACKED] = Unknown(f"`{_written(own.order)}`: {config.overrides}", line, column)
-        alone = request.run.plan(CallSite(line, column, own.flags, config.since))
+        alone = request.run.plan(CallSite(line, column, own.flags, since))
         if isinstance(alone, Rewrite) and not own.unknown:
             advice += f" (written alone, they would be {_yaml(alone.flags)})"
     verdict = judge(request.run, site, unknown, advice)
@@ -176,6 +181,33 @@ def _gone_keys(
         if keyword is not None:
             new[keyword] = value
     return findings, old, new
+
+
+# What the trainer config a Hydra config is merged into may set: no hardware flag, GPUs, TPUs, a training
+# type, in 1.x's words and in the `strategy=` API's.
+_MERGED_INTO: tuple[dict[str, Value], ...] = (
+    {},
+    {"gpus": 2},
+    {"tpu_cores": 8},
+    {"accelerator": "ddp", "gpus": 2},
+    {"accelerator": "gpu", "devices": 2},
+    {"accelerator": "tpu", "devices": 8},
+    {"strategy": "ddp", "accelerator": "gpu", "devices": 2},
+)
+
+
+def written_since(flags: Mapping[str, Known]) -> Version:
+    """The oldest release that builds a config's own ``flags`` over any of the trainer configs it may be
+    merged into (``_MERGED_INTO``) on some machine: an older one rejects them whatever they are merged
+    into, so they cannot be written for it (``precision: 16-mixed`` is 2.0's)."""
+    values = {k: v for k, v in flags.items() if not isinstance(v, (RunTime, Choice))}
+    for release in RELEASES:
+        for base in _MERGED_INTO:
+            merged = {**base, **values}
+            ask = interpreter(merged)
+            if any(isinstance(ask(release, machine).outcome, Setup) for machine in machines(merged)):
+                return release
+    return RELEASES[0]  # (none builds them: that says nothing of the release they are for)
 
 
 def _merged_keys_kept(

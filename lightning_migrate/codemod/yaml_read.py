@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from ruamel.yaml import YAML
-from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.comments import CommentedMap, CommentedSeq, TaggedScalar
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.scalarbool import ScalarBoolean
 
@@ -41,6 +41,7 @@ from lightning_migrate.codemod.domains import DOMAINS
 from lightning_migrate.codemod.known import Known, RunTime
 from lightning_migrate.codemod.locate import TRAINER_NAMES
 from lightning_migrate.codemod.sites import Unknown
+from lightning_migrate.codemod.yaml_words import GROUP_FOLDER, sibling_is_trainer, siblings, yaml_files
 from lightning_migrate.semantics.classes import lookup
 from lightning_migrate.semantics.model import RELEASES, Obj, Value, Version
 from lightning_migrate.semantics.signature import MODELLED
@@ -49,9 +50,10 @@ from lightning_migrate.sources.sourcefile import SourceError
 TARGET_KEYS = ("_target_", "class_path")  # Hydra's and jsonargparse's way of naming the class to build
 HYDRA_OPTIONS = frozenset({"_target_", "_recursive_", "_convert_", "_partial_"})
 LIGHTNING_ROOTS = ("pytorch_lightning.", "lightning.pytorch.", "lightning.")
-GROUP_FOLDER = "trainer"
 _PACKAGE_HEADER = re.compile(r"^#\s*@package\b", re.M)
 _INTERPOLATION = "${"
+_CORE_TAG = "tag:yaml.org,2002:"  # YAML's own tags, written `!!name`
+_STR_TAG = "!!str"
 
 
 @dataclass
@@ -92,12 +94,10 @@ def load(text: str) -> list[Any]:
         raise SourceError(f"cannot parse YAML: {exc.problem or exc.context}", *where) from exc
     except YAMLError as exc:
         raise SourceError(f"cannot parse YAML: {exc}") from exc
-
-
-def looks_like_trainer_config(text: str) -> bool:
-    """Whether a file that does not parse is worth reporting: it names Lightning or has a ``trainer:``
-    key. (A Helm template or another tool's file that is not YAML is none of this codemod's business.)"""
-    return re.search(r"^\s*trainer\s*:|lightning", text, re.M | re.I) is not None
+    except (RecursionError, ValueError, KeyError, TypeError, AssertionError) as exc:
+        # ruamel's constructors fail in their own words on what they cannot build (`!!int abc`,
+        # `!!timestamp 2020-99-99`, `%YAML 1.3`, lists nested thousands deep)
+        raise SourceError(f"cannot parse YAML: {type(exc).__name__}: {exc}") from exc
 
 
 def class_path(mapping: Any) -> tuple[str, str] | None:
@@ -169,7 +169,8 @@ def configs(document: Any, text: str, path: Path) -> list[Config]:
     trainer = document.get("trainer") if "trainer" in document._ok else None
     if isinstance(trainer, CommentedMap) and id(trainer) not in found and class_path(trainer) is None:
         overrides = _overrides(document, text)
-        found[id(trainer)] = Config(trainer, document.lc.key("trainer"), overrides=overrides)
+        since = _project_since(document, path) if overrides else RELEASES[0]
+        found[id(trainer)] = Config(trainer, document.lc.key("trainer"), since, overrides=overrides)
     if id(document) not in found and path.parent.name == GROUP_FOLDER and class_path(document) is None:
         group = _group_file(document, path)
         if group is not None:
@@ -186,16 +187,45 @@ def _overrides(document: CommentedMap, text: str) -> str:
     return ""
 
 
+def _project_since(document: CommentedMap, path: Path) -> Version:
+    """The oldest release a Hydra config merged into a trainer config (an experiment, a debug config) can be
+    written for, as the project's ``trainer`` group says: the trainer config its defaults select
+    (``override /trainer: gpu``), else every config of the group; where each builds ``lightning.pytorch``'s
+    Trainer (``_target_: lightning.pytorch.trainer.Trainer``, directly or through what it extends), 1.8."""
+    group = next((f / GROUP_FOLDER for f in list(path.parents)[:4] if (f / GROUP_FOLDER).is_dir()), None)
+    if group is None:
+        return RELEASES[0]
+    selected = _selected_trainer(document)
+    files = [group / selected] if selected is not None else [p for p in yaml_files(group) if p != path]
+    chains = [chain for chain in (_base_flags(file, 0) for file in files) if chain is not None and chain[2]]
+    return min((chain[3] for chain in chains), default=RELEASES[0])
+
+
+def _selected_trainer(document: CommentedMap) -> str | None:
+    """The file of the ``trainer`` group a Hydra defaults list selects (``- override /trainer: gpu``,
+    ``- trainer: default``), if it names one."""
+    defaults = document.get("defaults")
+    for item in defaults if isinstance(defaults, CommentedSeq) else []:
+        if isinstance(item, CommentedMap) and len(item) == 1:
+            (group, name), *_ = item.items()
+            if str(group).removeprefix("override ").strip().lstrip("/") == GROUP_FOLDER and isinstance(
+                name, str
+            ):
+                return name if name.endswith((".yaml", ".yml")) else f"{name}.yaml"
+    return None
+
+
 def _group_file(document: CommentedMap, path: Path) -> Config | None:
     """A file of a Hydra ``trainer`` config group without a ``_target_`` of its own: a Trainer config when it
     extends a sibling that has a Lightning Trainer ``_target_`` (or when a sibling has one and it extends
     none), read with the flags of what it extends."""
-    if not any(_sibling_is_trainer(sibling) for sibling in _siblings(path)):
+    if not any(sibling_is_trainer(sibling) for sibling in siblings(path)):
         return None  # no Lightning Trainer in the group: another tool's `trainer` folder
     bases = bases_of(document)
     start = (document.lc.line, document.lc.col)
     if bases is None:
-        return Config(document, start, overrides=_overrides(document, ""), root=True)
+        overrides = _overrides(document, "")
+        return Config(document, start, _project_since(document, path), overrides=overrides, root=True)
     if not bases:
         return Config(document, start, root=True)
     merged = _merged(path.parent, bases, 0)
@@ -248,22 +278,6 @@ def bases_of(document: CommentedMap) -> list[str] | None:
             return None
         names.append(item if item.endswith((".yaml", ".yml")) else f"{item}.yaml")
     return names
-
-
-def _siblings(path: Path) -> list[Path]:
-    try:
-        return sorted(p for p in path.parent.iterdir() if p.suffix in (".yaml", ".yml") and p != path)
-    except OSError:
-        return []
-
-
-@functools.lru_cache(maxsize=64)
-def _sibling_is_trainer(path: Path) -> bool:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return False
-    return any(name in text for name in TRAINER_NAMES)
 
 
 @functools.lru_cache(maxsize=64)
@@ -357,6 +371,12 @@ def value_of(node: Any) -> Value | _Unread:
     """A YAML value as the model reads it (what the loader gives Lightning), or why it cannot be read."""
     if node is None:
         return None
+    tag = _tag(node)
+    if tag == _STR_TAG and isinstance(node, TaggedScalar):
+        return str(node.value)  # (`!!str 2`: the string, as PyYAML reads it)
+    if tag is not None:
+        shown = f"{tag} {node.value}".rstrip() if isinstance(node, TaggedScalar) else f"{tag} ..."
+        return _Unread(shown, "carries a tag that only the application's own YAML loader can build")
     if isinstance(node, (bool, ScalarBoolean)):  # (ruamel's anchored booleans are ints)
         return bool(node)
     if isinstance(node, (int, float)):
@@ -379,6 +399,16 @@ def value_of(node: Any) -> Value | _Unread:
     if named is not None:
         return _object(node, named[1])
     return _Unread("{...}", "is a mapping that builds no Lightning class")
+
+
+def _tag(node: Any) -> str | None:
+    """The tag written on a node that ruamel kept unbuilt (`!Ref`, `!!python/name:...`, `!!str`), as
+    written; None for an untagged node."""
+    tag = getattr(node, "tag", None) if isinstance(node, (TaggedScalar, CommentedMap, CommentedSeq)) else None
+    value = getattr(tag, "value", None)
+    if not isinstance(value, str):
+        return None
+    return "!!" + value[len(_CORE_TAG) :] if value.startswith(_CORE_TAG) else value
 
 
 def _object(node: CommentedMap, path: str) -> Value | _Unread:

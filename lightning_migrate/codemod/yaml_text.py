@@ -23,6 +23,9 @@ _NOT_A_STRING = re.compile(
     |0[xob][0-9a-fA-F_]+|[-+]?[0-9][0-9_]*(:[0-5]?[0-9])+(\.[0-9_]*)?|<<|=
     """
 )
+COMMENT = re.compile(r"(?:^|[ \t])#")  # (after a value: YAML reads `#` after a blank as a comment)
+# a line whose key opens a block (`trainer:`, `- init_args:  # args`): group 1 ends where the key starts
+_OPENS_BLOCK = re.compile(r"^((?:[ ]*- )*[ ]*)[^\s#\-][^#]*:[ \t]*(?:#.*)?$")
 _PLAIN = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-/]*")
 
 
@@ -87,6 +90,40 @@ class Document:
             raise Unwritable("the value spans lines")
         return end
 
+    def comment(self, line: int, column: int) -> str | None:
+        """The comment that ends ``line`` after ``column`` (where a value ends), with the blanks before it
+        (``"   # multi gpu"``); None where there is none."""
+        rest = self.line(line)[column:]
+        match = COMMENT.search(rest)
+        return rest[len(rest[: match.start()].rstrip(" \t")) :] if match is not None else None
+
+    def leading_comments(self, line: int, column: int) -> int:
+        """The first of the comment lines right above ``line`` at ``column`` (its key's): the lines that
+        introduce the entry; ``line`` where there are none. A file's header (comments that open the file or
+        a document, `# @package _global_`) introduces no entry."""
+        first = line
+        while first > 0 and _is_comment(self.line(first - 1), column):
+            first -= 1
+        above = self.line(first - 1).strip() if first > 0 else "---"
+        return line if first < line and above.startswith(("---", "%")) else first
+
+    def indent(self) -> int:
+        """How far the file indents a block mapping's entries under their key (the most frequent step from a
+        key line that opens a block to the line below it; 2 where the file shows none)."""
+        steps: dict[int, int] = {}
+        previous: tuple[int, bool] | None = None  # (the key's column, it opens a block) of the last line
+        for number in range(len(self.starts)):
+            text = self.line(number)
+            stripped = text.lstrip(" ")
+            if not stripped or stripped.startswith("#"):
+                continue
+            column = len(text) - len(stripped)
+            if previous is not None and previous[1] and column > previous[0] and stripped[:2] != "- ":
+                steps[column - previous[0]] = steps.get(column - previous[0], 0) + 1
+            opens = _OPENS_BLOCK.match(text)
+            previous = (opens.end(1), True) if opens else (column, False)
+        return max(steps, key=lambda step: steps[step]) if steps else 2
+
     def _continues(self, line: int, key_column: int) -> bool:
         """Whether a plain block scalar on ``line`` goes on, on the lines below (those more indented than
         its key)."""
@@ -126,6 +163,10 @@ class Document:
                 continue
             break
         return last
+
+
+def _is_comment(text: str, column: int) -> bool:
+    return text.startswith("#", column) and not text[:column].strip(" ")
 
 
 def _closing_quote(text: str, column: int) -> int | None:

@@ -50,11 +50,15 @@ def _cookie_line(data: bytes) -> int:
 
 
 def read(path: Path) -> tuple[bytes, Source]:
+    data = read_bytes(path)
+    return data, decode(data)
+
+
+def read_bytes(path: Path) -> bytes:
     try:
-        data = path.read_bytes()
+        return path.read_bytes()
     except OSError as exc:
         raise SourceError(f"cannot read: {exc.strerror or exc}") from exc
-    return data, decode(data)
 
 
 def write_atomic(path: Path, data: bytes) -> None:

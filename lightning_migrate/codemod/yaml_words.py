@@ -1,0 +1,61 @@
+"""What a YAML file's text says before it is parsed (or where it cannot be): whether anything in it can be
+read as a Trainer config or a Lightning object (``may_hold``: a file without any is not parsed at all), and
+whether it holds one (``holds``: a file that cannot be read, decoded or parsed is an error only then; a
+``mkdocs.yml`` with a duplicate key, a CloudFormation template's ``!Ref`` tags, a file in another encoding are
+none of this codemod's business). Text only: the runner asks ``holds`` of a file it cannot even decode,
+without importing ruamel.yaml."""
+
+from __future__ import annotations
+
+import functools
+import re
+from pathlib import Path
+
+from lightning_migrate.codemod.trainers import LIGHTNING_TRAINERS
+
+GROUP_FOLDER = "trainer"  # a Hydra config group of Trainer configs
+# What the names of the training-type classes 1.6 renamed end with (`DDPPlugin`); the tests check the table.
+PLUGIN_ENDING = "Plugin"
+_TRAINER_KEY = re.compile(r"""^[ \t]*(?:trainer|"trainer"|'trainer')[ \t]*:""", re.M)
+# a `_target_`/`class_path` naming a Lightning class the front end reads: the Trainer or a `*Plugin`
+_LIGHTNING_TARGET = re.compile(
+    r"""(?:_target_|class_path)["']?[ \t]*:[ \t]*["']?(?:pytorch_lightning|lightning)\.[\w.]*"""
+    rf"""(?:Trainer|{PLUGIN_ENDING})\b"""
+)
+
+
+def may_hold(text: str, path: Path) -> bool:
+    """Whether the front end can find anything in the file: a Trainer config needs a `trainer` key, a class
+    named `...Trainer` or a file of a `trainer` group folder; a Lightning object to rename, a `*Plugin`."""
+    return path.parent.name == GROUP_FOLDER or "trainer" in text or "Trainer" in text or PLUGIN_ENDING in text
+
+
+def holds(text: str, path: Path) -> bool:
+    """Whether the file holds a Trainer config or a Lightning object by its text: a `trainer:` key, a
+    `_target_`/`class_path` that names Lightning's Trainer or a `*Plugin`, or it is a file of a Hydra
+    `trainer` group whose siblings name Lightning's Trainer."""
+    if _TRAINER_KEY.search(text) or _LIGHTNING_TARGET.search(text):
+        return True
+    return path.parent.name == GROUP_FOLDER and any(sibling_is_trainer(p) for p in siblings(path))
+
+
+def siblings(path: Path) -> list[Path]:
+    """The other YAML files of the file's folder."""
+    return [p for p in yaml_files(path.parent) if p != path]
+
+
+def yaml_files(folder: Path) -> list[Path]:
+    try:
+        return sorted(p for p in folder.iterdir() if p.suffix in (".yaml", ".yml"))
+    except OSError:
+        return []
+
+
+@functools.lru_cache(maxsize=64)
+def sibling_is_trainer(path: Path) -> bool:
+    """Whether a YAML file names Lightning's Trainer."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False
+    return any(name in text for name in LIGHTNING_TRAINERS)
