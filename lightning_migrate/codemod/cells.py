@@ -16,6 +16,7 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from lightning_migrate.codemod import depth
 from lightning_migrate.codemod.callsite import Run
 from lightning_migrate.report import noqa
 from lightning_migrate.report.findings import Finding, Span
@@ -113,7 +114,9 @@ def migrate(pieces: Sequence[str], run: Run, shim: bool) -> Outcome:
         return Outcome(list(pieces), [], joined, ())
     for index, piece in enumerate(pieces):
         try:
-            ast.parse(piece)
+            depth.parse(piece)
+        except SourceError as exc:  # too deep
+            raise PieceError(str(exc), index, exc.line or 1, exc.column) from exc
         except (SyntaxError, ValueError) as exc:
             line = getattr(exc, "lineno", None) or 1
             column = getattr(exc, "offset", None) or 0
@@ -127,6 +130,6 @@ def parses(code: str) -> bool:
     """Is ``code`` Python this interpreter reads (a piece to migrate, not a shell line or a sketch)?"""
     try:
         ast.parse(code)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return False
     return True

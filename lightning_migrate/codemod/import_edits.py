@@ -21,7 +21,7 @@ import libcst as cst
 from lightning_migrate.codemod.import_visitors import AddImports, RemoveNames
 from lightning_migrate.codemod.imports import LIGHTNING_ROOTS, ImportChanges, new_module
 from lightning_migrate.codemod.splice import splice_statements
-from lightning_migrate.codemod.text import Text, tree_of
+from lightning_migrate.codemod.text import Text, cst_code, tree_of
 from lightning_migrate.semantics.classes import lookup
 
 
@@ -257,10 +257,11 @@ def add_imports(source: str, tree: Parsed, needed: list[tuple[str, str | None]])
         following = body[top]
         first = min([following.lineno, *(d.lineno for d in getattr(following, "decorator_list", []))])
         head = source[: text.starts[first - 1]]
-        code = cst.parse_module(f"{head}pass{text.newline}").visit(AddImports(needed)).code
+        parsed = cst.parse_module(f"{head}pass{text.newline}")
+        code = cst_code(parsed.visit(AddImports(needed)).code, text.newline)
         assert code.endswith(f"pass{text.newline}")
         return code[: -len(f"pass{text.newline}")] + source[len(head) :]
-    return cst.parse_module(source).visit(AddImports(needed)).code
+    return cst_code(cst.parse_module(source).visit(AddImports(needed)).code, source)
 
 
 def _is_docstring(statement: ast.stmt, text: Text) -> bool:

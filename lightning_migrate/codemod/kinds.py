@@ -153,13 +153,13 @@ def _python(text: str, request: Request, skipped: bool) -> Migrated:
     Trainer calls (the prefilter may have ``skipped`` those: then only unused suppressions are looked for)."""
     source, found = text, []
     if ("--" in text or "PL_TRAINER_" in text) and _ARGUMENT_WORDS.search(text):
-        import ast
-
+        from lightning_migrate.codemod import depth
         from lightning_migrate.codemod.arglists import migrate_arg_lists
+        from lightning_migrate.sources.sourcefile import SourceError
 
         try:
-            tree = ast.parse(text)
-        except (SyntaxError, ValueError):  # the Python front end reports it
+            tree = depth.parse(text)
+        except (SyntaxError, ValueError, SourceError):  # the Python front end reports it
             tree = None
         if tree is not None:
             source, lists = migrate_arg_lists(text, tree, request.run)

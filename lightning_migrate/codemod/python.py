@@ -5,12 +5,13 @@ safely."""
 from __future__ import annotations
 
 import ast
+import bisect
 import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from lightning_migrate.codemod import domains, gone, rejected
+from lightning_migrate.codemod import depth, domains, gone, rejected
 from lightning_migrate.codemod.callsite import LIGHTNING_PACKAGE, NAMESPACE, UNPACKED, CallSite, Run, flat
 from lightning_migrate.codemod.imports import ImportChanges, StaleImport, stale_imports
 from lightning_migrate.codemod.known import Known, holes
@@ -98,8 +99,13 @@ def _parse(source: str) -> ast.Module:
     """The file's tree; a file Python cannot read is a ``SourceError`` in Python's own words (exact position,
     familiar message) or, where only this Python is too old for it, one that says so."""
     try:
-        return ast.parse(source)
+        return depth.parse(source)  # (too deep: a SourceError before LibCST sees it)
     except (SyntaxError, ValueError) as exc:
+        null = source.find("\0")
+        if null >= 0:  # no Python reads it: say so, not that another Python might
+            text = Text(source)
+            line = bisect.bisect_right(text.starts, null)
+            raise SourceError("source contains a null byte", line, null - text.starts[line - 1] + 1) from exc
         from lightning_migrate.codemod import apply  # LibCST's verdict: is the code newer than this Python?
 
         broken = apply.syntax_error(source)

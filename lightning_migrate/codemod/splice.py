@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from lightning_migrate.codemod.text import Text
+from lightning_migrate.codemod.text import Text, cst_code
 
 # How an edited node changes: (the node as written, the node with the edits inside it applied) -> new node.
 Change = Callable[[cst.CSTNode, cst.CSTNode], cst.CSTNode]
@@ -61,7 +61,8 @@ def _apply(text: Text, group: list[Edit]) -> str:
     start, end = text.start(outer.node), text.end(outer.node)
     header = f"if 1:{text.newline}" if outer.indent else ""
     prefix = f"{header}{outer.indent}_ = "
-    module = cst.parse_module(f"{prefix}{text.source[start:end]}{text.newline}")
+    snippet = f"{prefix}{text.source[start:end]}{text.newline}"
+    module = cst.parse_module(snippet)
     if len(group) == 1:
         node = _value(module, bool(header))
         new = module.deep_replace(node, outer.change(node, node))
@@ -74,7 +75,7 @@ def _apply(text: Text, group: list[Edit]) -> str:
         if transformer.applied != len(changes):
             raise AssertionError("an edit did not find its node")  # never write a partial rewrite
     assert isinstance(new, cst.Module)
-    code = new.code
+    code = cst_code(new.code, snippet)
     assert code.startswith(prefix)
     assert code.endswith(text.newline)
     return code[len(prefix) : len(code) - len(text.newline)]
@@ -193,7 +194,7 @@ def _transform(chunk: str, indent: str, newline: str, transformer: cst.CSTTransf
     header = f"if 1:{newline}" if indent else ""
     footer = f"{indent}pass{newline}"  # (an empty module would come out as a blank line)
     module = cst.parse_module(header + body + footer)
-    code = module.visit(transformer).code
+    code = cst_code(module.visit(transformer).code, footer)
     assert code.startswith(header)
     assert code.endswith(footer)
     new = code[len(header) : len(code) - len(footer)]

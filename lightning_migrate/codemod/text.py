@@ -58,6 +58,14 @@ def tree_of(source: str) -> ast.Module:
     return ast.parse(source)
 
 
+def cst_code(code: str, source: str) -> str:
+    """The code LibCST writes for ``source`` (parsed, maybe transformed) with the final line end it drops
+    where lines end in a lone ``\\r`` (LibCST 1.9 writes ``x = 1\\ry = 2\\r`` back as ``x = 1\\ry = 2``)."""
+    if source.endswith("\r") and not code.endswith(("\r", "\n")):
+        return code + "\r"
+    return code
+
+
 def spliced(text: str, edits: list[tuple[int, int, str]]) -> str:
     """``text`` with ``edits`` (start, end, new text) made, none overlapping another (text inserted at one
     place comes out in the order it was added)."""

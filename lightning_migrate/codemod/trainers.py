@@ -183,15 +183,17 @@ def _only_passed(init: ast.AST, name: ast.Name, kwargs: str) -> bool:
 def of_run(files: Iterable[tuple[Path, str]]) -> RunSubclasses:
     """The Trainer subclasses the Python ``files`` (path, text) of a run define, for every other file of the
     run (found a file at a time until a round finds no more: a subclass of another file's subclass)."""
+    from lightning_migrate.codemod import depth
     from lightning_migrate.codemod.locate import locate  # (only for a run with a file that may define one)
     from lightning_migrate.codemod.text import Text
+    from lightning_migrate.sources.sourcefile import SourceError
 
     trees = {}
     for path, source in files:
         if may_define(source):
             try:
-                trees[path] = (ast.parse(source), Text(source))
-            except (SyntaxError, ValueError):
+                trees[path] = (depth.parse(source), Text(source))
+            except (SyntaxError, ValueError, SourceError):  # the file's own migration reports it
                 continue
     found = NO_SUBCLASSES
     while trees:

@@ -150,7 +150,7 @@ class _CallSpans:
             return self._known
         try:
             tree = ast.parse(self._text)
-        except (SyntaxError, ValueError):  # then a suppression must be on the finding's own line
+        except (SyntaxError, ValueError, RecursionError, MemoryError):  # then a suppression is on its line
             return []
         nodes = [node for node in ast.walk(tree) if isinstance(node, ast.Call)]
         return [(n.lineno, n.col_offset, n.end_lineno or n.lineno, n.end_col_offset or 0) for n in nodes]
