@@ -59,7 +59,7 @@ def migrate(text: str, request: Request) -> Migrated:
         offset = getattr(exc, "offset", 0)
         line = text.count("\n", 0, offset) + 1
         raise SourceError(f"cannot parse the notebook's JSON: {exc}", line) from exc
-    code = _code_cells(notebook)
+    code = _code_cells(notebook, text)
     try:
         outcome = cells.migrate([c.masked for c in code], request.run, request.shim)
     except cells.PieceError as exc:
@@ -95,25 +95,41 @@ def migrate(text: str, request: Request) -> Migrated:
     return Migrated(new, findings, outcome.suppress, address)
 
 
-def _code_cells(notebook: Node) -> list[_Cell]:
+def _object(value: object) -> dict[str, object]:
+    """A JSON object of the notebook's metadata, or {} where the file holds something else there."""
+    return value if isinstance(value, dict) else {}
+
+
+def _code_cells(notebook: Node, json_text: str) -> list[_Cell]:
+    """The code cells; a notebook whose cells Jupyter cannot read either is a ``SourceError`` at the line of
+    what is wrong (a cell that is no object, a ``source`` that is not text or a list of lines)."""
     if not isinstance(notebook.value, dict):
         return []
-    metadata = notebook.value.get("metadata") or {}
-    language = (metadata.get("kernelspec") or {}).get("language") or (
-        metadata.get("language_info") or {}
+    metadata = _object(notebook.value.get("metadata"))
+    language = _object(metadata.get("kernelspec")).get("language") or _object(
+        metadata.get("language_info")
     ).get("name", "python")
     cells_node = notebook.members.get("cells")
     if language != "python" or cells_node is None:  # another kernel's code, or nbformat 3
         return []
+
+    def malformed(what: str, node: Node) -> SourceError:
+        return SourceError(f"malformed notebook: {what}", json_text.count("\n", 0, node.start) + 1)
+
+    if not isinstance(cells_node.value, list):
+        raise malformed("`cells` is not a list", cells_node)
     found = []
     for number, cell in enumerate(cells_node.items, 1):
+        if not isinstance(cell.value, dict):
+            raise malformed(f"cell {number} is not a JSON object", cell)
         source = cell.members.get("source")
-        if not isinstance(cell.value, dict) or cell.value.get("cell_type") != "code" or source is None:
+        if cell.value.get("cell_type") != "code" or source is None:
             continue
         value = source.value
-        text = "".join(value) if isinstance(value, list) else value if isinstance(value, str) else None
+        lines = isinstance(value, list) and all(isinstance(line, str) for line in value)
+        text = "".join(value) if lines else value if isinstance(value, str) else None
         if text is None:
-            continue
+            raise malformed(f"cell {number}'s `source` is neither text nor a list of lines", source)
         masked = _mask(text, number, source)
         if masked is not None:
             found.append(masked)

@@ -201,19 +201,51 @@ def process_all(
             done[path] = process_file(path, options, data, True)
             progress()
         return [done[path] for path in paths]
+    from concurrent.futures.process import BrokenProcessPool
+
     pool = _pool(jobs)
+    lost: list[tuple[Path, bytes]] = []  # the files of the batches a dead worker took with it
     try:
-        pending = [pool.submit(process_batch, batch, options) for batch in _batches(candidates, jobs)]
+        batches = _batches(candidates, jobs)
+        pending = [(batch, pool.submit(process_batch, batch, options)) for batch in batches]
         for path, data in cleared:
             done[path] = process_file(path, options, data, True)
             progress()
-        for future in pending:
-            for result in future.result():
+        for batch, future in pending:
+            try:
+                results = future.result()
+            except BrokenProcessPool:  # (every batch not done yet when a worker dies)
+                lost.extend(batch)
+                continue
+            for result in results:
                 done[result.path] = result
                 progress()
     finally:
         pool.shutdown(cancel_futures=True)
+    for path, data in lost:
+        done[path] = _alone(path, data, options)
+        progress()
     return [done[path] for path in paths]
+
+
+WORKER_DIED = (
+    "the process migrating this file died (a crash in LibCST's native parser: code nested too deeply?); "
+    "file left unchanged"
+)
+
+
+def _alone(path: Path, data: bytes, options: Options) -> FileResult:
+    """A file of a batch whose worker died, migrated again in a worker of its own: the file that kills it
+    is reported (``WORKER_DIED``), never the run, and the other files of its batch are migrated."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    pool = _pool(1)
+    try:
+        return pool.submit(process_file, path, options, data).result()
+    except BrokenProcessPool:
+        return FileResult(path, error=WORKER_DIED)
+    finally:
+        pool.shutdown()
 
 
 def process_batch(batch: Sequence[tuple[Path, bytes]], options: Options) -> list[FileResult]:

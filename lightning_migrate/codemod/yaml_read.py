@@ -94,7 +94,11 @@ def load(text: str) -> list[Any]:
         raise SourceError(f"cannot parse YAML: {exc.problem or exc.context}", *where) from exc
     except YAMLError as exc:
         raise SourceError(f"cannot parse YAML: {exc}") from exc
-    except (RecursionError, ValueError, KeyError, TypeError, AssertionError) as exc:
+    except (RecursionError, MemoryError) as exc:  # (no position: ruamel gave up while building it)
+        raise SourceError(
+            "cannot parse YAML: too deeply nested to read (lists or mappings inside each other)"
+        ) from exc
+    except (ValueError, KeyError, TypeError, AssertionError) as exc:
         # ruamel's constructors fail in their own words on what they cannot build (`!!int abc`,
         # `!!timestamp 2020-99-99`, `%YAML 1.3`, lists nested thousands deep)
         raise SourceError(f"cannot parse YAML: {type(exc).__name__}: {exc}") from exc
@@ -367,8 +371,31 @@ def known_value(node: Any) -> tuple[bool, Value]:
     return (False, None) if isinstance(value, _Unread) else (True, value)
 
 
+# The most nodes one value is read through: aliases make a few hundred bytes a value of billions of nodes
+# (nine anchors of nine references each: 9**9), which must not be expanded. No Trainer flag needs more.
+MAX_NODES = 10_000
+_TOO_LARGE = f"is too large to read (its aliases expand it to more than {MAX_NODES:,} values)"
+
+
+class _Budget:
+    """The nodes a value may still be read through (shared by the reads of its parts)."""
+
+    def __init__(self) -> None:
+        self.left = MAX_NODES
+
+    def spend(self) -> bool:
+        self.left -= 1
+        return self.left >= 0
+
+
 def value_of(node: Any) -> Value | _Unread:
     """A YAML value as the model reads it (what the loader gives Lightning), or why it cannot be read."""
+    return _value(node, _Budget())
+
+
+def _value(node: Any, budget: _Budget) -> Value | _Unread:
+    if not budget.spend():
+        return _Unread("...", _TOO_LARGE)
     if node is None:
         return None
     tag = _tag(node)
@@ -390,14 +417,14 @@ def value_of(node: Any) -> Value | _Unread:
     if isinstance(node, CommentedSeq):
         items: list[Value] = []
         for item in node:
-            value = value_of(item)
+            value = _value(item, budget)
             if isinstance(value, _Unread):
                 return value
             items.append(value)
         return items
     named = class_path(node)
     if named is not None:
-        return _object(node, named[1])
+        return _object(node, named[1], budget)
     return _Unread("{...}", "is a mapping that builds no Lightning class")
 
 
@@ -411,7 +438,7 @@ def _tag(node: Any) -> str | None:
     return "!!" + value[len(_CORE_TAG) :] if value.startswith(_CORE_TAG) else value
 
 
-def _object(node: CommentedMap, path: str) -> Value | _Unread:
+def _object(node: CommentedMap, path: str, budget: _Budget) -> Value | _Unread:
     cls = lightning_class(path)
     if cls is None:
         return _Unread(path, "builds a class the model does not know")
@@ -424,7 +451,7 @@ def _object(node: CommentedMap, path: str) -> Value | _Unread:
     for key in args:
         if key in HYDRA_OPTIONS or key == "class_path":
             continue
-        value = value_of(args[key])
+        value = _value(args[key], budget)
         if isinstance(value, _Unread):
             return _Unread(f"{path}({key}={value.text})", value.why, cls)
         kwargs[str(key)] = value
