@@ -74,6 +74,7 @@ class FileResult:
     new: str = ""
     data: bytes | None = None
     skipped: bool = False  # the prefilter proved there is nothing to do
+    read_as: sourcefile.Stamp | None = None  # what the path was when read: a write checks it still is
 
     @property
     def changed(self) -> bool:
@@ -170,11 +171,14 @@ def process_all(
     rest while the workers work. The pool starts for two such files or more (for none or one it would only
     cost its start), and its workers are forked with the codemod's front end already imported."""
     read: dict[Path, tuple[bytes, sourcefile.Source] | None] = {}
+    stamps: dict[Path, sourcefile.Stamp | None] = {}
     for path in paths:
         try:
-            read[path] = sourcefile.read(path)
+            bytes_and_text = sourcefile.read(path)
         except sourcefile.SourceError:  # `process_file` reports it
             read[path] = None
+            continue
+        read[path], stamps[path] = bytes_and_text, sourcefile.stamp(path, bytes_and_text[0])
     options = replace(options, subclasses=_subclasses(read))
     done: dict[Path, FileResult] = {}
     candidates: list[tuple[Path, bytes]] = []  # the files for the workers
@@ -200,7 +204,7 @@ def process_all(
         for path, data in cleared:
             done[path] = process_file(path, options, data, True)
             progress()
-        return [done[path] for path in paths]
+        return _stamped(done, paths, stamps)
     pool = _pool(jobs)
     try:
         pending = [pool.submit(process_batch, batch, options) for batch in _batches(candidates, jobs)]
@@ -213,6 +217,21 @@ def process_all(
                 progress()
     finally:
         pool.shutdown(cancel_futures=True)
+    return _stamped(done, paths, stamps)
+
+
+def before_write() -> None:
+    """Called between the reads and the writes of a run: a test's hook to change files there."""
+
+
+def _stamped(
+    done: dict[Path, FileResult], paths: Sequence[Path], stamps: dict[Path, sourcefile.Stamp | None]
+) -> list[FileResult]:
+    """The results in the order of ``paths``, each with what its path was when read (this process read it:
+    the stamps never travel to the workers and back)."""
+    for path, result in done.items():
+        result.read_as = stamps.get(path)
+    before_write()
     return [done[path] for path in paths]
 
 
