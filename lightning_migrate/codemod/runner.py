@@ -3,6 +3,7 @@ filtered by ``# noqa`` and the selection, and which target release was chosen an
 
 from __future__ import annotations
 
+import codecs
 import difflib
 import gc
 import os
@@ -121,7 +122,7 @@ def _process(result: FileResult, options: Options, data: bytes | None, cleared: 
     if data is None:
         data = sourcefile.read_bytes(result.path)
     try:
-        source = sourcefile.decode(data)
+        source = _decode(result.path, data)
     except sourcefile.SourceError:
         if kinds.kind_of(result.path, data.decode("latin-1")).undecodable_is_error(data, result.path):
             raise
@@ -149,6 +150,13 @@ def _process(result: FileResult, options: Options, data: bytes | None, cleared: 
         result.old, result.new, result.data = old, new, source.encode(new)
 
 
+def _decode(path: Path, data: bytes) -> sourcefile.Source:
+    """``data`` decoded as its kind is: a PEP 263 cookie only in Python (the kind is told by the suffix, else
+    by a ``#!`` line, which Latin-1 reads whatever the encoding, after a UTF-8 BOM)."""
+    head = data[:256].removeprefix(codecs.BOM_UTF8).decode("latin-1")
+    return sourcefile.decode(data, kinds.kind_of(path, head).python)
+
+
 def _migrate(
     old: str, result: FileResult, options: Options, left: frozenset[tuple[int, int]]
 ) -> tuple[str, list[Finding], list[Finding], Callable[[Finding], Finding]]:
@@ -172,7 +180,8 @@ def process_all(
     read: dict[Path, tuple[bytes, sourcefile.Source] | None] = {}
     for path in paths:
         try:
-            read[path] = sourcefile.read(path)
+            data = sourcefile.read_bytes(path)
+            read[path] = data, _decode(path, data)
         except sourcefile.SourceError:  # `process_file` reports it
             read[path] = None
     options = replace(options, subclasses=_subclasses(read))
