@@ -8,7 +8,12 @@ import difflib
 import gc
 import os
 import re
-from collections.abc import Callable, Iterable, Sequence
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -212,14 +217,15 @@ def process_all(
         return [done[path] for path in paths]
     pool = _pool(jobs)
     try:
-        pending = [pool.submit(process_batch, batch, options) for batch in _batches(candidates, jobs)]
-        for path, data in cleared:
-            done[path] = process_file(path, options, data, True)
-            progress()
-        for future in pending:
-            for result in future.result():
-                done[result.path] = result
+        with _ended_by_sigterm(pool):
+            pending = [pool.submit(process_batch, batch, options) for batch in _batches(candidates, jobs)]
+            for path, data in cleared:
+                done[path] = process_file(path, options, data, True)
                 progress()
+            for future in pending:
+                for result in future.result():
+                    done[result.path] = result
+                    progress()
     finally:
         pool.shutdown(cancel_futures=True)
     return [done[path] for path in paths]
@@ -268,7 +274,67 @@ def _pool(jobs: int) -> ProcessPoolExecutor:
 
     gc.freeze()  # the workers' collections leave what they inherit alone (no copies of its memory pages)
 
-    return ProcessPoolExecutor(max_workers=jobs)
+    return ProcessPoolExecutor(max_workers=jobs, initializer=_end_with_parent, initargs=(os.getpid(),))
+
+
+# Linux's prctl(2) option: the signal a process gets when the thread that started it ends (<linux/prctl.h>).
+PR_SET_PDEATHSIG = 1
+ORPHAN_POLL_S = 1.0  # where there is no prctl: how often a worker looks whether its parent is still there
+
+
+def _end_with_parent(parent: int) -> None:
+    """A worker's initializer: the worker ends with the run's process, even killed with ``kill -9`` (else it
+    would go on under PID 1, holding its memory and the output pipe that a CI step waits on). On Linux the
+    kernel kills it (PR_SET_PDEATHSIG); elsewhere a thread looks at its parent's id every second. Either way,
+    a parent gone before this ran (the id already changed) ends it at once."""
+    if not _kill_on_parent_death():
+        threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
+    if os.getppid() != parent:
+        os._exit(1)
+
+
+def _kill_on_parent_death() -> bool:
+    """Ask Linux to SIGKILL this process when its parent ends; False where that cannot be asked."""
+    if not sys.platform.startswith("linux"):
+        return False
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return int(libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)) == 0
+    except (OSError, AttributeError):  # no C library to load, or no prctl in it
+        return False
+
+
+def _watch_parent(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(ORPHAN_POLL_S)
+    os._exit(1)
+
+
+@contextmanager
+def _ended_by_sigterm(pool: ProcessPoolExecutor) -> Iterator[None]:
+    """While the pool works, SIGTERM ends its workers before this process: the default action would leave
+    them to finish their batches (or, where nothing ends them with their parent, to run on). The signal is
+    then delivered again with its default action, so the run ends as killed by it. Only where SIGTERM has
+    its default action and this is the main thread (the only one that can set a handler)."""
+    if threading.current_thread() is not threading.main_thread() or (
+        signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL
+    ):
+        yield
+        return
+
+    def terminate(signum: int, frame: object) -> None:
+        for process in list((getattr(pool, "_processes", None) or {}).values()):  # (no public way)
+            process.kill()
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+
+    signal.signal(signal.SIGTERM, terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def _needs_parsing(text: str, options: Options) -> bool:
