@@ -84,11 +84,15 @@ def _run(
     if list(paths) == [Path("-")]:
         results = [_stdin(stdin_filename, settings, options, mode)]
     else:
-        files = discover(paths, settings.selection())
-        if not files:
+        found = discover(paths, settings.selection())
+        for path, warning in found.warnings:
+            _say(how, f"lightning-migrate: warning: {path.as_posix()}: {warning}")
+        # a folder the walk cannot read is an error of its own: its files could hold old calls
+        unread = [FileResult(path, error=message) for path, message in found.errors]
+        if not found.files and not unread:
             _say(how, "lightning-migrate: no files to process (none found, or all excluded).")
             return OK
-        results = _process(files, options, how)
+        results = unread + (_process(found.files, options, how) if found.files else [])
         if mode == "rewrite":
             _write(results, started_ns, written)
         elif mode == "diff":

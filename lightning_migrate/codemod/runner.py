@@ -3,11 +3,17 @@ filtered by ``# noqa`` and the selection, and which target release was chosen an
 
 from __future__ import annotations
 
+import codecs
 import difflib
 import gc
 import os
 import re
-from collections.abc import Callable, Iterable, Sequence
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -122,7 +128,7 @@ def _process(result: FileResult, options: Options, data: bytes | None, cleared: 
     if data is None:
         data = sourcefile.read_bytes(result.path)
     try:
-        source = sourcefile.decode(data)
+        source = _decode(result.path, data)
     except sourcefile.SourceError:
         if kinds.kind_of(result.path, data.decode("latin-1")).undecodable_is_error(data, result.path):
             raise
@@ -150,6 +156,13 @@ def _process(result: FileResult, options: Options, data: bytes | None, cleared: 
         result.old, result.new, result.data = old, new, source.encode(new)
 
 
+def _decode(path: Path, data: bytes) -> sourcefile.Source:
+    """``data`` decoded as its kind is: a PEP 263 cookie only in Python (the kind is told by the suffix, else
+    by a ``#!`` line, which Latin-1 reads whatever the encoding, after a UTF-8 BOM)."""
+    head = data[:256].removeprefix(codecs.BOM_UTF8).decode("latin-1")
+    return sourcefile.decode(data, kinds.kind_of(path, head).python)
+
+
 def _migrate(
     old: str, result: FileResult, options: Options, left: frozenset[tuple[int, int]]
 ) -> tuple[str, list[Finding], list[Finding], Callable[[Finding], Finding]]:
@@ -174,7 +187,8 @@ def process_all(
     stamps: dict[Path, sourcefile.Stamp | None] = {}
     for path in paths:
         try:
-            bytes_and_text = sourcefile.read(path)
+            data = sourcefile.read_bytes(path)
+            bytes_and_text = data, _decode(path, data)
         except sourcefile.SourceError:  # `process_file` reports it
             read[path] = None
             continue
@@ -207,14 +221,15 @@ def process_all(
         return _stamped(done, paths, stamps)
     pool = _pool(jobs)
     try:
-        pending = [pool.submit(process_batch, batch, options) for batch in _batches(candidates, jobs)]
-        for path, data in cleared:
-            done[path] = process_file(path, options, data, True)
-            progress()
-        for future in pending:
-            for result in future.result():
-                done[result.path] = result
+        with _ended_by_sigterm(pool):
+            pending = [pool.submit(process_batch, batch, options) for batch in _batches(candidates, jobs)]
+            for path, data in cleared:
+                done[path] = process_file(path, options, data, True)
                 progress()
+            for future in pending:
+                for result in future.result():
+                    done[result.path] = result
+                    progress()
     finally:
         pool.shutdown(cancel_futures=True)
     return _stamped(done, paths, stamps)
@@ -278,7 +293,67 @@ def _pool(jobs: int) -> ProcessPoolExecutor:
 
     gc.freeze()  # the workers' collections leave what they inherit alone (no copies of its memory pages)
 
-    return ProcessPoolExecutor(max_workers=jobs)
+    return ProcessPoolExecutor(max_workers=jobs, initializer=_end_with_parent, initargs=(os.getpid(),))
+
+
+# Linux's prctl(2) option: the signal a process gets when the thread that started it ends (<linux/prctl.h>).
+PR_SET_PDEATHSIG = 1
+ORPHAN_POLL_S = 1.0  # where there is no prctl: how often a worker looks whether its parent is still there
+
+
+def _end_with_parent(parent: int) -> None:
+    """A worker's initializer: the worker ends with the run's process, even killed with ``kill -9`` (else it
+    would go on under PID 1, holding its memory and the output pipe that a CI step waits on). On Linux the
+    kernel kills it (PR_SET_PDEATHSIG); elsewhere a thread looks at its parent's id every second. Either way,
+    a parent gone before this ran (the id already changed) ends it at once."""
+    if not _kill_on_parent_death():
+        threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
+    if os.getppid() != parent:
+        os._exit(1)
+
+
+def _kill_on_parent_death() -> bool:
+    """Ask Linux to SIGKILL this process when its parent ends; False where that cannot be asked."""
+    if not sys.platform.startswith("linux"):
+        return False
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return int(libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)) == 0
+    except (OSError, AttributeError):  # no C library to load, or no prctl in it
+        return False
+
+
+def _watch_parent(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(ORPHAN_POLL_S)
+    os._exit(1)
+
+
+@contextmanager
+def _ended_by_sigterm(pool: ProcessPoolExecutor) -> Iterator[None]:
+    """While the pool works, SIGTERM ends its workers before this process: the default action would leave
+    them to finish their batches (or, where nothing ends them with their parent, to run on). The signal is
+    then delivered again with its default action, so the run ends as killed by it. Only where SIGTERM has
+    its default action and this is the main thread (the only one that can set a handler)."""
+    if threading.current_thread() is not threading.main_thread() or (
+        signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL
+    ):
+        yield
+        return
+
+    def terminate(signum: int, frame: object) -> None:
+        for process in list((getattr(pool, "_processes", None) or {}).values()):  # (no public way)
+            process.kill()
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+
+    signal.signal(signal.SIGTERM, terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def _needs_parsing(text: str, options: Options) -> bool:
