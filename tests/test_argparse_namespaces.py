@@ -186,3 +186,24 @@ def test_a_keyword_edit_beside_a_namespace_leaves_the_calls_classes_as_written()
     assert "DDPStrategy" not in result.code
     assert "reload_dataloaders_every_epoch" not in result.code
     assert {"LM101", "LM103", "LM007"} <= {f.code for f in result.findings}
+
+
+def test_the_keywords_of_a_removed_from_argparse_args_call_are_judged_as_in_any_call() -> None:
+    """They reach the target's Trainer through the shim's function too: the call is not fixed while it
+    passes one the target rejects, and the objects it passes keep their classes where they cannot follow."""
+    source = (
+        "from pytorch_lightning.plugins import DDPPlugin\n"
+        + PARSED
+        + "trainer = Trainer.from_argparse_args(\n"
+        "    args, plugins=DDPPlugin(num_nodes=2), replace_sampler_ddp=False, weights_summary='full'\n)\n"
+    )
+    for shim in (False, True):
+        result = migrate(source, release("2.6"), shim=shim)
+        codes = [(f.code, f.fixable) for f in result.findings if f.line >= 7]
+        assert ("LM105", shim) in codes
+        assert ("LM007", True) in codes  # replace_sampler_ddp= is use_distributed_sampler=
+        assert ("LM007", False) in codes  # weights_summary='full' has no rename
+        assert ("LM103", False) in codes  # DDPPlugin(num_nodes=...) cannot become DDPStrategy
+        assert "use_distributed_sampler=False" in result.code
+        assert "DDPPlugin(num_nodes=2)" in result.code
+        assert ("lightning_migrate.shim.from_argparse_args(\n    Trainer, args," in result.code) is shim

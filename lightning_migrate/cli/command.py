@@ -7,8 +7,9 @@ from __future__ import annotations
 import gc
 import os
 import sys
+import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import click
@@ -20,6 +21,7 @@ from lightning_migrate.sources import sourcefile
 from lightning_migrate.sources.files import discover
 
 OK, WORK, ERROR = 0, 1, 2
+INTERRUPTED = 130  # the shell's status for a command ended by Ctrl-C (128 + SIGINT)
 PROGRESS_DELAY_S = 0.5  # a bar only for runs long enough to be worth watching
 # A run allocates syntax trees and the planner's answers by the hundred thousand and frees most of them by
 # reference counting alone: at Python's default thresholds (a collection every 700 allocations) the cyclic
@@ -48,6 +50,26 @@ def run(
     paths: Sequence[Path], mode: str, settings: Settings, stdin_filename: Path | None, how: Behaviour
 ) -> int:
     """``mode``: "rewrite", "diff" or "check"."""
+    written: list[Path] = []
+    try:
+        return _run(paths, mode, settings, stdin_filename, how, written)
+    except KeyboardInterrupt:
+        # (click would print "Aborted!" and exit 1, saying nothing of the files a rewrite has written)
+        done = "".join(f"\n  {path.as_posix()}" for path in written)
+        told = f"{len(written)} file{'s' * (len(written) != 1)} written:{done}\nno other file was written"
+        click.echo(f"lightning-migrate: interrupted; {told if written else 'no file was written'}.", err=True)
+        return INTERRUPTED
+
+
+def _run(
+    paths: Sequence[Path],
+    mode: str,
+    settings: Settings,
+    stdin_filename: Path | None,
+    how: Behaviour,
+    written: list[Path],
+) -> int:
+    started_ns = time.time_ns()
     gc.set_threshold(*GC_THRESHOLDS)
     if how.verbose:
         where = settings.config.path or "none found, defaults apply"
@@ -62,13 +84,17 @@ def run(
     if list(paths) == [Path("-")]:
         results = [_stdin(stdin_filename, settings, options, mode)]
     else:
-        files = discover(paths, settings.selection())
-        if not files:
+        found = discover(paths, settings.selection())
+        for path, warning in found.warnings:
+            _say(how, f"lightning-migrate: warning: {path.as_posix()}: {warning}")
+        # a folder the walk cannot read is an error of its own: its files could hold old calls
+        unread = [FileResult(path, error=message) for path, message in found.errors]
+        if not found.files and not unread:
             _say(how, "lightning-migrate: no files to process (none found, or all excluded).")
             return OK
-        results = _process(files, options, how)
+        results = unread + (_process(found.files, options, how) if found.files else [])
         if mode == "rewrite":
-            _write(results)
+            _write(results, started_ns, written)
         elif mode == "diff":
             for result in results:
                 if result.changed:
@@ -113,15 +139,27 @@ def _stdin(name: Path | None, settings: Settings, options: Options, mode: str) -
     return result
 
 
-def _write(results: list[FileResult]) -> None:
+def _write(results: list[FileResult], started_ns: int, written: list[Path]) -> None:
+    """Write the rewritten files, each only if it is still what was read; ``written`` grows as they are."""
     for result in results:
         if result.data is None:
             continue
         try:
-            sourcefile.write_atomic(result.path, result.data)
-        except OSError as exc:
-            result.error = f"cannot write, file left as it was: {exc.strerror or exc}"
-            result.data = None
+            if result.read_as is None:
+                raise sourcefile.WriteError("cannot tell what the path was when it was read, not written")
+            sourcefile.write_checked(result.path, result.data, result.read_as, started_ns)
+        except sourcefile.WriteError as exc:
+            _not_written(result, str(exc))
+        except OSError as exc:  # (a read-only folder, a full disk)
+            _not_written(result, f"cannot write, file left as it was: {exc.strerror or exc}")
+        else:
+            written.append(result.path)
+
+
+def _not_written(result: FileResult, why: str) -> None:
+    """A file whose rewrite was not written: an error, and none of its findings is fixed."""
+    result.error, result.data = why, None
+    result.findings = [replace(f, fixable=False) for f in result.findings]
 
 
 def _fate(result: FileResult, mode: str) -> str:

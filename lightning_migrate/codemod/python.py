@@ -18,6 +18,7 @@ from lightning_migrate.codemod.known import Known, holes
 from lightning_migrate.codemod.locate import TRAINER_NAMES, Located, Scope, TrainerCall, locate, trainer_skip
 from lightning_migrate.codemod.namespaces import counterexample
 from lightning_migrate.codemod.plan import (
+    PLANNED_FLAGS,
     V16,
     Decision,
     Refusal,
@@ -34,7 +35,7 @@ from lightning_migrate.report.findings import Finding, Result
 from lightning_migrate.report.rules import BY_CODE
 from lightning_migrate.semantics.classes import RENAMED_STRATEGIES, lookup
 from lightning_migrate.semantics.model import RELEASES, Obj, Value, Version
-from lightning_migrate.semantics.signature import MODELLED, REMOVED_METHODS, SHIM_METHODS
+from lightning_migrate.semantics.signature import MODELLED, REMOVED_METHODS, SHIM_METHODS, accepts
 from lightning_migrate.sources.sourcefile import SourceError
 
 if TYPE_CHECKING:
@@ -230,6 +231,7 @@ class _Migrator:
         their flags are not planned as a Trainer call's."""
         target = self.run_options.target
         taken = set()
+        trainer_calls = {id(c.node): c for c in self.located.calls}
         for node, scope, named in self.located.methods:
             method = node.func.attr  # type: ignore[attr-defined]
             if target < REMOVED_METHODS[method]:
@@ -238,20 +240,53 @@ class _Migrator:
             callee = self.text.segment(node.func)
             module = SHIM_MODULES[self._package(node, scope, named)]
             replacement = f"`{module}.{method}(...)`"
-            gone = f"`{callee}` was removed in Lightning {BY_CODE['LM105'].removed_in}"
+            gone_since = f"`{callee}` was removed in Lightning {BY_CODE['LM105'].removed_in}"
+            # the keywords a `from_argparse_args` call passes still reach the target's Trainer (through the
+            # shim's function too): those it rejects are reported and renamed as in any call (LM007)
+            call = trainer_calls.get(id(node))
+            old, new = self._gone_keywords(call) if call is not None else ({}, {})
+            if call is not None:
+                for keyword, (was, renamed) in self._untranslated(call).items():
+                    old[keyword] = was
+                    if renamed is not None:
+                        new[renamed[0]] = renamed[1]
+            leave = self.text.position(node) in self.run_options.leave
+            shimmed = self.shim and method in SHIM_METHODS and not leave
             if method not in SHIM_METHODS:
-                self._report(node, "LM105", f"{gone}; {_NO_SHIM[method]}")
-            elif self.shim and self.text.position(node) not in self.run_options.leave:
-                own = not named.isdisjoint(TRAINER_NAMES)  # Lightning's own class, not a subclass
+                self._report(node, "LM105", f"{gone_since}; {_NO_SHIM[method]}")
+            elif shimmed:  # (no span recorded: the objects the call passes are judged where they are built)
                 self.shim_imports.add(module)
-                self._edit(node, _shim_method(module, method, own))
-                self._record_span(node)
-                self._report(node, "LM105", f"{gone}; now {replacement}, the same on every release", True)
+                now = f"now {replacement}, the same on every release"
+                self._report(node, "LM105", f"{gone_since}; {now}", True)
             else:
-                self._report(
-                    node, "LM105", f"{gone}; `--shim` writes {replacement}, the same on every release"
-                )
+                advice = f"`--shim` writes {replacement}, the same on every release"
+                self._report(node, "LM105", f"{gone_since}; {advice}")
+            if shimmed or old:
+                own = not named.isdisjoint(TRAINER_NAMES)  # Lightning's own class, not a subclass
+                quote = _quote(node, self.text)
+                self._edit(node, _method_edit(old, new, quote, (module, method, own) if shimmed else None))
         return taken
+
+    def _untranslated(self, call: TrainerCall) -> dict[str, tuple[Known, tuple[str, Known] | None]]:
+        """The model's keywords of a removed ``from_argparse_args`` call that the target's Trainer lacks and
+        the shim does not translate (it translates ``PLANNED_FLAGS``): reported (LM007), each with its value
+        and its rename where Lightning documents one (``replace_sampler_ddp=`` is
+        ``use_distributed_sampler=``, #16829); a keyword with no rename is only reported."""
+        target = self.run_options.target
+        out: dict[str, tuple[Known, tuple[str, Known] | None]] = {}
+        for arg in _arguments(call.node)[call.skip :]:
+            if arg.keyword not in MODELLED or arg.keyword in PLANNED_FLAGS or accepts(arg.keyword, target):
+                continue
+            value = self.reader.read(arg.value, call.scope)
+            rename = _RENAMED.get(arg.keyword)
+            if rename is None or isinstance(value, Unknown):
+                message = f"Lightning {target} has no `{arg.keyword}=`; remove it, or set what it did by hand"
+                self._report(arg.node, "LM007", message, False)
+                continue
+            message = f"Lightning {target} has no `{arg.keyword}=`: it is `{rename}=`"
+            self._report(arg.node, "LM007", message, True)
+            out[arg.keyword] = (value, (rename, value))
+        return out
 
     def _package(self, node: ast.Call, scope: Scope, named: frozenset[str]) -> str:
         """The Lightning package a method call's class comes from: its qualified name's, or for a subclass
@@ -683,6 +718,8 @@ class _Migrator:
         self.findings.append(Finding(line, column, rule, message, fixed))
 
 
+# The model's keywords 2.0 renamed without a change of meaning (the planner writes the same rename).
+_RENAMED = {"replace_sampler_ddp": "use_distributed_sampler"}
 # What replaces a removed Trainer method the shim has no function for.
 _NO_SHIM = {
     "default_attributes": "read the defaults from `inspect.signature(Trainer).parameters`",
@@ -698,11 +735,19 @@ def _package_of(names: set[str] | frozenset[str]) -> str:
     return "lightning.pytorch" if unified else "pytorch_lightning"
 
 
-def _shim_method(module: str, method: str, own: bool) -> Callable[[cst.CSTNode, cst.CSTNode], cst.CSTNode]:
+def _method_edit(
+    old: dict[str, Known], new: dict[str, Known], quote: str, shim: tuple[str, str, bool] | None
+) -> Callable[[cst.CSTNode, cst.CSTNode], cst.CSTNode]:
+    """The edit of a removed method's call: the keywords the target rejects renamed or dropped (``old`` to
+    ``new``, after the namespace), then, with ``shim`` (module, method, Lightning's own class), the call made
+    the shim's function."""
+
     def change(original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
         from lightning_migrate.codemod import apply  # (imported: the file has edits)
 
-        return apply.shim_method(updated, module, method, own)
+        if old:
+            updated, _ = apply.trainer_call(updated, 1, old, new, quote)
+        return updated if shim is None else apply.shim_method(updated, *shim)
 
     return change
 

@@ -3,11 +3,17 @@ filtered by ``# noqa`` and the selection, and which target release was chosen an
 
 from __future__ import annotations
 
+import codecs
 import difflib
 import gc
 import os
 import re
-from collections.abc import Callable, Iterable, Sequence
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -74,6 +80,7 @@ class FileResult:
     new: str = ""
     data: bytes | None = None
     skipped: bool = False  # the prefilter proved there is nothing to do
+    read_as: sourcefile.Stamp | None = None  # what the path was when read: a write checks it still is
 
     @property
     def changed(self) -> bool:
@@ -121,7 +128,7 @@ def _process(result: FileResult, options: Options, data: bytes | None, cleared: 
     if data is None:
         data = sourcefile.read_bytes(result.path)
     try:
-        source = sourcefile.decode(data)
+        source = _decode(result.path, data)
     except sourcefile.SourceError:
         if kinds.kind_of(result.path, data.decode("latin-1")).undecodable_is_error(data, result.path):
             raise
@@ -149,6 +156,13 @@ def _process(result: FileResult, options: Options, data: bytes | None, cleared: 
         result.old, result.new, result.data = old, new, source.encode(new)
 
 
+def _decode(path: Path, data: bytes) -> sourcefile.Source:
+    """``data`` decoded as its kind is: a PEP 263 cookie only in Python (the kind is told by the suffix, else
+    by a ``#!`` line, which Latin-1 reads whatever the encoding, after a UTF-8 BOM)."""
+    head = data[:256].removeprefix(codecs.BOM_UTF8).decode("latin-1")
+    return sourcefile.decode(data, kinds.kind_of(path, head).python)
+
+
 def _migrate(
     old: str, result: FileResult, options: Options, left: frozenset[tuple[int, int]]
 ) -> tuple[str, list[Finding], list[Finding], Callable[[Finding], Finding]]:
@@ -170,11 +184,15 @@ def process_all(
     rest while the workers work. The pool starts for two such files or more (for none or one it would only
     cost its start), and its workers are forked with the codemod's front end already imported."""
     read: dict[Path, tuple[bytes, sourcefile.Source] | None] = {}
+    stamps: dict[Path, sourcefile.Stamp | None] = {}
     for path in paths:
         try:
-            read[path] = sourcefile.read(path)
+            data = sourcefile.read_bytes(path)
+            bytes_and_text = data, _decode(path, data)
         except sourcefile.SourceError:  # `process_file` reports it
             read[path] = None
+            continue
+        read[path], stamps[path] = bytes_and_text, sourcefile.stamp(path, bytes_and_text[0])
     options = replace(options, subclasses=_subclasses(read))
     done: dict[Path, FileResult] = {}
     candidates: list[tuple[Path, bytes]] = []  # the files for the workers
@@ -200,31 +218,61 @@ def process_all(
         for path, data in cleared:
             done[path] = process_file(path, options, data, True)
             progress()
-        return [done[path] for path in paths]
+        return _stamped(done, paths, stamps)
+    _in_pool(candidates, cleared, options, jobs, done, progress)
+    return _stamped(done, paths, stamps)
+
+
+def _in_pool(
+    candidates: list[tuple[Path, bytes]],
+    cleared: list[tuple[Path, bytes]],
+    options: Options,
+    jobs: int,
+    done: dict[Path, FileResult],
+    progress: Callable[[], object],
+) -> None:
+    """The ``candidates`` in a pool's workers, the ``cleared`` files here meanwhile, into ``done``. A worker
+    that dies (a native crash) breaks the pool: the batches not done yet are migrated again a file at a time
+    (``_alone``), so the file that kills a worker is reported, never the run."""
     from concurrent.futures.process import BrokenProcessPool
 
     pool = _pool(jobs)
     lost: list[tuple[Path, bytes]] = []  # the files of the batches a dead worker took with it
     try:
-        batches = _batches(candidates, jobs)
-        pending = [(batch, pool.submit(process_batch, batch, options)) for batch in batches]
-        for path, data in cleared:
-            done[path] = process_file(path, options, data, True)
-            progress()
-        for batch, future in pending:
-            try:
-                results = future.result()
-            except BrokenProcessPool:  # (every batch not done yet when a worker dies)
-                lost.extend(batch)
-                continue
-            for result in results:
-                done[result.path] = result
+        with _ended_by_sigterm(pool):
+            batches = _batches(candidates, jobs)
+            pending = [(batch, pool.submit(process_batch, batch, options)) for batch in batches]
+            for path, data in cleared:
+                done[path] = process_file(path, options, data, True)
                 progress()
+            for batch, future in pending:
+                try:
+                    results = future.result()
+                except BrokenProcessPool:  # (every batch not done yet when a worker dies)
+                    lost.extend(batch)
+                    continue
+                for result in results:
+                    done[result.path] = result
+                    progress()
     finally:
         pool.shutdown(cancel_futures=True)
     for path, data in lost:
         done[path] = _alone(path, data, options)
         progress()
+
+
+def before_write() -> None:
+    """Called between the reads and the writes of a run: a test's hook to change files there."""
+
+
+def _stamped(
+    done: dict[Path, FileResult], paths: Sequence[Path], stamps: dict[Path, sourcefile.Stamp | None]
+) -> list[FileResult]:
+    """The results in the order of ``paths``, each with what its path was when read (this process read it:
+    the stamps never travel to the workers and back)."""
+    for path, result in done.items():
+        result.read_as = stamps.get(path)
+    before_write()
     return [done[path] for path in paths]
 
 
@@ -291,7 +339,67 @@ def _pool(jobs: int) -> ProcessPoolExecutor:
 
     gc.freeze()  # the workers' collections leave what they inherit alone (no copies of its memory pages)
 
-    return ProcessPoolExecutor(max_workers=jobs)
+    return ProcessPoolExecutor(max_workers=jobs, initializer=_end_with_parent, initargs=(os.getpid(),))
+
+
+# Linux's prctl(2) option: the signal a process gets when the thread that started it ends (<linux/prctl.h>).
+PR_SET_PDEATHSIG = 1
+ORPHAN_POLL_S = 1.0  # where there is no prctl: how often a worker looks whether its parent is still there
+
+
+def _end_with_parent(parent: int) -> None:
+    """A worker's initializer: the worker ends with the run's process, even killed with ``kill -9`` (else it
+    would go on under PID 1, holding its memory and the output pipe that a CI step waits on). On Linux the
+    kernel kills it (PR_SET_PDEATHSIG); elsewhere a thread looks at its parent's id every second. Either way,
+    a parent gone before this ran (the id already changed) ends it at once."""
+    if not _kill_on_parent_death():
+        threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
+    if os.getppid() != parent:
+        os._exit(1)
+
+
+def _kill_on_parent_death() -> bool:
+    """Ask Linux to SIGKILL this process when its parent ends; False where that cannot be asked."""
+    if not sys.platform.startswith("linux"):
+        return False
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return int(libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)) == 0
+    except (OSError, AttributeError):  # no C library to load, or no prctl in it
+        return False
+
+
+def _watch_parent(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(ORPHAN_POLL_S)
+    os._exit(1)
+
+
+@contextmanager
+def _ended_by_sigterm(pool: ProcessPoolExecutor) -> Iterator[None]:
+    """While the pool works, SIGTERM ends its workers before this process: the default action would leave
+    them to finish their batches (or, where nothing ends them with their parent, to run on). The signal is
+    then delivered again with its default action, so the run ends as killed by it. Only where SIGTERM has
+    its default action and this is the main thread (the only one that can set a handler)."""
+    if threading.current_thread() is not threading.main_thread() or (
+        signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL
+    ):
+        yield
+        return
+
+    def terminate(signum: int, frame: object) -> None:
+        for process in list((getattr(pool, "_processes", None) or {}).values()):  # (no public way)
+            process.kill()
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+
+    signal.signal(signal.SIGTERM, terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def _needs_parsing(text: str, options: Options) -> bool:

@@ -1,13 +1,17 @@
 """Which files a run looks at: directories walked in sorted order, ``.gitignore`` respected, default and user
 excludes (gitignore-style patterns, matched from the project root); files named explicitly are always taken
 unless ``force_exclude`` (what pre-commit needs, since it passes every staged file by name). A walk takes the
-files with one of the ``suffixes`` and those ``extend_include`` patterns match."""
+files with one of the ``suffixes`` and those ``extend_include`` patterns match. A walk takes regular files
+only (a FIFO, socket or device named ``x.py`` is not source), skips a symbolic link that loops with a warning
+(it can hide no file) and reports a folder it cannot read as an error (it could hide one)."""
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
@@ -73,22 +77,39 @@ def _relative(path: str, root: str) -> str:
     return Path(os.path.relpath(path, root) if inside else path).as_posix().lstrip("/")
 
 
-def discover(paths: Iterable[Path], selection: FileSelection) -> list[Path]:
+@dataclass
+class Discovery:
+    files: list[Path] = field(default_factory=list)
+    errors: list[tuple[Path, str]] = field(default_factory=list)  # folders that cannot be read: exit 2
+    warnings: list[tuple[Path, str]] = field(default_factory=list)  # entries skipped that hide no file
+
+
+def discover(paths: Iterable[Path], selection: FileSelection) -> Discovery:
     """The files to process, each once, in a deterministic order: the arguments' order, and the files
-    under a folder sorted by path."""
+    under a folder sorted by path. A file named explicitly is taken whatever it is: reading it says what
+    is wrong with it (a FIFO, a device: exit 2)."""
     seen: dict[Path, None] = {}
+    found = Discovery()
     for path in paths:
         if path.is_dir():
-            for found in sorted(_walk(path, selection)):
-                seen.setdefault(found, None)
+            for file in sorted(_walk(path, selection, found)):
+                seen.setdefault(file, None)
         elif not (selection.force_exclude and selection.excluded(path)):
             seen.setdefault(path, None)
-    return list(seen)
+    found.files = list(seen)
+    return found
 
 
-def _walk(top: Path, selection: FileSelection) -> Iterator[Path]:
+def _walk(top: Path, selection: FileSelection, found: Discovery | None = None) -> Iterator[Path]:
+    """The files to take under ``top``; what cannot be read or is skipped with a warning goes in ``found``."""
+    found = Discovery() if found is None else found
     ignores = _GitIgnores(top) if selection.respect_gitignore else None
-    for folder, dirs, files in os.walk(top):
+
+    def unreadable(exc: OSError) -> None:
+        where = Path(exc.filename) if exc.filename else top
+        found.errors.append((where, f"cannot read folder, its files are not checked: {exc.strerror or exc}"))
+
+    for folder, dirs, files in os.walk(top, onerror=unreadable):
         here = Path(folder)
         excluded = _excluded_here(selection, here)
         ignored = ignores.here(here) if ignores else None
@@ -96,8 +117,20 @@ def _walk(top: Path, selection: FileSelection) -> Iterator[Path]:
         for name in sorted(files):
             if not selection.included(here / name) or excluded(name, False):
                 continue
-            if not (ignored and ignored(name)):
+            if not (ignored and ignored(name)) and _source_file(here / name, found):
                 yield here / name
+
+
+def _source_file(path: Path, found: Discovery) -> bool:
+    """Whether a walk takes ``path``: a regular file, or a link to one. A link that loops is skipped with a
+    warning; one to nothing is taken (reading it says so, as before)."""
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            found.warnings.append((path, "symbolic link loop, skipped"))
+            return False
+        return True
 
 
 def _excluded_here(selection: FileSelection, here: Path) -> Callable[[str, bool], bool]:
@@ -144,7 +177,7 @@ class _GitIgnores:
         chain = self._chain(folder.resolve())
 
         def ignored(name: str, is_dir: bool = False) -> bool:
-            if os.path.islink(folder / name):
+            if os.path.islink(folder / name) and _resolves(folder / name):
                 return self.ignored(folder / name, is_dir)
             entry = name + ("/" if is_dir else "")
             for prefix, spec in chain:
@@ -175,3 +208,13 @@ class _GitIgnores:
                 lines = None
             self._specs[folder] = pathspec.GitIgnoreSpec.from_lines(lines) if lines is not None else None
         return self._specs[folder]
+
+
+def _resolves(link: Path) -> bool:
+    """Whether the link ``link`` leads somewhere, or to nothing, without a loop: a loop is judged by its own
+    name (``Path.resolve`` raises on it)."""
+    try:
+        os.stat(link)
+    except OSError as exc:
+        return exc.errno != errno.ELOOP
+    return True
