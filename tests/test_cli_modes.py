@@ -204,11 +204,11 @@ def test_progress_bar_only_on_a_terminal(tmp_path: Path, monkeypatch: pytest.Mon
 
 
 def test_a_file_with_a_null_byte_is_a_parse_error_not_ours(tmp_path: Path) -> None:
-    """Neither parser reads it: the file error is Python's, the file is left as it is."""
+    """No Python reads it: the error says why, where, and the file is left as it is."""
     path = tmp_path / "nul.py"
     path.write_bytes(b"import pytorch_lightning as pl\nt = pl.Trainer(gpus=2)\nx = 1\x00\n")
     outcome = run(*TARGET, str(path))
     assert outcome.code == 2
-    assert "error: cannot parse: source code" in outcome.err
+    assert "nul.py:3:6: error: source contains a null byte" in outcome.err
     assert "internal error" not in outcome.err
     assert path.read_bytes().endswith(b"\x00\n")
