@@ -191,7 +191,9 @@ def assert_notebook_kept(old: str, new: str, target: Version) -> None:
     for old_cell, new_cell in zip(before["cells"], after["cells"]):
         if old_cell["cell_type"] != "code":
             assert old_cell == new_cell
-    joined = [cells.join([c.masked for c in notebook._code_cells(parse(text), text)]).text for text in (old, new)]
+    joined = [
+        cells.join([c.masked for c in notebook._code_cells(parse(text), text)]).text for text in (old, new)
+    ]
     assert assert_behaviour_kept(joined[0], joined[1], target, None) > 0
 
 
