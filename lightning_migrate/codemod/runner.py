@@ -188,11 +188,11 @@ def process_all(
     for path in paths:
         try:
             data = sourcefile.read_bytes(path)
-            bytes_and_text = data, _decode(path, data)
+            source = _decode(path, data)
         except sourcefile.SourceError:  # `process_file` reports it
             read[path] = None
             continue
-        read[path], stamps[path] = bytes_and_text, sourcefile.stamp(path, bytes_and_text[0])
+        read[path], stamps[path] = (data, source), sourcefile.stamp(path, data)
     options = replace(options, subclasses=_subclasses(read))
     done: dict[Path, FileResult] = {}
     candidates: list[tuple[Path, bytes]] = []  # the files for the workers

@@ -64,11 +64,6 @@ def _cookie_line(data: bytes) -> int:
     return 2 if data.split(b"\n", 1)[0].startswith(b"#!") else 1
 
 
-def read(path: Path, python: bool = True) -> tuple[bytes, Source]:
-    data = read_bytes(path)
-    return data, decode(data, python)
-
-
 # No source file is this large (Lightning's biggest module is under 200 KiB, a notebook with its outputs a few
 # MiB): what is, is not read, so a hostile or generated file cannot take a CI runner's memory.
 MIB = 1024 * 1024
