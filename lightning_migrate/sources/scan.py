@@ -26,16 +26,18 @@ from dataclasses import dataclass
 # Whitespace, comments and backslash continuations: what may sit between the tokens of a call. A comment is
 # read to the end of its line, and only so: `# a # b` must not match in several ways, or a failing match would
 # try them all (exponentially many, in a line of `#`s).
-GAP = r"(?:[ \t\f\r\n]|\\\r?\n|#[^\r\n]*(?![^\r\n]))*"
+GAP = r"[ \t\f\r\n]*(?:(?:\\\r?\n|#[^\r\n]*(?![^\r\n]))[ \t\f\r\n]*)*"
 _ESCAPE = r"\\(?:\r\n|[\s\S])"
 # Every alternative starts with a literal character, which lets the regex engine search for the next token
-# with a character set. (A raw string escapes its quote the way any other string does.)
+# with a character set. (A raw string escapes its quote the way any other string does.) A string's body is
+# runs of plain characters between escapes ("unrolled"): a group repeated once per character keeps a
+# backtracking record per character, 600 MB for a 5 MB string.
 _SCAN = re.compile(
     r"#[^\r\n]*"
-    rf'|"""(?:[^"\\]|{_ESCAPE}|"(?!""))*"""'
-    rf"|'''(?:[^'\\]|{_ESCAPE}|'(?!''))*'''"
-    rf'|"(?:[^"\\\r\n]|{_ESCAPE})*"'
-    rf"|'(?:[^'\\\r\n]|{_ESCAPE})*'"
+    rf'|"""[^"\\]*(?:(?:{_ESCAPE}|"(?!""))[^"\\]*)*"""'
+    rf"|'''[^'\\]*(?:(?:{_ESCAPE}|'(?!''))[^'\\]*)*'''"
+    rf'|"[^"\\\r\n]*(?:{_ESCAPE}[^"\\\r\n]*)*"'
+    rf"|'[^'\\\r\n]*(?:{_ESCAPE}[^'\\\r\n]*)*'"
     r"|\"|'"  # a quote that starts no string: the text does not lex cleanly
     r"|\(|\)|\[|\]|\{|\}"
 )
