@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from cli_helpers import FIXABLE, FIXED, run
 
-from lightning_migrate.codemod import depth, runner
+from lightning_migrate.codemod import depth, runner, yaml_words
 from lightning_migrate.semantics.model import Version
 
 OLD_CALL = "from pytorch_lightning import Trainer\n\ntrainer = Trainer(gpus=2)\n"
@@ -180,10 +180,36 @@ def test_deep_yaml_is_named(tmp_path: Path) -> None:
     path = tmp_path / "config.yaml"
     text = "trainer:\n  gpus: " + "[" * 3000 + "1" + "]" * 3000 + "\n"
     path.write_text(text)
+    started = time.monotonic()
     done = run("--target-version", "2.6", str(path))
+    assert time.monotonic() - started < 3  # (ruamel's own scanner took 10 s to give up at 480 levels)
     assert done.code == 2
-    assert "config.yaml: error: cannot parse YAML: too deeply nested to read" in done.out + done.err
+    column = len("  gpus: ") + yaml_words.MAX_FLOW_DEPTH + 1
+    said = done.out + done.err
+    assert f"config.yaml:2:{column}: error: cannot parse YAML: too deeply nested to read" in said
     assert path.read_text() == text
+
+
+@pytest.mark.parametrize(
+    ("text", "deep"),
+    [
+        ("a: " + "[" * 100 + "]" * 100, False),
+        ("a: " + "[" * 101 + "]" * 101, True),
+        ("a: " + "[{" * 51, True),
+        ("a:\n  - " + "[\n" * 101, True),  # (flow collections span lines)
+        ('a: "' + "[" * 200 + '"', False),  # quoted scalars
+        ("a: '" + "[" * 200 + "''[ '", False),
+        ("a: [" + "'x[', " * 200 + "]", False),
+        ("# " + "[" * 200 + "\na: 1", False),  # a comment
+        ("a: b#[" + "[" * 200, False),  # a plain scalar of a block: brackets are text
+        ("a: x" + "[" * 200, False),
+        ("a:" + "[" * 200, False),
+        ("a: it's " + "[" * 200, False),  # (an apostrophe in a plain scalar starts no quoted one)
+        ("a: it's\nb: " + "[" * 200, True),
+    ],
+)
+def test_flow_depth_is_read_as_yaml_reads_it(text: str, deep: bool) -> None:
+    assert (yaml_words.too_deep(text) is not None) == deep
 
 
 # --- notebooks ----------------------------------------------------------------------------------------------

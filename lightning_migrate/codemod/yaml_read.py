@@ -41,7 +41,14 @@ from lightning_migrate.codemod.domains import DOMAINS
 from lightning_migrate.codemod.known import Known, RunTime
 from lightning_migrate.codemod.locate import TRAINER_NAMES
 from lightning_migrate.codemod.sites import Unknown
-from lightning_migrate.codemod.yaml_words import GROUP_FOLDER, sibling_is_trainer, siblings, yaml_files
+from lightning_migrate.codemod.yaml_words import (
+    GROUP_FOLDER,
+    MAX_FLOW_DEPTH,
+    sibling_is_trainer,
+    siblings,
+    too_deep,
+    yaml_files,
+)
 from lightning_migrate.semantics.classes import lookup
 from lightning_migrate.semantics.model import RELEASES, Obj, Value, Version
 from lightning_migrate.semantics.signature import MODELLED
@@ -80,8 +87,15 @@ class Read:
     order: list[str]  # the mapping's own modelled keys, in written order
 
 
+TOO_DEEP = "too deeply nested to read"
+
+
 def load(text: str) -> list[Any]:
     """The documents of ``text`` (round trip: positions kept), read as YAML 1.1."""
+    if (where := too_deep(text)) is not None:
+        raise SourceError(
+            f"cannot parse YAML: {TOO_DEEP} (more than {MAX_FLOW_DEPTH} `[`/`{{` levels)", *where
+        )
     yaml = YAML(typ="rt")
     yaml.version = (1, 1)
     try:
@@ -95,9 +109,7 @@ def load(text: str) -> list[Any]:
     except YAMLError as exc:
         raise SourceError(f"cannot parse YAML: {exc}") from exc
     except (RecursionError, MemoryError) as exc:  # (no position: ruamel gave up while building it)
-        raise SourceError(
-            "cannot parse YAML: too deeply nested to read (lists or mappings inside each other)"
-        ) from exc
+        raise SourceError(f"cannot parse YAML: {TOO_DEEP} (lists or mappings inside each other)") from exc
     except (ValueError, KeyError, TypeError, AssertionError) as exc:
         # ruamel's constructors fail in their own words on what they cannot build (`!!int abc`,
         # `!!timestamp 2020-99-99`, `%YAML 1.3`, lists nested thousands deep)

@@ -59,3 +59,55 @@ def sibling_is_trainer(path: Path) -> bool:
     except (OSError, UnicodeDecodeError):
         return False
     return any(name in text for name in LIGHTNING_TRAINERS)
+
+
+# Flow collections (`[`, `{`) inside each other: ruamel's scanner rechecks every open level at every token, so
+# its time grows with the cube of the depth (480 levels, where Python's recursion limit stops it: 10 s for a
+# 6 kB file). No config nests a hundred deep; deeper is refused before ruamel sees it.
+MAX_FLOW_DEPTH = 100
+_SPECIAL = re.compile(r"""[\[\]{}"'#]""")
+_QUOTED = {'"': re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"'), "'": re.compile(r"'[^']*(?:''[^']*)*'")}
+_FLOW_BEFORE = frozenset("[{,:")  # what may stand before a node inside a flow collection
+_BLOCK_BEFORE = frozenset("-:?")  # ... and in a block, followed by a blank
+
+
+def too_deep(text: str, limit: int = MAX_FLOW_DEPTH) -> tuple[int, int] | None:
+    """The (line, column) of the first `[`/`{` nested deeper than ``limit``, read as YAML's scanner reads it
+    (quoted scalars and comments skipped, a bracket inside a plain scalar of a block not counted)."""
+    depth, at = 0, 0
+    while (found := _SPECIAL.search(text, at)) is not None:
+        char, start = found.group(), found.start()
+        at = start + 1
+        if char == "#":
+            if start == 0 or text[start - 1] in " \t\r\n":  # a comment, to the end of its line
+                end = text.find("\n", start)
+                if end < 0:
+                    return None
+                at = end
+        elif char in _QUOTED:
+            if (
+                _begins_node(text, start, depth > 0)
+                and (closed := _QUOTED[char].match(text, start)) is not None
+            ):
+                at = closed.end()
+        elif char in "[{":
+            if depth or _begins_node(text, start, flow=False):  # (a flow scalar holds no bracket)
+                depth += 1
+                if depth > limit:
+                    line = text.count("\n", 0, start)
+                    return line + 1, start - (text.rfind("\n", 0, start) + 1) + 1
+        elif depth:
+            depth -= 1
+    return None
+
+
+def _begins_node(text: str, index: int, flow: bool) -> bool:
+    """Whether what starts at ``index`` starts a node: only blanks stand before it on its line, or an
+    indicator (in a block, an indicator and a blank: `key: [`, `- [`; `a:[` and `b#[` are plain text)."""
+    line = text[text.rfind("\n", 0, index) + 1 : index]
+    before = line.rstrip(" \t")
+    if not before:
+        return True
+    if flow:
+        return before[-1] in _FLOW_BEFORE
+    return before[-1] in _BLOCK_BEFORE and len(before) < len(line)
