@@ -172,7 +172,8 @@ def _migrate(
     outcome = migrated.suppress(migrated.findings)
     result.suppressed = len(outcome.suppressed)
     shown = [f for f in (*outcome.kept, *outcome.unused) if options.selects(f.code, result.path)]
-    return migrated.code, shown, [f for f in migrated.findings if f not in shown], migrated.address
+    seen = set(shown)  # (a list would make this quadratic in a file's findings)
+    return migrated.code, shown, [f for f in migrated.findings if f not in seen], migrated.address
 
 
 def process_all(
