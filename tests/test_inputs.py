@@ -318,3 +318,40 @@ def test_the_pool_workers_end_with_a_killed_run(tmp_path: Path, kill: signal.Sig
         assert process.stdout is not None
         process.stdout.close()
     assert snapshot(tree) == before
+
+
+@posix_only
+def test_a_run_killed_while_it_writes_leaves_every_file_whole(tmp_path: Path) -> None:
+    """``kill -9`` in the middle of the writes: every file is its old text or its whole rewrite, and the next
+    run finishes the job and removes the killed run's temporary files."""
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    count = 400
+    for i in range(count):
+        (tree / f"m{i:04}.py").write_text(FIXABLE)
+    first, last = tree / "m0000.py", tree / f"m{count - 1:04}.py"
+    process = subprocess.Popen(
+        [*COMMAND, *TARGET, "-j", "2", "-q", "tree"],
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + LIMIT_S
+        while first.read_text() == FIXABLE and process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.001)
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait(timeout=10)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+    texts = [path.read_text() for path in sorted(tree.glob("*.py"))]
+    assert len(texts) == count
+    assert set(texts) <= {FIXABLE, FIXED}
+    if last.read_text() == FIXED:
+        pytest.skip("every file was written before the kill landed: nothing to check mid-write")
+    done = migrate("-j", "2", "-q", "tree", cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    assert sorted(os.listdir(tree)) == [f"m{i:04}.py" for i in range(count)]
+    assert {path.read_text() for path in tree.iterdir()} == {FIXED}
