@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import hashlib
 import json
 import os
 import signal
@@ -114,6 +115,17 @@ def _lines(end: str) -> Callable[[str], bytes]:
     return lambda text: text.replace("\n", end).encode()
 
 
+def _made(text: Callable[[], str | bytes]) -> Callable[[Path], None]:
+    """A file whose bytes are made when the case is built: this process holds no large text when it starts
+    the command (a forked child's peak memory counts what its parent held)."""
+
+    def make(path: Path) -> None:
+        data = text()
+        path.write_bytes(data.encode() if isinstance(data, str) else data)
+
+    return make
+
+
 DEEP = OLD + "x = " + "(" * 1400 + "1" + ")" * 1400 + "\n"
 HUGE_SUM = (
     "from pytorch_lightning import Trainer\n\nclass T(Trainer):\n    pass\n\nt = T(accelerator='ddp')\n"
@@ -122,7 +134,12 @@ HUGE_SUM += _sum(100_000)
 COOKIE = "# -*- coding: latin-1 -*-\n# caf\xe9\n"
 BOM = b"\xef\xbb\xbf"
 MANY = 2000
-LONG = "s = '" + "x" * 5_000_000 + "'\n"
+
+
+def _long() -> str:
+    return "s = '" + "x" * 5_000_000 + "'\n"
+
+
 CALL = OLD.split("\n\n")[1]  # the call's line
 # clean at every target
 CLEAN = 'import pytorch_lightning as pl\n\ntrainer = pl.Trainer(strategy="ddp", max_epochs=3)\n'
@@ -172,21 +189,21 @@ CASES: tuple[Case, ...] = (
     Case("a syntax error beside an old call", _text({"s.py": OLD + "def f(:\n"}), (2, 2, 2), "s.py:4:"),
     Case(
         "a 5 MB line",
-        _text({"long.py": OLD + LONG}),
+        {"long.py": _made(lambda: OLD + _long())},
         (1, 1, 1),
         "LM001",
-        {"long.py": _new(lambda t: (t + LONG).encode())},
+        {"long.py": _new(lambda t: (t + _long()).encode())},
     ),
     Case(
         f"{MANY:,} old calls in one file",
-        _text({"many.py": OLD + CALL * MANY}),
+        {"many.py": _made(lambda: OLD + CALL * MANY)},
         (1, 1, 1),
         "LM001",
         {"many.py": _new(lambda t: (t + t.split("\n\n")[1] * MANY).encode())},
     ),
     Case(
         "a file over the size limit",
-        {"big.py": OLD.encode() + b"#" * (33 << 20) + b"\n"},
+        {"big.py": _made(lambda: OLD.encode() + b"#" * (33 << 20) + b"\n")},
         (2, 2, 2),
         "big.py",
     ),
@@ -275,7 +292,11 @@ CASES: tuple[Case, ...] = (
     ),
     Case(
         "a notebook with a 5 MB output",
-        _text({"nb.ipynb": _notebook([{**_CELL, "outputs": [{"output_type": "stream", "text": [LONG]}]}])}),
+        {
+            "nb.ipynb": _made(
+                lambda: _notebook([{**_CELL, "outputs": [{"output_type": "stream", "text": [_long()]}]}])
+            )
+        },
         (1, 1, 1),
         "LM00",
         {
@@ -285,7 +306,7 @@ CASES: tuple[Case, ...] = (
                         {
                             **_CELL,
                             "source": t.splitlines(keepends=True),
-                            "outputs": [{"output_type": "stream", "text": [LONG]}],
+                            "outputs": [{"output_type": "stream", "text": [_long()]}],
                         }
                     ]
                 ).encode()
@@ -349,14 +370,19 @@ def build(case: Case, root: Path) -> None:
             path.write_bytes(content)
 
 
-def snapshot(root: Path) -> dict[str, bytes | str]:
-    found: dict[str, bytes | str] = {}
+def _digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def snapshot(root: Path) -> dict[str, str]:
+    """What each entry of ``root`` is: a regular file's digest, a link's target, or another kind's mode."""
+    found: dict[str, str] = {}
     for path in sorted(root.iterdir()):
         mode = path.lstat().st_mode
         if stat.S_ISLNK(mode):
             found[path.name] = "-> " + os.readlink(path)
         elif stat.S_ISREG(mode):
-            found[path.name] = path.read_bytes()
+            found[path.name] = _digest(path.read_bytes())
         else:
             found[path.name] = stat.filemode(mode)
     return found
@@ -379,7 +405,6 @@ class Row:
 
 def measure(case: Case, target: str) -> Row:
     """Every mode of ``case`` for ``target``, each on a fresh copy, and what went wrong (``problems``)."""
-    expected = {name: make(target) for name, make in case.rewritten.items()}
     results: dict[str, Result] = {}
     problems: list[str] = []
     for mode, flags in MODES.items():
@@ -393,6 +418,7 @@ def measure(case: Case, target: str) -> Row:
                 if path.is_file() and not path.is_symlink():
                     path.chmod(0o644)
         results[mode] = result
+        expected = {name: _digest(make(target)) for name, make in case.rewritten.items()}
         want = dict(before, **expected) if mode == "rewrite" else before
         for name in sorted(set(want) | set(after)):
             if want.get(name) != after.get(name):
