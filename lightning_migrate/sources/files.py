@@ -100,12 +100,12 @@ def discover(paths: Iterable[Path], selection: FileSelection) -> Discovery:
 
 
 def _once(paths: Sequence[Path]) -> list[Path]:
-    """``paths`` with each file once, where it is first reached. A file is the regular file a path names
-    when it is discovered (its device and inode): ``a.py ./a.py``, a link to a file of the tree, a folder
-    given again through a link to it, a hard link, are one file, migrated, reported and written once (else
-    its diff is printed twice, which no patch applies, and the second write finds it changed). Its path is
-    the first one reached that goes through no symbolic link, else the first one reached: ``git apply``
-    refuses a path beyond a link, and neither it nor GNU patch edits a link."""
+    """``paths`` with each file once, by the path it is shown by, in that path's place. A file is the
+    regular file a path names when it is discovered (its device and inode): ``a.py ./a.py``, a link to a
+    file of the tree, a folder given again through a link to it, a hard link, are one file, migrated,
+    reported and written once (else its diff is printed twice, which no patch applies, and its second write
+    finds it changed). Its path is the first one reached that goes through no symbolic link, else the first
+    one reached: ``git apply`` refuses a path beyond a link, and neither it nor GNU patch edits a link."""
     chosen: dict[tuple[int, int] | Path, Path] = {}
     for path in paths:
         key = _identity(path) or path  # (a path that names no regular file is its own: reading it says why)
