@@ -55,7 +55,7 @@ class Case:
     args: tuple[str, ...] = (".",)
     links: tuple[tuple[str, str], ...] = ()  # (path, what the symbolic link holds)
     folders: tuple[str, ...] = ()
-    shown: tuple[str, ...] = ()  # the paths the diff names, each once; default: every file
+    shown: tuple[str, ...] = ()  # what the diff's `---` lines name, each once; default: a/ every file
     jobs: str = "1"
     in_diff: tuple[bytes, ...] = ()  # what the diff must hold, as bytes
 
@@ -93,20 +93,20 @@ CASES = [
         {"pkg/train.py": FIXABLE.encode()},
         args=("link", "pkg"),
         links=(("link", "pkg"),),
-        shown=("pkg/train.py",),
+        shown=("a/pkg/train.py",),
     ),
     Case(
         "a symbolic link to a file in the walked tree",
         {"pkg/train.py": FIXABLE.encode()},
         links=(("pkg/alias.py", "train.py"), ("a_link.py", "pkg/train.py"), ("link", "pkg")),
-        shown=("pkg/train.py",),
+        shown=("a/pkg/train.py",),
     ),
     Case(
         "the same file named three ways",
         {"train.py": _crlf(FIXABLE)},
         args=("train.py", "./train.py", "sub/../train.py"),
         folders=("sub",),
-        shown=("train.py",),
+        shown=("a/train.py",),
     ),
     Case(
         "a mix of encodings in one diff",
@@ -117,6 +117,15 @@ CASES = [
             "d_bom.py": BOM,
         },
         jobs="2",  # (the bytes read come back from the pool's workers)
+    ),
+    Case(
+        "names with a space, a tab, a newline, quotes, a backslash and an umlaut",
+        {
+            name: FIXABLE.encode()
+            for name in ("my file.py", "tab\tx.py", "new\nline.py", 'q"uo\\te.py', "zü.py")
+        },
+        # as git writes them: C-quoted, a tab after a name with a space (the end of a name for GNU patch)
+        shown=("a/my file.py\t", '"a/new\\nline.py"', '"a/q\\"uo\\\\te.py"', '"a/tab\\tx.py"', "a/zü.py"),
     ),
     Case(
         "a notebook and a YAML file beside Python",
@@ -241,9 +250,11 @@ def test_the_diff_changes_nothing_and_names_each_file_once(migrated: Migrated) -
     assert migrated.diffed == original  # --diff wrote nothing
     assert migrated.rewrite_code == 1, migrated.rewrite_out  # (a file written twice: exit 2)
     assert migrated.rewritten != original  # (the cases are not vacuous)
-    shown = migrated.case.shown or tuple(sorted(migrated.case.files))  # (a walk's order)
+    shown = migrated.case.shown or tuple(
+        f"a/{name}" for name in sorted(migrated.case.files)
+    )  # (a walk's order)
     headers = [line for line in migrated.diff.stdout.splitlines() if line.startswith(b"--- ")]
-    assert headers == [f"--- a/{name}".encode() for name in shown]
+    assert headers == [f"--- {name}".encode() for name in shown]
     files = f"in {len(shown)} file{'s' * (len(shown) != 1)} "
     assert files in migrated.diff.stderr.decode()
     for expected in migrated.case.in_diff:

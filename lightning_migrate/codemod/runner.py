@@ -105,9 +105,29 @@ class FileResult:
         path = os.fsencode(name)  # (the name's bytes on disk, whatever the locale)
         after = self.data if self.data is not None else self.before
         lines = difflib.diff_bytes(
-            difflib.unified_diff, _lines(self.before), _lines(after), b"a/" + path, b"b/" + path
+            difflib.unified_diff, _lines(self.before), _lines(after), _named(b"a/", path), _named(b"b/", path)
         )
         return b"".join(_terminated(line) for line in lines)
+
+
+# git's C quoting of a name (quote.c): these escapes, any other control character in octal
+_ESCAPES = {ord(c): b"\\" + e.encode() for c, e in zip('\a\b\t\n\v\f\r"\\', 'abtnvfr"\\')}
+
+
+def _named(prefix: bytes, path: bytes) -> bytes:
+    """A ``---``/``+++`` line's name as ``git diff`` writes it (with ``core.quotepath`` off), which ``git
+    apply`` and GNU patch both read back: in double quotes, C-escaped, where it holds a control character,
+    ``"`` or ``\\``; followed by a tab where it holds a space (GNU patch ends a bare name at a space)."""
+    name = prefix + path
+    if any(byte < 0x20 or byte == 0x7F or byte in _ESCAPES for byte in path):
+        name = b'"' + b"".join(map(_quoted, name)) + b'"'
+    return name + (b"\t" if b" " in path else b"")
+
+
+def _quoted(byte: int) -> bytes:
+    if byte in _ESCAPES:
+        return _ESCAPES[byte]
+    return b"\\%03o" % byte if byte < 0x20 or byte == 0x7F else bytes([byte])
 
 
 def _lines(data: bytes) -> list[bytes]:
