@@ -98,7 +98,7 @@ def _run(
         elif mode == "diff":
             for result in results:
                 if result.changed:
-                    click.echo(result.diff(), nl=False)
+                    _print_diff(result)
     if how.verbose:
         for result in results:
             click.echo(f"lightning-migrate: {_fate(result, mode)}", err=True)
@@ -135,8 +135,14 @@ def _stdin(name: Path | None, settings: Settings, options: Options, mode: str) -
     if mode == "rewrite":
         sys.stdout.buffer.write(result.data if result.data is not None else data)
     elif mode == "diff" and result.changed:
-        click.echo(result.diff(), nl=False)
+        _print_diff(result)
     return result
+
+
+def _print_diff(result: FileResult) -> None:
+    """The file's diff on standard output as bytes, each file's in its own encoding (click writes bytes to
+    the binary stream under standard output, once the text stream is flushed)."""
+    click.echo(result.diff(), nl=False)
 
 
 def _write(results: list[FileResult], started_ns: int, written: list[Path]) -> None:

@@ -75,8 +75,8 @@ class FileResult:
     error: str = ""
     error_line: int = 0
     error_column: int = 0
-    # Only for a file that changes: its text before and after, and the bytes to write.
-    old: str = ""
+    # Only for a file that changes: the bytes read, the new text and the bytes to write.
+    before: bytes = b""
     new: str = ""
     data: bytes | None = None
     skipped: bool = False  # the prefilter proved there is nothing to do
@@ -91,21 +91,53 @@ class FileResult:
         """Findings the rewrite does not fix."""
         return any(not f.fixable for f in self.findings)
 
-    def diff(self) -> str:
-        """A unified diff that ``git apply`` and ``patch -p1`` accept from the current directory."""
+    def diff(self) -> bytes:
+        """A unified diff that ``git apply`` and ``patch -p1`` accept from the current directory: applied to
+        the bytes read, it gives the bytes a rewrite writes. Bytes, not text: each line is the file's own
+        bytes, in its encoding (a Latin-1 file's diff is Latin-1, as ``git diff`` writes it), with its BOM
+        and its line end. A line ends at ``\\n`` only, as for git and GNU patch: a CRLF line keeps its
+        ``\\r``, and a file whose lines end with a lone ``\\r`` is one line (what ``git diff`` shows)."""
         name = (
             Path(os.path.relpath(self.path)).as_posix()
             if not self.path.is_absolute()
             else self.path.as_posix().lstrip("/")
         )
-        lines = difflib.unified_diff(
-            self.old.splitlines(keepends=True), self.new.splitlines(keepends=True), f"a/{name}", f"b/{name}"
+        path = os.fsencode(name)  # (the name's bytes on disk, whatever the locale)
+        after = self.data if self.data is not None else self.before
+        lines = difflib.diff_bytes(
+            difflib.unified_diff, _lines(self.before), _lines(after), _named(b"a/", path), _named(b"b/", path)
         )
-        return "".join(_terminated(line) for line in lines)
+        return b"".join(_terminated(line) for line in lines)
 
 
-def _terminated(line: str) -> str:
-    return line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
+# git's C quoting of a name (quote.c): these escapes, any other control character in octal
+_ESCAPES = {ord(c): b"\\" + e.encode() for c, e in zip('\a\b\t\n\v\f\r"\\', 'abtnvfr"\\')}
+
+
+def _named(prefix: bytes, path: bytes) -> bytes:
+    """A ``---``/``+++`` line's name as ``git diff`` writes it (with ``core.quotepath`` off), which ``git
+    apply`` and GNU patch both read back: in double quotes, C-escaped, where it holds a control character,
+    ``"`` or ``\\``; followed by a tab where it holds a space (GNU patch ends a bare name at a space)."""
+    name = prefix + path
+    if any(byte < 0x20 or byte == 0x7F or byte in _ESCAPES for byte in path):
+        name = b'"' + b"".join(map(_quoted, name)) + b'"'
+    return name + (b"\t" if b" " in path else b"")
+
+
+def _quoted(byte: int) -> bytes:
+    if byte in _ESCAPES:
+        return _ESCAPES[byte]
+    return b"\\%03o" % byte if byte < 0x20 or byte == 0x7F else bytes([byte])
+
+
+def _lines(data: bytes) -> list[bytes]:
+    """``data`` cut after each ``\\n``, the ends kept; a last line without one is the last item."""
+    *ended, last = data.split(b"\n")
+    return [line + b"\n" for line in ended] + ([last] if last else [])
+
+
+def _terminated(line: bytes) -> bytes:
+    return line if line.endswith(b"\n") else line + b"\n\\ No newline at end of file\n"
 
 
 def process_file(
@@ -153,7 +185,7 @@ def _process(result: FileResult, options: Options, data: bytes | None, cleared: 
         ]
     result.findings = sorted(map(address, shown), key=lambda f: (f.line, f.column, f.code))
     if new != old:
-        result.old, result.new, result.data = old, new, source.encode(new)
+        result.before, result.new, result.data = data, new, source.encode(new)
 
 
 def _decode(path: Path, data: bytes) -> sourcefile.Source:

@@ -87,17 +87,47 @@ class Discovery:
 def discover(paths: Iterable[Path], selection: FileSelection) -> Discovery:
     """The files to process, each once, in a deterministic order: the arguments' order, and the files
     under a folder sorted by path. A file named explicitly is taken whatever it is: reading it says what
-    is wrong with it (a FIFO, a device: exit 2)."""
-    seen: dict[Path, None] = {}
+    is wrong with it (a FIFO, a device: exit 2). A file reached by several paths is taken once (``_once``)."""
+    reached: list[Path] = []
     found = Discovery()
     for path in paths:
         if path.is_dir():
-            for file in sorted(_walk(path, selection, found)):
-                seen.setdefault(file, None)
+            reached.extend(sorted(_walk(path, selection, found)))
         elif not (selection.force_exclude and selection.excluded(path)):
-            seen.setdefault(path, None)
-    found.files = list(seen)
+            reached.append(path)
+    found.files = _once(reached)
     return found
+
+
+def _once(paths: Sequence[Path]) -> list[Path]:
+    """``paths`` with each file once, by the path it is shown by, in that path's place. A file is the
+    regular file a path names when it is discovered (its device and inode): ``a.py ./a.py``, a link to a
+    file of the tree, a folder given again through a link to it, a hard link, are one file, migrated,
+    reported and written once (else its diff is printed twice, which no patch applies, and its second write
+    finds it changed). Its path is the first one reached that goes through no symbolic link, else the first
+    one reached: ``git apply`` refuses a path beyond a link, and neither it nor GNU patch edits a link."""
+    chosen: dict[tuple[int, int] | Path, Path] = {}
+    for path in paths:
+        key = _identity(path) or path  # (a path that names no regular file is its own: reading it says why)
+        kept = chosen.setdefault(key, path)
+        if kept != path and _through_link(kept) and not _through_link(path):
+            chosen[key] = path
+    shown = set(chosen.values())
+    return [path for path in dict.fromkeys(paths) if path in shown]
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    """The device and inode of the regular file ``path`` names (through links), if it names one."""
+    try:
+        status = os.stat(path)
+    except OSError:
+        return None
+    return (status.st_dev, status.st_ino) if stat.S_ISREG(status.st_mode) else None
+
+
+def _through_link(path: Path) -> bool:
+    """Whether ``path`` is a symbolic link or goes through one (a folder of it, as written)."""
+    return any(os.path.islink(part) for part in (path, *path.parents) if part.name)
 
 
 def _walk(top: Path, selection: FileSelection, found: Discovery | None = None) -> Iterator[Path]:
