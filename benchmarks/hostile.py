@@ -94,6 +94,15 @@ def _folder(path: Path) -> None:
     path.mkdir()
 
 
+def _package(files: dict[str, str]) -> Callable[[Path], None]:
+    def make(path: Path) -> None:
+        path.mkdir()
+        for name, text in files.items():
+            (path / name).write_text(text)
+
+    return make
+
+
 def _read_only(data: bytes) -> Callable[[Path], None]:
     def make(path: Path) -> None:
         path.write_bytes(data)
@@ -238,6 +247,22 @@ CASES: tuple[Case, ...] = (
         posix=True,
         args=("x.py",),
     ),
+    Case(
+        "a folder reached twice through a link",
+        {"pkg": _package({"a.py": OLD}), "link": _link("pkg")},
+        (1, 1, 1),
+        "pkg/a.py:3:",
+        {"pkg/a.py": _new()},
+        posix=True,
+    ),
+    Case(
+        "a file given twice",
+        _text({"a.py": OLD}),
+        (1, 1, 1),
+        "LM001",
+        {"a.py": _new()},
+        args=("a.py", "./a.py"),
+    ),
     Case("a folder named x.py", {"x.py": _folder}, (0, 0, 0), ""),
     Case("a read-only file", {"ro.py": _read_only(OLD.encode())}, (1, 1, 2), "ro.py", posix=True),
     Case(
@@ -375,16 +400,20 @@ def _digest(data: bytes) -> str:
 
 
 def snapshot(root: Path) -> dict[str, str]:
-    """What each entry of ``root`` is: a regular file's digest, a link's target, or another kind's mode."""
+    """What each entry under ``root`` is (links not followed): a regular file's digest, a link's target, or
+    another kind's mode."""
     found: dict[str, str] = {}
-    for path in sorted(root.iterdir()):
-        mode = path.lstat().st_mode
-        if stat.S_ISLNK(mode):
-            found[path.name] = "-> " + os.readlink(path)
-        elif stat.S_ISREG(mode):
-            found[path.name] = _digest(path.read_bytes())
-        else:
-            found[path.name] = stat.filemode(mode)
+    for folder, folders, files in os.walk(root):
+        for name in sorted([*folders, *files]):
+            path = Path(folder, name)
+            mode = path.lstat().st_mode
+            key = path.relative_to(root).as_posix()
+            if stat.S_ISLNK(mode):
+                found[key] = "-> " + os.readlink(path)
+            elif stat.S_ISREG(mode):
+                found[key] = _digest(path.read_bytes())
+            elif not stat.S_ISDIR(mode):
+                found[key] = stat.filemode(mode)
     return found
 
 
@@ -414,7 +443,7 @@ def measure(case: Case, target: str) -> Row:
             before = snapshot(root)
             result = run(root, "--target-version", target, "--jobs", "2", *flags, *case.args)
             after = snapshot(root)
-            for path in root.iterdir():  # a read-only file must not keep the folder from being removed
+            for path in root.rglob("*"):  # a read-only file must not keep the folder from being removed
                 if path.is_file() and not path.is_symlink():
                     path.chmod(0o644)
         results[mode] = result
