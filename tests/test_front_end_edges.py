@@ -1,0 +1,132 @@
+"""Front-end edges where old calls were missed silently or data was rewritten (issue 22): notebooks of
+nbformat 3 and of formats the notebook front end does not know, Markdown fences as CommonMark closes (or
+never closes) them, and shell heredocs, whose bodies are data, not command lines."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from cli_helpers import run
+
+TARGET = ("--target-version", "2.6")
+NEW = 'accelerator="cuda", devices=2, strategy="ddp_spawn_find_unused_parameters_true"'  # gpus=2 for 2.6
+
+# --- notebooks ----------------------------------------------------------------------------------------------
+
+
+def _v3(*worksheets: list[dict[str, object]], **top: object) -> str:
+    notebook = {
+        "metadata": {"name": ""},
+        "nbformat": 3,
+        "nbformat_minor": 0,
+        "worksheets": [{"cells": cells, "metadata": {}} for cells in worksheets],
+        **top,
+    }
+    return json.dumps(notebook, indent=1)
+
+
+def _code3(source: object, language: str = "python") -> dict[str, object]:
+    return {
+        "cell_type": "code",
+        "collapsed": False,
+        "input": source,
+        "language": language,
+        "metadata": {},
+        "outputs": [],
+        "prompt_number": 1,
+    }
+
+
+_MARKDOWN3 = {"cell_type": "markdown", "metadata": {}, "source": ["Trainer(gpus=2) in prose"]}
+
+
+def test_nbformat_3_cells_of_every_worksheet_are_migrated_and_numbered_as_jupyter_does(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "nb.ipynb"
+    text = _v3(
+        [_code3(["import pytorch_lightning as pl\n"]), _MARKDOWN3],
+        [_code3("%%time\nt = pl.Trainer(gpus=2)\n"), _code3(["!ls\n", "u = pl.Trainer(gpus=2)"])],
+    )
+    path.write_text(text)
+    check = run("--check", *TARGET, str(path))
+    assert check.code == 1
+    assert f"{path}:cell 3:2:5: LM004" in check.out  # (worksheets flattened, the Markdown cell counted)
+    assert f"{path}:cell 4:2:5: LM004" in check.out
+    assert run(*TARGET, str(path)).code == 1
+    after = json.loads(path.read_text())
+    first, second = after["worksheets"]
+    assert second["cells"][0]["input"] == f"%%time\nt = pl.Trainer({NEW})\n"
+    assert second["cells"][1]["input"][0] == "!ls\n"
+    assert second["cells"][1]["input"][1] == f"u = pl.Trainer({NEW})"
+    assert first == json.loads(text)["worksheets"][0]
+    assert {k: v for k, v in after.items() if k != "worksheets"} == {
+        k: v for k, v in json.loads(text).items() if k != "worksheets"
+    }
+
+
+def test_nbformat_3_cells_of_another_language_are_left_alone(tmp_path: Path) -> None:
+    path = tmp_path / "nb.ipynb"
+    text = _v3([_code3(["Trainer(gpus=2)\n"], language="julia")])
+    path.write_text(text)
+    assert run("--check", *TARGET, str(path)).code == 0
+    assert path.read_text() == text
+
+
+@pytest.mark.parametrize(
+    ("top", "message", "line"),
+    [
+        (
+            {"nbformat": 2},
+            "unsupported notebook format: nbformat 2 (lightning-migrate reads nbformat 3 and 4)",
+            2,
+        ),
+        ({"nbformat": 5}, "unsupported notebook format: nbformat 5", 2),
+        ({"nbformat": "4"}, 'unsupported notebook format: nbformat "4"', 2),
+        ({}, "unsupported notebook format: no `nbformat`", 1),
+    ],
+)
+def test_a_notebook_of_an_unknown_format_is_an_error_naming_it(
+    tmp_path: Path, top: dict[str, object], message: str, line: int
+) -> None:
+    """It was read as a notebook without cells: exit 0, the old call unseen."""
+    path = tmp_path / "nb.ipynb"
+    cell = {"cell_type": "code", "input": "Trainer(gpus=2)\n", "language": "python", "outputs": []}
+    text = json.dumps({**top, "metadata": {}, "worksheets": [{"cells": [cell]}]}, indent=1)
+    path.write_text(text)
+    done = run("--check", *TARGET, str(path))
+    assert done.code == 2
+    assert f"nb.ipynb:{line}:" in done.out + done.err
+    assert message in done.out + done.err
+    assert "internal error" not in done.out + done.err
+    assert path.read_text() == text
+
+
+@pytest.mark.parametrize(
+    ("worksheets", "message"),
+    [
+        ({"cells": []}, "malformed notebook: `worksheets` is not a list"),
+        ([["x"]], "malformed notebook: worksheet 1 is not a JSON object"),
+        ([{"cells": {"a": 1}}], "malformed notebook: `cells` is not a list"),
+        ([{"metadata": {}}], "malformed notebook: no `cells`"),
+        ([{"cells": [_code3(["Trainer(gpus=2)\n", 3])]}], "cell 1's `input` is neither text nor a list"),
+    ],
+)
+def test_malformed_nbformat_3_notebooks_are_named(tmp_path: Path, worksheets: object, message: str) -> None:
+    path = tmp_path / "nb.ipynb"
+    metadata = {"name": "gpus=2"}  # (the word test passes it to the front end)
+    text = json.dumps({"metadata": metadata, "nbformat": 3, "nbformat_minor": 0, "worksheets": worksheets})
+    path.write_text(text)
+    done = run("--check", *TARGET, str(path))
+    assert done.code == 2, done.out + done.err
+    assert message in done.out + done.err
+    assert path.read_text() == text
+
+
+def test_a_notebook_of_another_kernel_needs_no_known_format(tmp_path: Path) -> None:
+    path = tmp_path / "nb.ipynb"
+    text = json.dumps({"metadata": {"kernelspec": {"language": "R"}}, "nbformat": 5, "x": "gpus=2"})
+    path.write_text(text)
+    assert run("--check", *TARGET, str(path)).code == 0
