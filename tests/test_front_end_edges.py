@@ -130,3 +130,65 @@ def test_a_notebook_of_another_kernel_needs_no_known_format(tmp_path: Path) -> N
     text = json.dumps({"metadata": {"kernelspec": {"language": "R"}}, "nbformat": 5, "x": "gpus=2"})
     path.write_text(text)
     assert run("--check", *TARGET, str(path)).code == 0
+
+
+# --- Markdown fences ----------------------------------------------------------------------------------------
+
+
+def _codes(text: str) -> list[tuple[str, str]]:
+    from lightning_migrate.codemod import docs
+
+    return [(block.language, block.code) for block in docs.blocks(text, rest=False)]
+
+
+@pytest.mark.parametrize(
+    ("text", "codes"),
+    [
+        # CommonMark 0.31, 4.5: a closing fence is at least as long as the opening one, of its character
+        ("```py\naaa\n`````\nprose\n", [("py", "aaa\n")]),
+        ("````python\naaa\n```\n````\n", [("python", "aaa\n```\n")]),
+        ("~~~python\naaa\n```\n~~~\n", [("python", "aaa\n```\n")]),
+        ("```python\naaa\n``` not a closing fence\n```\n", [("python", "aaa\n``` not a closing fence\n")]),
+        # never closed: to the end of the document
+        ("```python\naaa\n\n# bbb\n", [("python", "aaa\n\n# bbb\n")]),
+        ("```python\naaa", [("python", "aaa")]),
+        ("```python\n", [("python", "")]),
+        ("```python", [("python", "")]),
+        # up to three spaces before a fence (the closing one independently), four make indented code
+        ("   ```python\n   aaa\n ```\n", [("python", "aaa\n")]),
+        ("    ```python\n    aaa\n    ```\n", []),
+        ("```python\naaa\n    ```\n```\n", [("python", "aaa\n    ```\n")]),
+        # no backtick in a backtick fence's info string (an inline code span)
+        ("```python x = `y` ```\naaa\n", []),
+        ("~~~python `y`\naaa\n~~~\n", [("python", "aaa\n")]),
+        # in a list item: the item's content column is the fence's margin
+        ("- item\n\n  ```python\n  aaa\n  ```\n", [("python", "aaa\n")]),
+        ("1. item\n\n   ```python\n   aaa\n       ```\n   ```\n", [("python", "aaa\n    ```\n")]),
+        ("1. item\n\n   ```python\n   aaa\n      ```\n", [("python", "aaa\n")]),
+        ("- ```python\n  aaa\n  ```\n", [("python", "aaa\n")]),
+        ("10. ```python\n    aaa\n    ```\n", [("python", "aaa\n")]),
+        ("- a\n  - ```python\n    aaa\n    ```\n", [("python", "aaa\n")]),
+        # ... never closed there: it ends with the item, at the first line indented less than its content
+        (
+            "- item\n\n  ```python\n  aaa\n\nprose\n```python\nbbb\n```\n",
+            [("python", "aaa\n\n"), ("python", "bbb\n")],
+        ),
+        # ... a fence at the left margin is outside the item (it ends the list)
+        ("- item\n```python\naaa\n```\n", [("python", "aaa\n")]),
+        # CRLF line ends
+        ("```python\r\naaa\r\n```\r\nprose\r\n", [("python", "aaa\r\n")]),
+    ],
+)
+def test_markdown_fences_close_as_commonmark_closes_them(text: str, codes: list[tuple[str, str]]) -> None:
+    assert _codes(text) == codes
+
+
+def test_an_unclosed_fence_is_migrated_to_the_end_of_the_file(tmp_path: Path) -> None:
+    """It was missed: exit 0, the old call left (the old reader needed a closing fence)."""
+    path = tmp_path / "README.md"
+    path.write_text("# Train\n\n```python\nimport pytorch_lightning as pl\n\nt = pl.Trainer(gpus=2)\n")
+    assert run("--check", *TARGET, str(path)).code == 1
+    assert run(*TARGET, str(path)).code == 1
+    assert (
+        path.read_text() == f"# Train\n\n```python\nimport pytorch_lightning as pl\n\nt = pl.Trainer({NEW})\n"
+    )
