@@ -192,3 +192,160 @@ def test_an_unclosed_fence_is_migrated_to_the_end_of_the_file(tmp_path: Path) ->
     assert (
         path.read_text() == f"# Train\n\n```python\nimport pytorch_lightning as pl\n\nt = pl.Trainer({NEW})\n"
     )
+
+
+# --- shell here-documents -----------------------------------------------------------------------------------
+
+TRAIN = (
+    "from argparse import ArgumentParser\nfrom pytorch_lightning import Trainer\n\n"
+    "parser = Trainer.add_argparse_args(ArgumentParser())\nargs = parser.parse_args()\n"
+)
+OLD_LINE = "python train.py --gpus 2 --accelerator ddp"
+NEW_LINE = "python train.py --devices 2 --accelerator cuda --strategy ddp_find_unused_parameters_true"
+
+
+def _script(tmp_path: Path, text: str) -> Path:
+    (tmp_path / "train.py").write_text(TRAIN)
+    path = tmp_path / "run.sh"
+    path.write_text(text)
+    return path
+
+
+@pytest.mark.parametrize(
+    "heredoc",
+    [
+        f"cat > notes.txt <<'EOF'\n{OLD_LINE}  # it's what we ran\nEOF\n",
+        f"cat > notes.txt <<EOF\n{OLD_LINE}\nEOF\n",
+        f'cat > notes.txt << "EOF"\n{OLD_LINE}\nEOF\n',
+        f"cat > notes.txt <<\\EOF\n{OLD_LINE}\nEOF\n",
+        f"cat > notes.txt <<-EOF\n\t{OLD_LINE}\n\tEOF\n",
+        f"cat <<A >a.txt; cat <<'B' >b.txt\n{OLD_LINE}\nA\n{OLD_LINE}\nB\n",
+        f"write() {{\n  cat > notes.txt <<EOF\n{OLD_LINE}\nEOF\n}}\n",
+        f"ssh node <<EOF\n{OLD_LINE}\nEOF\n",  # (another program's input: not this script's command line)
+        f"python other.py <<EOF\n{OLD_LINE}\nEOF\n",  # (a script's standard input)
+    ],
+)
+def test_a_heredoc_body_is_data(tmp_path: Path, heredoc: str) -> None:
+    """It was rewritten as a command line, changing what the script writes; the command after its
+    terminator is a command line again."""
+    text = f"#!/bin/bash\n{heredoc}{OLD_LINE}\n"
+    path = _script(tmp_path, text)
+    check = run("--check", *TARGET, str(path))
+    assert check.code == 1
+    assert {line.split(":")[1] for line in check.out.splitlines()} == {str(text.count("\n"))}
+    assert run(*TARGET, str(path)).code == 1
+    assert path.read_text() == f"#!/bin/bash\n{heredoc}{NEW_LINE}\n"
+
+
+def test_a_heredoc_never_closed_runs_to_the_end_of_the_script(tmp_path: Path) -> None:
+    text = f"cat > notes.txt <<EOF\n{OLD_LINE}\n EOF\nEOF \n{OLD_LINE}\n"  # (the delimiter alone closes)
+    path = _script(tmp_path, text)
+    assert run("--check", *TARGET, str(path)).code == 0
+    assert path.read_text() == text
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        'cat <<< "--gpus 5"',
+        "cat <<<EOF",
+        "echo \"<<EOF\" '<<EOF' \\<<EOF",
+        "echo $((1<<2)) $(( 4 << 1 ))",
+        "(( shift = 1 << 2 ))",
+        "for ((i = 0; i < 1<<2; i++)); do :; done",
+        "cat notes.txt # <<EOF",
+    ],
+)
+def test_what_is_no_heredoc(tmp_path: Path, line: str) -> None:
+    """A here-string, `<<` quoted, in arithmetic or a comment: the next line is a command line."""
+    from lightning_migrate.codemod.shell_words import heredocs
+
+    text = f"{line}\n{OLD_LINE}\n"
+    assert heredocs(text) == []
+    path = _script(tmp_path, text)
+    assert run(*TARGET, str(path)).code == 1
+    assert path.read_text() == f"{line}\n{NEW_LINE}\n"
+
+
+PY_OLD = "import pytorch_lightning as pl\ntrainer = pl.Trainer(gpus=2)\n"
+PY_NEW = f"import pytorch_lightning as pl\ntrainer = pl.Trainer({NEW})\n"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "python - <<'PY'",
+        "python3 <<PY",
+        "python3.11 -u - << 'PY'",
+        'env CUDA_VISIBLE_DEVICES=0 python <<"PY"',
+    ],
+)
+def test_python_fed_by_a_heredoc_is_migrated_as_python(tmp_path: Path, command: str) -> None:
+    text = f"{command}\n{PY_OLD}PY\n{OLD_LINE}\n"
+    path = _script(tmp_path, text)
+    check = run("--check", *TARGET, str(path))
+    assert "run.sh:3:11: LM004" in check.out
+    assert run(*TARGET, str(path)).code == 1
+    assert path.read_text() == f"{command}\n{PY_NEW}PY\n{NEW_LINE}\n"
+
+
+@pytest.mark.parametrize(
+    ("command", "body", "why"),
+    [
+        ("python3 <<PY", PY_OLD.replace("gpus=2", "gpus=$GPUS"), "the shell expands `$`"),
+        ("python3 <<PY", PY_OLD.replace("2)", "2)  # `date`"), "the shell expands `$`"),
+        ("python3 <<-PY", PY_OLD.replace("trainer", "\ttrainer"), "`<<-` removes the tabs"),
+    ],
+)
+def test_python_the_shell_changes_is_reported(tmp_path: Path, command: str, body: str, why: str) -> None:
+    text = f"{command}\n{body}PY\n"
+    path = _script(tmp_path, text)
+    check = run("--check", *TARGET, str(path))
+    assert check.code == 1
+    assert check.out.startswith(
+        f"{path}:1:9: LM101 Python fed to `python` by a here-document is not migrated"
+    )
+    assert why in check.out
+    assert run(*TARGET, str(path)).code == 1
+    assert path.read_text() == text
+    path.write_text(text.replace(command, f"{command}  # noqa: LM101"))
+    assert run("--check", *TARGET, str(path)).code == 0
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["python train.py <<PY", "python -c 'import sys' <<PY", "python -m pip <<PY", "cat <<PY"],
+)
+def test_a_heredoc_that_is_no_program_of_python_is_data(tmp_path: Path, command: str) -> None:
+    text = f"{command}\n{PY_OLD}PY\n"
+    path = _script(tmp_path, text)
+    assert run("--check", *TARGET, str(path)).code == 0
+
+
+def test_modern_python_the_shell_expands_gets_no_finding(tmp_path: Path) -> None:
+    body = 'import pytorch_lightning as pl\ntrainer = pl.Trainer(accelerator="cuda", devices=$GPUS)\n'
+    path = _script(tmp_path, f"python3 <<PY\n{body}PY\n")
+    assert run("--check", *TARGET, str(path)).code == 0
+
+
+def test_noqa_in_python_fed_by_a_heredoc(tmp_path: Path) -> None:
+    text = f"python - <<'PY'\n{PY_OLD.replace('=2)', '=2)  # noqa: LM004')}PY\n"
+    path = _script(tmp_path, text)
+    assert run("--check", *TARGET, str(path)).code == 0
+
+
+def test_heredocs_in_a_markdown_shell_block_and_a_bash_cell(tmp_path: Path) -> None:
+    (tmp_path / "train.py").write_text(TRAIN)
+    doc = f"```bash\ncat > notes.txt <<'EOF'\n{OLD_LINE}\nEOF\n{OLD_LINE}\n```\n"
+    (tmp_path / "README.md").write_text(doc)
+    cell = {
+        "cell_type": "code",
+        "metadata": {},
+        "outputs": [],
+        "source": f"%%bash\ncat <<EOF\n{OLD_LINE}\nEOF\n",
+    }
+    notebook = json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1)
+    (tmp_path / "nb.ipynb").write_text(notebook)
+    assert run(*TARGET, str(tmp_path / "README.md"), str(tmp_path / "nb.ipynb")).code == 1
+    assert (tmp_path / "README.md").read_text() == doc.replace(f"{OLD_LINE}\n```", f"{NEW_LINE}\n```")
+    assert (tmp_path / "nb.ipynb").read_text() == notebook

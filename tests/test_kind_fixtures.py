@@ -93,7 +93,8 @@ def test_fixture(case: Path, expected: Path | None, target: str) -> None:
     if expected and case.suffix in (".md", ".rst"):
         assert_doc_blocks_kept(text, out.decode(), version, case.suffix == ".rst")
     if expected and case.suffix == ".sh":
-        assert assert_commands_kept(text, out.decode(), version) > 0
+        checked = assert_commands_kept(text, out.decode(), version)
+        assert checked + assert_python_heredocs_kept(text, out.decode(), version) > 0
     if expected and case.suffix == ".py":
         assert assert_arg_lists_kept(text, out.decode(), version) > 0
 
@@ -160,6 +161,18 @@ def assert_commands_kept(old: str, new: str, target: Version) -> int:
             assert_flags_kept(old_flags, new_flags, target, sources, label=label)
             checked += 1
     return checked
+
+
+def assert_python_heredocs_kept(old: str, new: str, target: Version) -> int:
+    """The Python that here-documents feed ``python`` builds the same Trainers (each body a program)."""
+    from lightning_migrate.codemod import commands, shell_words
+
+    bodies = [
+        [text[h.start : h.end] for h in shell_words.heredocs(text) if commands._runs_python(h.program)]
+        for text in (old, new)
+    ]
+    assert len(bodies[0]) == len(bodies[1])
+    return sum(assert_behaviour_kept(a, b, target, None) for a, b in zip(*bodies) if a != b)
 
 
 def command_flags(text: str) -> list[tuple[str, dict[str, Value]]]:

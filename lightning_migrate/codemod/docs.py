@@ -146,7 +146,7 @@ def migrate(text: str, request: Request) -> Migrated:
     folder = request.folder
     for index, (block, view) in enumerate(zip(shell, views)):
         at = outcome.joined.starts[len(python) + index]
-        commands = migrate_commands(view, request.run, folder, locator(view, at))
+        commands = migrate_commands(view, request.run, folder, locator(view, at), request.shim)
         edits += [(block.start + start, block.start + end, new) for start, end, new in commands.edits]
         findings += commands.findings
     new = spliced(text, edits) if edits else text
