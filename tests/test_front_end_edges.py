@@ -278,6 +278,8 @@ PY_NEW = f"import pytorch_lightning as pl\ntrainer = pl.Trainer({NEW})\n"
         "python3 <<PY",
         "python3.11 -u - << 'PY'",
         'env CUDA_VISIBLE_DEVICES=0 python <<"PY"',
+        "python - > log.txt 2>&1 <<'PY'",
+        "python - &>log.txt <<'PY'",
     ],
 )
 def test_python_fed_by_a_heredoc_is_migrated_as_python(tmp_path: Path, command: str) -> None:

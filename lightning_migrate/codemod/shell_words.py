@@ -88,9 +88,11 @@ class _Scanner:
                 index = self._here_document(index)
             elif char in _BREAKS:
                 self._end_command()
-                if char in _SEPARATORS:
+                if char in _SEPARATORS and not _redirection(text, index):
                     self.program, self.redirected = [], False
                 else:
+                    if char in "<>" and self.program and _descriptor(self.program[-1], text, index):
+                        self.program.pop()  # (`2>`: the descriptor it redirects, no argument)
                     self.redirected = True
                 index += 1
                 if char == "\n" and self.pending:
@@ -148,6 +150,18 @@ class _Scanner:
                 index = len(text)
         self.pending = []
         return min(index, len(text))
+
+
+def _redirection(text: str, index: int) -> bool:
+    """Whether the ``&`` at ``index`` belongs to a redirection (``2>&1``, ``&>log``), not ending a command."""
+    return text[index] == "&" and (
+        text[index - 1 : index] in ("<", ">") or text[index + 1 : index + 2] == ">"
+    )
+
+
+def _descriptor(word: Word, text: str, index: int) -> bool:
+    """Whether ``word`` is the file descriptor number of the redirection at ``index`` (``2`` of ``2>``)."""
+    return word.end == index and word.value is not None and word.value.isdigit()
 
 
 def _unquoted(raw: str) -> str:
