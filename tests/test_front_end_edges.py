@@ -338,7 +338,7 @@ def test_noqa_in_python_fed_by_a_heredoc(tmp_path: Path) -> None:
 
 def test_heredocs_in_a_markdown_shell_block_and_a_bash_cell(tmp_path: Path) -> None:
     (tmp_path / "train.py").write_text(TRAIN)
-    doc = f"```bash\ncat > notes.txt <<'EOF'\n{OLD_LINE}\nEOF\n{OLD_LINE}\n```\n"
+    doc = f"```bash\ncat > notes.txt <<'EOF'\n{OLD_LINE}\nEOF\n{OLD_LINE}\npython - <<'PY'\n{PY_OLD}PY\n```\n"
     (tmp_path / "README.md").write_text(doc)
     cell = {
         "cell_type": "code",
@@ -349,5 +349,6 @@ def test_heredocs_in_a_markdown_shell_block_and_a_bash_cell(tmp_path: Path) -> N
     notebook = json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1)
     (tmp_path / "nb.ipynb").write_text(notebook)
     assert run(*TARGET, str(tmp_path / "README.md"), str(tmp_path / "nb.ipynb")).code == 1
-    assert (tmp_path / "README.md").read_text() == doc.replace(f"{OLD_LINE}\n```", f"{NEW_LINE}\n```")
+    migrated = doc.replace(f"{OLD_LINE}\npython", f"{NEW_LINE}\npython").replace(PY_OLD, PY_NEW)
+    assert (tmp_path / "README.md").read_text() == migrated
     assert (tmp_path / "nb.ipynb").read_text() == notebook

@@ -143,7 +143,7 @@ def _python_body(body: Heredoc, view: str, lines: _Lines, run: Run, shim: bool, 
     try:
         outcome = cells.migrate([code], run, shim)
     except cells.PieceError:
-        return  # (Python would refuse it too: not a program to migrate)
+        return  # (Python refuses it too, or it is too deep to migrate safely: left as written)
     starts = [0] + [m.end() for m in re.finditer("\n", code)]
 
     def position(joined_line: int, column: int = 1) -> tuple[int, int]:
