@@ -12,6 +12,7 @@ import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from test_fixtures import assert_behaviour_kept, assert_flags_kept
@@ -92,7 +93,8 @@ def test_fixture(case: Path, expected: Path | None, target: str) -> None:
     if expected and case.suffix in (".md", ".rst"):
         assert_doc_blocks_kept(text, out.decode(), version, case.suffix == ".rst")
     if expected and case.suffix == ".sh":
-        assert assert_commands_kept(text, out.decode(), version) > 0
+        checked = assert_commands_kept(text, out.decode(), version)
+        assert checked + assert_python_heredocs_kept(text, out.decode(), version) > 0
     if expected and case.suffix == ".py":
         assert assert_arg_lists_kept(text, out.decode(), version) > 0
 
@@ -161,6 +163,18 @@ def assert_commands_kept(old: str, new: str, target: Version) -> int:
     return checked
 
 
+def assert_python_heredocs_kept(old: str, new: str, target: Version) -> int:
+    """The Python that here-documents feed ``python`` builds the same Trainers (each body a program)."""
+    from lightning_migrate.codemod import commands, shell_words
+
+    bodies = [
+        [text[h.start : h.end] for h in shell_words.heredocs(text) if commands._runs_python(h.program)]
+        for text in (old, new)
+    ]
+    assert len(bodies[0]) == len(bodies[1])
+    return sum(assert_behaviour_kept(a, b, target, None) for a, b in zip(*bodies) if a != b)
+
+
 def command_flags(text: str) -> list[tuple[str, dict[str, Value]]]:
     from lightning_migrate.codemod import command_line, shell_words
 
@@ -182,19 +196,31 @@ def assert_notebook_kept(old: str, new: str, target: Version) -> None:
     from lightning_migrate.codemod.jsonspan import parse
 
     before, after = json.loads(old), json.loads(new)
-    assert [{k: v for k, v in c.items() if k != "source"} for c in before["cells"]] == [
-        {k: v for k, v in c.items() if k != "source"} for c in after["cells"]
+    key = "input" if before["nbformat"] == 3 else "source"  # (nbformat 3: cells in worksheets, `input`)
+    old_cells, new_cells = _notebook_cells(before), _notebook_cells(after)
+    assert [{k: v for k, v in c.items() if k != key} for c in old_cells] == [
+        {k: v for k, v in c.items() if k != key} for c in new_cells
     ]
-    assert {k: v for k, v in before.items() if k != "cells"} == {
-        k: v for k, v in after.items() if k != "cells"
+    outside = ("cells", "worksheets")
+    assert {k: v for k, v in before.items() if k not in outside} == {
+        k: v for k, v in after.items() if k not in outside
     }
-    for old_cell, new_cell in zip(before["cells"], after["cells"]):
+    assert [{k: v for k, v in s.items() if k != "cells"} for s in before.get("worksheets", [])] == [
+        {k: v for k, v in s.items() if k != "cells"} for s in after.get("worksheets", [])
+    ]
+    for old_cell, new_cell in zip(old_cells, new_cells):
         if old_cell["cell_type"] != "code":
             assert old_cell == new_cell
     joined = [
         cells.join([c.masked for c in notebook._code_cells(parse(text), text)]).text for text in (old, new)
     ]
     assert assert_behaviour_kept(joined[0], joined[1], target, None) > 0
+
+
+def _notebook_cells(notebook: dict[str, Any]) -> list[dict[str, Any]]:
+    if "worksheets" in notebook:
+        return [cell for sheet in notebook["worksheets"] for cell in sheet["cells"]]
+    return list(notebook["cells"])
 
 
 def assert_yaml_behaviour_kept(case: Path, old: str, new: str, target: Version) -> None:

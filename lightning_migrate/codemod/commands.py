@@ -1,28 +1,36 @@
 """Command lines as call sites: each site of ``command_line`` is decided by the planner (``sites.judge``),
 and its rewrite written word by word, in the site's own way of passing flags. Shared by the shell front
 end and by the shell code blocks of documents and notebooks, which hand over a *view* of their text: the
-same length, with everything that is not a command line blanked, so offsets are those of the file."""
+same length, with everything that is not a command line blanked, so offsets are those of the file.
+
+A here-document's body is data, not command lines (``shell_words``), except that fed to ``python`` as its
+program (``python - <<'EOF'``): that is Python, migrated as a piece of Python (``cells``) where the shell
+hands it over as written (a quoted delimiter, or a body with nothing to expand), and reported where the
+shell changes it first (``$``/backquote/backslash expansions, ``<<-`` removing tabs): an edit of what the
+shell rewrites could not be proven."""
 
 from __future__ import annotations
 
 import functools
+import re
 from bisect import bisect_right
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from lightning_migrate.codemod import gone
+from lightning_migrate.codemod import cells, gone
 from lightning_migrate.codemod.callsite import UNPACKED, CallSite, Run
 from lightning_migrate.codemod.command_line import Entry, NotAValue, Site, read, yaml_value
 from lightning_migrate.codemod.known import keywords
 from lightning_migrate.codemod.plan import Refusal, Rewrite, codemod_deprecations, machines
-from lightning_migrate.codemod.shell_words import Word, commands, quoted
+from lightning_migrate.codemod.shell_words import Heredoc, Word, commands, heredocs, quoted
 from lightning_migrate.codemod.sites import Unknown, judge, not_fixed
 from lightning_migrate.codemod.slots import place
 from lightning_migrate.codemod.text import Unwritable
 from lightning_migrate.report.findings import Finding, Span
 from lightning_migrate.semantics import interpret
 from lightning_migrate.semantics.model import Value, Version
+from lightning_migrate.sources.prefilter import may_need_migration
 
 ADVICE = "pass the flags for the target by hand, or build the Trainer through the runtime shim"
 
@@ -54,11 +62,17 @@ class _Lines:
 Locate = Callable[[int], tuple[int, int]]
 
 
-def migrate_commands(view: str, run: Run, folder: Path | None, locate: Locate | None = None) -> Found:
+def migrate_commands(
+    view: str, run: Run, folder: Path | None, locate: Locate | None = None, shim: bool = False
+) -> Found:
     """The edits and findings of every command line in ``view`` (``locate``: an offset's line and column
-    in the front end's terms, where they are not those of ``view``)."""
+    in the front end's terms, where they are not those of ``view``), and of the Python that here-documents
+    feed ``python`` (``shim``: as the Python front end's ``--shim``)."""
     lines = _Lines(view, locate)
     found = Found()
+    for body in heredocs(view):
+        if _runs_python(body.program):
+            _python_body(body, view, lines, run, shim, found)
     exported: Site | None = None
     for command in commands(view):
         first, last = lines.position(command.words[0].start), lines.position(command.words[-1].end)
@@ -78,6 +92,71 @@ def migrate_commands(view: str, run: Run, folder: Path | None, locate: Locate | 
         found.spans.extend((line, 0, line, 1 << 30) for line in span_lines)
         _decide(exported, view, lines, run, found)
     return found
+
+
+_PYTHON = re.compile(r"(?:.*/)?python[\d.]*")
+_ASSIGNMENT = re.compile(r"[A-Za-z_]\w*=")
+
+
+def _runs_python(program: tuple[str | None, ...]) -> bool:
+    """Whether a command with these words runs its standard input as Python: ``python``, ``python3 -u -``,
+    ``env X=1 python`` (no script, no ``-c``/``-m``: a word that is no option is the script)."""
+    words = list(program)
+    while words and (words[0] == "env" or (words[0] is not None and _ASSIGNMENT.match(words[0]))):
+        words.pop(0)
+    if not words or words[0] is None or not _PYTHON.fullmatch(words[0]):
+        return False
+    for word in words[1:]:
+        if word is None or not word.startswith("-"):
+            return False
+        if not word.startswith("--") and ("c" in word or "m" in word):  # (`-c`, `-m`, `-uc`)
+            return False
+    return True
+
+
+# A shell expansion in a here-document the shell expands: a name stands for it where the Python is judged
+_EXPANSION = re.compile(r"\$\{[^}\n]*\}|\$\([^)\n]*\)|\$\w+|`[^`\n]*`")
+
+
+def _python_body(body: Heredoc, view: str, lines: _Lines, run: Run, shim: bool, found: Found) -> None:
+    """The Python of a here-document fed to ``python``: migrated as a piece of Python where the shell hands
+    it over as written, else reported where it may hold old usage."""
+    code = view[body.start : body.end]
+    expands = not body.literal and any(c in code for c in "$`\\")
+    tabbed = body.strip_tabs and any(line.startswith("\t") for line in code.split("\n"))
+    if expands or tabbed:
+        masked = _EXPANSION.sub("_shell_value_", code) if expands else code
+        if may_need_migration(masked, (run.target,), (run.source,)):
+            why = (
+                "the shell expands `$`, backquotes and `\\` in it first (its delimiter is not quoted)"
+                if expands
+                else "`<<-` removes the tabs that start its lines first"
+            )
+            line, column = lines.position(body.at)
+            found.spans.append((line, 0, line, 1 << 30))
+            message = (
+                f"Python fed to `python` by a here-document is not migrated: {why}; quote the delimiter"
+                " (`<<'EOF'`) where the body has nothing to expand, or migrate it by hand"
+            )
+            found.findings.append(Finding(line, column, "LM101", message, False))
+        return
+    try:
+        outcome = cells.migrate([code], run, shim)
+    except cells.PieceError:
+        return  # (Python refuses it too, or it is too deep to migrate safely: left as written)
+    starts = [0] + [m.end() for m in re.finditer("\n", code)]
+
+    def position(joined_line: int, column: int = 1) -> tuple[int, int]:
+        line = min(outcome.joined.locate(joined_line)[1], len(starts)) - 1
+        return lines.position(body.start + starts[line] + max(column - 1, 0))
+
+    for finding in outcome.findings:
+        line, column = position(finding.line, finding.column)
+        found.findings.append(replace(finding, line=line, column=column))
+    for first, _, last, _ in outcome.calls:
+        found.spans.append((position(first)[0], 0, position(last)[0], 1 << 30))
+    if outcome.pieces[0] != code:
+        found.edits.append((body.start, body.end, outcome.pieces[0]))
 
 
 def _gone_options(words: list[Word], view: str, lines: _Lines, run: Run) -> list[Finding]:

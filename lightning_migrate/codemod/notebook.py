@@ -2,6 +2,8 @@
 IPython's magics and shell escapes masked and put back as they were; Markdown and raw cells are prose and
 never touched. Only the ``source`` of a cell that changes is written back, into the JSON text where it is
 (``jsonspan``), its unchanged lines as they were escaped: outputs, metadata, key order and indentation stay.
+Notebooks of nbformat 4 and 3 (IPython 1 and 2: cells in ``worksheets``, a code cell's source in ``input``)
+are read; another nbformat is an error, not a notebook without cells.
 
 A finding is addressed as Jupyter shows it, ``train.ipynb:cell 3:2:5`` (cells counted from 1, Markdown
 cells included), and by the line and column of the JSON text for tools that only know files (GitHub
@@ -73,7 +75,7 @@ def migrate(text: str, request: Request) -> Migrated:
         source = cell.source
         if cell.shell.strip():
             locate = locator(cell.shell, outcome.joined.starts[index])
-            commands = migrate_commands(cell.shell, request.run, folder, locate)
+            commands = migrate_commands(cell.shell, request.run, folder, locate, request.shim)
             findings += commands.findings
             source = spliced(source, commands.edits) if commands.edits else source
         if cell.is_shell:
@@ -101,38 +103,90 @@ def _object(value: object) -> dict[str, object]:
 
 
 def _code_cells(notebook: Node, json_text: str) -> list[_Cell]:
-    """The code cells; a notebook whose cells Jupyter cannot read either is a ``SourceError`` at the line of
-    what is wrong (a cell that is no object, a ``source`` that is not text or a list of lines)."""
-    if not isinstance(notebook.value, dict):
-        return []
-    metadata = _object(notebook.value.get("metadata"))
-    language = _object(metadata.get("kernelspec")).get("language") or _object(
-        metadata.get("language_info")
-    ).get("name", "python")
-    cells_node = notebook.members.get("cells")
-    if language != "python" or cells_node is None:  # another kernel's code, or nbformat 3
-        return []
+    """The code cells (those of every worksheet of an nbformat 3 notebook, counted as Jupyter counts them
+    once it has read the file as nbformat 4); a notebook Jupyter cannot read either is a ``SourceError`` at
+    the line of what is wrong (a cell that is no object, a ``source`` that is not text or a list of lines,
+    an nbformat this front end does not know: its cells would go unread, and `--check` pass on them)."""
 
     def malformed(what: str, node: Node) -> SourceError:
         return SourceError(f"malformed notebook: {what}", json_text.count("\n", 0, node.start) + 1)
 
-    if not isinstance(cells_node.value, list):
-        raise malformed("`cells` is not a list", cells_node)
+    if not isinstance(notebook.value, dict):
+        raise malformed("the file is not a JSON object", notebook)
+    metadata = _object(notebook.value.get("metadata"))
+    language = _object(metadata.get("kernelspec")).get("language") or _object(
+        metadata.get("language_info")
+    ).get("name", "python")
+    if language != "python":  # another kernel's code
+        return []
+    layout = _layout(notebook, json_text)
     found = []
-    for number, cell in enumerate(cells_node.items, 1):
+    for number, cell in enumerate(_cells(notebook, layout, malformed), 1):
         if not isinstance(cell.value, dict):
             raise malformed(f"cell {number} is not a JSON object", cell)
-        source = cell.members.get("source")
+        source = cell.members.get(layout.source)
         if cell.value.get("cell_type") != "code" or source is None:
+            continue
+        if cell.value.get("language", "python") != "python":  # (nbformat 3 names each cell's language)
             continue
         value = source.value
         lines = isinstance(value, list) and all(isinstance(line, str) for line in value)
         text = "".join(value) if lines else value if isinstance(value, str) else None
         if text is None:
-            raise malformed(f"cell {number}'s `source` is neither text nor a list of lines", source)
+            raise malformed(f"cell {number}'s `{layout.source}` is neither text nor a list of lines", source)
         masked = _mask(text, number, source)
         if masked is not None:
             found.append(masked)
+    return found
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """Where a notebook of one nbformat keeps its cells, and a code cell its source."""
+
+    worksheets: bool  # the cells are in ``worksheets[*].cells`` (nbformat 3), else in ``cells``
+    source: str  # the key of a code cell's source
+
+
+# nbformat 3 (IPython 1 and 2) kept the cells in worksheets and a code cell's source under `input`; Jupyter
+# reads it by flattening the worksheets (nbformat.v4.convert.upgrade).
+LAYOUTS = {3: _Layout(True, "input"), 4: _Layout(False, "source")}
+
+
+def _layout(notebook: Node, json_text: str) -> _Layout:
+    """The layout of the notebook's nbformat; an nbformat this front end does not read is an error."""
+    node = notebook.members.get("nbformat")
+    value = None if node is None else node.value
+    layout = LAYOUTS.get(value) if type(value) is int else None
+    if layout is not None:
+        return layout
+    known = " and ".join(str(v) for v in LAYOUTS)
+    what = "no `nbformat`" if node is None else f"nbformat {json_text[node.start : node.end]}"
+    line = json_text.count("\n", 0, (node or notebook).start) + 1
+    raise SourceError(f"unsupported notebook format: {what} (lightning-migrate reads nbformat {known})", line)
+
+
+def _cells(notebook: Node, layout: _Layout, malformed: Callable[[str, Node], SourceError]) -> list[Node]:
+    """The notebook's cells, in the order Jupyter numbers them."""
+    holders = [notebook]
+    if layout.worksheets:
+        worksheets = notebook.members.get("worksheets")
+        if worksheets is None:
+            raise malformed("no `worksheets`", notebook)
+        if not isinstance(worksheets.value, list):
+            raise malformed("`worksheets` is not a list", worksheets)
+        for index, sheet in enumerate(worksheets.items, 1):
+            if not isinstance(sheet.value, dict):
+                raise malformed(f"worksheet {index} is not a JSON object", sheet)
+        holders = worksheets.items
+    found: list[Node] = []
+    for holder in holders:
+        cells_node = holder.members.get("cells")
+        if cells_node is None:
+            raise malformed("no `cells`", holder)
+        if not isinstance(cells_node.value, list):
+            raise malformed("`cells` is not a list", cells_node)
+        found.extend(cells_node.items)
     return found
 
 
