@@ -61,6 +61,28 @@ def _notebook(cells: object, nbformat: int = 4) -> str:
     return json.dumps({"cells": cells, "metadata": {}, "nbformat": nbformat, "nbformat_minor": 5}, indent=1)
 
 
+def _notebook3(source: str) -> str:
+    """An nbformat 3 notebook (IPython 1 and 2): cells in worksheets, a code cell's source under `input`."""
+    cell = {
+        "cell_type": "code",
+        "input": source.splitlines(keepends=True),
+        "language": "python",
+        "outputs": [],
+    }
+    return json.dumps({"metadata": {}, "nbformat": 3, "nbformat_minor": 0, "worksheets": [{"cells": [cell]}]})
+
+
+COMMAND_LINE = "python train.py --trainer.accelerator ddp --trainer.gpus 2\n"
+NEW_COMMAND_LINE = {
+    "1.5": "python train.py --trainer.strategy ddp --trainer.gpus 2\n",
+    "2.6": (
+        "python train.py --trainer.strategy ddp_find_unused_parameters_true --trainer.accelerator cuda"
+        " --trainer.devices 2\n"
+    ),
+}
+HEREDOC = f"cat > notes.txt <<'EOF'\n{COMMAND_LINE}EOF\n"
+
+
 _CELL = {"cell_type": "code", "metadata": {}, "outputs": [], "source": OLD.splitlines(keepends=True)}
 
 
@@ -337,6 +359,33 @@ CASES: tuple[Case, ...] = (
                 ).encode()
             )
         },
+    ),
+    Case(
+        "an nbformat 3 notebook",
+        _text({"nb.ipynb": _notebook3(OLD)}),
+        (1, 1, 1),
+        "LM001",
+        {"nb.ipynb": _new(lambda t: _notebook3(t).encode())},
+    ),
+    Case(
+        "an nbformat 2 notebook", _text({"nb.ipynb": _notebook([_CELL], nbformat=2)}), (2, 2, 2), "nbformat 2"
+    ),
+    Case(
+        "a Markdown fence never closed",
+        _text({"guide.md": "# Train\n\n```python\n" + OLD}),
+        (1, 1, 1),
+        "guide.md:6:",
+        {"guide.md": _new(lambda t: ("# Train\n\n```python\n" + t).encode())},
+        args=("guide.md",),
+    ),
+    Case("a shell here-document's body", _text({"run.sh": HEREDOC}), (0, 0, 0), "", args=("run.sh",)),
+    Case(
+        "the same line as a command",
+        _text({"run.sh": COMMAND_LINE}),
+        (1, 1, 1),
+        "run.sh:1:",
+        {"run.sh": lambda target: NEW_COMMAND_LINE[target].encode()},
+        args=("run.sh",),
     ),
     Case("an empty notebook file", _text({"nb.ipynb": ""}), (0, 0, 0), ""),
     Case("a cookie look-alike in Markdown", _text({"a.md": "# Decoding: the guide\n"}), (0, 0, 0), ""),
