@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Union
 
-from lightning_migrate.codemod.known import Choice, Known, RunTime, holes, keywords
+from lightning_migrate.plan.knowledge import Choice, Known, RunTime, holes
 from lightning_migrate.semantics import (
     Deprecation,
     Hardware,
@@ -181,62 +181,9 @@ class Refusal:
 
 Decision = Union[Rewrite, Unchanged, Refusal]
 Behaviour = dict[Hardware, Union[Setup, None]]  # None: the call raises on that machine
-
-
-def plan(
-    flags: Mapping[str, Known],
-    target: Version,
-    source: Version | None = None,
-    unsafe: bool = False,
-    since: Version = RELEASES[0],
-    conditionals: bool = True,
-) -> Decision:
-    """How to write ``Trainer(**flags)`` (the modelled flags only) for ``target``; without ``source``, the
-    call may have been written for any release from ``since`` on. A flag whose value is only known at run
-    time (``known.RunTime``, ``known.Choice``) is quantified over (``quantify``); without ``conditionals``
-    (a front end that cannot write a conditional expression: YAML) no rewrite splits it on its truth."""
-    # the same call is planned again and again (a project repeats its Trainer calls): remember the answers
-    key = (
-        tuple((k, token(value)) for k, value in flags.items()),
-        target,
-        source,
-        unsafe,
-        since,
-        conditionals,
-    )
-    decision = _PLANS.get(key)
-    if decision is None:
-        if len(_PLANS) >= 4096:
-            _PLANS.clear()
-        try:
-            if holes(flags):
-                from lightning_migrate.codemod import quantify  # (it builds on this module)
-
-                decision = quantify.plan_over(dict(flags), target, source, unsafe, since, conditionals)
-            else:
-                from lightning_migrate.codemod import rejected  # (it builds on this module)
-
-                values: dict[str, Value] = dict(flags)  # type: ignore[arg-type]
-                decision = rejected.everywhere(values, target) or _plan(values, target, source, unsafe, since)
-        except Unmodelled as refusal:  # the old call, or the target on it: nothing to judge a rewrite by
-            decision = Refusal("LM104", f"{refusal}; fix the value by hand")
-        if not unsafe and isinstance(decision, Refusal) and decision.code in UNSAFE_ADVISED:
-            decision = _unsafe_advice(decision, plan(flags, target, source, True, since, conditionals))
-        _PLANS[key] = decision
-    return replace(decision, flags=dict(decision.flags)) if isinstance(decision, Rewrite) else decision
-
-
-# The refusals that say what `--unsafe-fixes` would write, where it would: no spelling keeps the behaviour,
-# but one differs only by a default Lightning changed on purpose (1.x's spawn and unused-parameter search).
-UNSAFE_ADVISED = frozenset({"LM101", "LM103"})
-
-
-def _unsafe_advice(refusal: Refusal, unsafe: Decision) -> Refusal:
-    if not isinstance(unsafe, Rewrite) or unsafe.left or not unsafe.changes:
-        return refusal
-    changes = "; ".join(unsafe.changes)
-    said = f"; `--unsafe-fixes` writes {keywords(unsafe.flags)} (changes behaviour: {changes})"
-    return replace(refusal, message=refusal.message + said)
+# The whole planner (``decide.plan``): ``quantify`` and ``rejected`` plan parts of a call again with it (one
+# value of a run-time flag, each half of a conflict), so they are handed it rather than importing it.
+Planner = Callable[..., Decision]
 
 
 def token(value: Known) -> object:
@@ -246,9 +193,6 @@ def token(value: Known) -> object:
     if isinstance(value, Choice):
         return ("Choice", value.flag, tuple(map(token, value.branches)), value.tests, value.pure)
     return repr(value)
-
-
-_PLANS: dict[object, Decision] = {}
 
 
 def _plan(

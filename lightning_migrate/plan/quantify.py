@@ -23,12 +23,13 @@ import itertools
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from lightning_migrate.codemod import rejected
-from lightning_migrate.codemod.known import Choice, Hole, Known, RunTime, holes, keywords, values_of
-from lightning_migrate.codemod.plan import (
+from lightning_migrate.plan import rejected
+from lightning_migrate.plan.knowledge import Choice, Hole, Known, RunTime, holes, keywords, values_of
+from lightning_migrate.plan.planner import (
     V20,
     Behaviour,
     Decision,
+    Planner,
     Refusal,
     Rewrite,
     Same,
@@ -82,9 +83,10 @@ def plan_over(
     source: Version | None,
     unsafe: bool,
     since: Version,
-    conditionals: bool = True,
+    conditionals: bool,
+    planner: Planner,
 ) -> Decision:
-    decision = _plan_over(flags, target, source, unsafe, since, conditionals)
+    decision = _plan_over(flags, target, source, unsafe, since, conditionals, planner)
     if isinstance(decision, Refusal) and not decision.flag:  # what stops it is a run-time value
         return replace(decision, flag=next(iter(holes(flags))))
     return decision
@@ -97,9 +99,10 @@ def _plan_over(
     unsafe: bool,
     since: Version,
     conditionals: bool,
+    planner: Planner,
 ) -> Decision:
     found = holes(flags)
-    cases = _cases(flags, found, target, source, unsafe, since)
+    cases = _cases(flags, found, target, source, unsafe, since, planner)
     if isinstance(cases, Refusal):
         return cases
     if all(case.keep is None for case in cases):  # the source releases disagree about every value
@@ -112,7 +115,9 @@ def _plan_over(
         key=lambda t: (len(_left(t, target)), source is not None and _rereads_otherwise(t, cases, source)),
     )
     winner = next((t for t in ranked if not _broken(t, cases, target, first=True)), None)
-    choices = _choices(flags, found, cases, target, source, unsafe, since) if conditionals else iter(())
+    choices = (
+        _choices(flags, found, cases, target, source, unsafe, since, planner) if conditionals else iter(())
+    )
     for choice, split_flags, split_cases in choices:
         if winner is not None and not _left(winner, target):
             break
@@ -120,7 +125,7 @@ def _plan_over(
         if merged is not None and (winner is None or len(_left(merged, target)) < len(_left(winner, target))):
             winner = merged
     if winner is None:
-        return _breaking(flags, found, templates, cases, (target, source, unsafe, since))
+        return _breaking(flags, found, templates, cases, (target, source, unsafe, since), planner)
     left = tuple(
         ("LM101", flag, _why_left(flags, flag, templates, cases, target)) for flag in _left(winner, target)
     )
@@ -181,6 +186,7 @@ def _cases(
     source: Version | None,
     unsafe: bool,
     since: Version,
+    planner: Planner,
 ) -> list[Case] | Refusal:
     options = [list(values_of(hole)) for hole in found.values()]
     combinations = list(itertools.islice(itertools.product(*options), MAX_CASES + 1))
@@ -206,7 +212,7 @@ def _cases(
         cases.append(Case(values, branches, behaviour[0], same))
     if not cases:
         said = f"no value {_named(found)} may take makes a call any release builds"
-        return _nowhere(flags, found, combinations, target) or Refusal("LM100", said)
+        return _nowhere(flags, found, combinations, target, planner) or Refusal("LM100", said)
     return cases
 
 
@@ -215,6 +221,7 @@ def _nowhere(
     found: Mapping[str, Hole],
     combinations: Sequence[tuple[tuple[int, Value], ...]],
     target: Version,
+    planner: Planner,
 ) -> Refusal | None:
     """Where no release builds the call with any of its values (a test of a conflict, its values listed by
     `pytest.mark.parametrize`): what the target says of the first (``rejected``); None otherwise."""
@@ -222,7 +229,9 @@ def _nowhere(
     for combination in combinations:
         values = {flag: value for flag, (_, value) in zip(found, combination)}
         branches = {flag: index for flag, (index, _) in zip(found, combination)}
-        told = rejected.everywhere(substitute(flags, Case(values, branches, None, comparable)), target)
+        told = rejected.everywhere(
+            substitute(flags, Case(values, branches, None, comparable)), target, planner
+        )
         if told is None:
             return None
         first = first or (values, told)
@@ -339,6 +348,7 @@ def _choices(
     source: Version | None,
     unsafe: bool,
     since: Version,
+    planner: Planner,
 ) -> Iterator[tuple[Choice, dict[str, Known], list[Case]]]:
     """The conditionals a call may be rewritten branch by branch on: the one it has, or else one made of a
     run-time value split on its truth (``gpus=n`` is the CPU for 0 and None, GPUs otherwise: ``accelerator=
@@ -356,7 +366,7 @@ def _choices(
         parts = (replace(hole, domain=truthy), replace(hole, domain=falsy))
         choice = Choice(flag, parts, (hole.text,), hole.pure, split=True)
         split = {**flags, flag: choice}
-        split_cases = _cases(split, holes(split), target, source, unsafe, since)
+        split_cases = _cases(split, holes(split), target, source, unsafe, since, planner)
         if not isinstance(split_cases, Refusal):
             yield choice, split, split_cases
 
@@ -476,6 +486,7 @@ def _breaking(
     templates: Sequence[Template],
     cases: Sequence[Case],
     run: tuple[Version, Version | None, bool, Version],
+    planner: Planner,
 ) -> Refusal:
     """Why no rewrite keeps the call for every run-time value: where no rewrite keeps it for any value,
     what the call with the first of them is told; else (LM101) the rewrite that holds for the most values,
@@ -485,10 +496,8 @@ def _breaking(
     accepted = [case for case in cases if case.keep is not None]
     best = min(judged, key=lambda pair: len(pair[1])) if judged else None
     if accepted and (best is None or len(best[1]) == len(cases)):
-        from lightning_migrate.codemod.plan import plan  # (the literal call's own planner)
-
         for case in accepted:
-            told = plan(substitute(flags, case), *run)
+            told = planner(substitute(flags, case), *run)
             if isinstance(told, Refusal):
                 values = keywords(case.values)
                 return Refusal(

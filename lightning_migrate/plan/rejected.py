@@ -20,10 +20,11 @@ import re
 from collections.abc import Mapping
 from dataclasses import replace
 
-from lightning_migrate.codemod.known import keywords
-from lightning_migrate.codemod.plan import (
+from lightning_migrate.plan.knowledge import keywords
+from lightning_migrate.plan.planner import (
     _NAMED_FLAGS,
     _REMOVED,
+    Planner,
     Refusal,
     Rewrite,
     Unchanged,
@@ -38,7 +39,6 @@ from lightning_migrate.codemod.plan import (
     interpret,
     interpreter,
     machines,
-    plan,
     reported_on,
 )
 from lightning_migrate.report.rules import BY_CODE
@@ -75,9 +75,9 @@ UNJUDGED_PACKAGES = frozenset({"apex", "transformer_engine"})
 _MISSING = re.compile(r"(?:Requirement|Module not found:) '([A-Za-z0-9_.-]+)")
 
 
-def everywhere(flags: Mapping[str, Value], target: Version) -> Refusal | None:
-    """LM100 for a call that no release builds on any machine, in ``target``'s words and with what to keep;
-    None for any other call (or one the model cannot judge)."""
+def everywhere(flags: Mapping[str, Value], target: Version, planner: Planner) -> Refusal | None:
+    """LM100 for a call that no release builds on any machine, in ``target``'s words and with what to keep
+    (as ``planner`` writes it); None for any other call (or one the model cannot judge)."""
     try:
         if not _rejects(flags, target) or not _judged(flags) or _built_somewhere(flags):
             return None
@@ -86,7 +86,7 @@ def everywhere(flags: Mapping[str, Value], target: Version) -> Refusal | None:
         said = f"{BY_CODE['LM100'].title}: {_raised(flags, target)}"
         said += f" (no release from {RELEASES[0]} to {RELEASES[-1]} builds it on any machine)"
         said += _where_known(flags, target)
-        advice = _advice(flags, target)
+        advice = _advice(flags, target, planner)
     except Unmodelled:
         return None
     return Refusal("LM100", f"{said}; {advice}" if advice else said, nowhere=True)
@@ -176,7 +176,7 @@ def first_sentence(message: str) -> str:
     return message[: end.start()] if end else message.rstrip(".")
 
 
-def _advice(flags: Mapping[str, Value], target: Version) -> str:
+def _advice(flags: Mapping[str, Value], target: Version, planner: Planner) -> str:
     """For a call that gives a training type both in `strategy=` and in an older flag: keep `strategy=` and
     drop the other, or keep what the other meant, each written as the planner writes it for ``target``
     (where ``target`` builds it). Empty for any other call, or where ``target`` builds neither."""
@@ -187,7 +187,7 @@ def _advice(flags: Mapping[str, Value], target: Version) -> str:
     dropped = ", ".join(_carried(flags, carrier) for carrier in carriers)
     kept = _apply(flags, {f: _without_strategy(flags[f]) if f == "plugins" else _REMOVED for f in carriers})
     meant = _apply(flags, {"strategy": _REMOVED})
-    keep, mean = _written(kept, target), _written(meant, target)
+    keep, mean = _written(kept, target, planner), _written(meant, target, planner)
     said = []
     if keep is not None:
         said.append(f"keep `strategy={strategy!r}` and drop {dropped}{_as(kept, keep)}")
@@ -213,10 +213,10 @@ def _carried(flags: Mapping[str, Value], carrier: str) -> str:
     return f"`{carrier}={value!r}`"
 
 
-def _written(flags: dict[str, Value], target: Version) -> dict[str, Value] | None:
+def _written(flags: dict[str, Value], target: Version, planner: Planner) -> dict[str, Value] | None:
     """``flags`` as the planner writes them for ``target``, where ``target`` builds them; None where it
     does not, or no rewrite keeps what they built."""
-    decision = plan(flags, target)
+    decision = planner(flags, target)
     if isinstance(decision, Rewrite):
         return decision.values
     if isinstance(decision, Unchanged) and _built(flags, [target]):

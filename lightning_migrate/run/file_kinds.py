@@ -1,66 +1,27 @@
 """Which front end reads a file, by its kind: Python source, notebooks, YAML configs, Markdown and reST
 documents, shell scripts. Each front end turns its file into call sites, asks the same planner
-(``callsite.Run``), and writes back only its edits; this module is the one table of kinds and the one door
-the runner goes through.
+(``callsite.Run``), and writes back only its edits (``frontends.contract``); this module is the one table of
+kinds and the one door the runner goes through.
 
-A front end's module is imported only for a file of its kind (ruamel.yaml only for YAML). It has
-``migrate(text, request) -> Migrated``: the new text, the findings addressed in the front end's own terms
-(unique per call site, so that ``# noqa`` and a rerun without a suppressed rewrite can name them), how
-``# noqa`` comments suppress them, and how each is addressed in the file for the user.
+A front end's module is imported only for a file of its kind (ruamel.yaml only for YAML).
 """
 
 from __future__ import annotations
 
 import importlib
 import re
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
 
-from lightning_migrate.codemod import gone
-from lightning_migrate.codemod.callsite import Run
-from lightning_migrate.codemod.trainers import NO_SUBCLASSES, RunSubclasses
-from lightning_migrate.codemod.yaml_words import holds
+from lightning_migrate.frontends.contract import FrontEnd, Migrated, Request
+from lightning_migrate.frontends.yaml.words import holds
+from lightning_migrate.plan import gone
+from lightning_migrate.plan.callsite import Run
 from lightning_migrate.report import noqa
-from lightning_migrate.report.findings import Finding
+from lightning_migrate.run.options import Options
 from lightning_migrate.semantics.model import RELEASES
 from lightning_migrate.semantics.signature import MODELLED
-
-if TYPE_CHECKING:
-    from lightning_migrate.codemod.runner import Options
-
-
-@dataclass(frozen=True)
-class Request:
-    """What a front end is asked to do with one file."""
-
-    run: Run
-    shim: bool = False
-    path: Path = Path("-")
-    subclasses: RunSubclasses = NO_SUBCLASSES  # the Trainer subclasses the run's files define
-
-    @property
-    def folder(self) -> Path | None:
-        """The file's folder, where the scripts its command lines run are looked for (None: stdin)."""
-        return Path(self.path).parent if str(self.path) != "-" else None
-
-
-def _same(finding: Finding) -> Finding:
-    return finding
-
-
-@dataclass
-class Migrated:
-    code: str
-    findings: list[Finding]
-    # the suppression comments: which findings are kept, suppressed, or suppress nothing (LM900)
-    suppress: Callable[[Sequence[Finding]], noqa.Outcome]
-    address: Callable[[Finding], Finding] = field(default=_same)  # front end's terms -> the file's
-
-
-class FrontEnd(Protocol):
-    def migrate(self, text: str, request: Request) -> Migrated: ...
 
 
 @dataclass(frozen=True)
@@ -104,14 +65,21 @@ _GONE = gone.words(RELEASES)
 _FLAG_WORDS = re.compile(
     rf"{_FLAGS}|Plugin|PL_TRAINER_" + (f"|{_GONE.pattern}" if _GONE else ""), re.IGNORECASE
 )
-PYTHON = Kind("python", (".py", ".pyi"), "lightning_migrate.codemod.python", True)
+
+
+def _front(kind: str) -> str:
+    """The module of a kind's front end: each front end's package has its ``frontend``."""
+    return f"lightning_migrate.frontends.{kind}.frontend"
+
+
+PYTHON = Kind("python", (".py", ".pyi"), _front("python"), True)
 KINDS: tuple[Kind, ...] = (
     PYTHON,
-    Kind("notebook", (".ipynb",), "lightning_migrate.codemod.notebook", True, _FLAG_WORDS),
-    Kind("yaml", (".yaml", ".yml"), "lightning_migrate.codemod.yaml_config", True, _FLAG_WORDS, True, holds),
-    Kind("markdown", (".md", ".markdown"), "lightning_migrate.codemod.docs", False, _FLAG_WORDS),
-    Kind("rest", (".rst",), "lightning_migrate.codemod.docs", False, _FLAG_WORDS),
-    Kind("shell", (".sh", ".bash", ".zsh"), "lightning_migrate.codemod.shell", False, _FLAG_WORDS, True),
+    Kind("notebook", (".ipynb",), _front("notebook"), True, _FLAG_WORDS),
+    Kind("yaml", (".yaml", ".yml"), _front("yaml"), True, _FLAG_WORDS, True, holds),
+    Kind("markdown", (".md", ".markdown"), _front("docs"), False, _FLAG_WORDS),
+    Kind("rest", (".rst",), _front("docs"), False, _FLAG_WORDS),
+    Kind("shell", (".sh", ".bash", ".zsh"), _front("shell"), False, _FLAG_WORDS, True),
 )
 BY_SUFFIX = {suffix: kind for kind in KINDS for suffix in kind.suffixes}
 WALKED_SUFFIXES = tuple(suffix for kind in KINDS if kind.walked for suffix in kind.suffixes)
@@ -153,9 +121,9 @@ def _python(text: str, request: Request, skipped: bool) -> Migrated:
     Trainer calls (the prefilter may have ``skipped`` those: then only unused suppressions are looked for)."""
     source, found = text, []
     if ("--" in text or "PL_TRAINER_" in text) and _ARGUMENT_WORDS.search(text):
-        from lightning_migrate.codemod import depth
-        from lightning_migrate.codemod.arglists import migrate_arg_lists
-        from lightning_migrate.sources.sourcefile import SourceError
+        from lightning_migrate.files import depth
+        from lightning_migrate.files.sourcefile import SourceError
+        from lightning_migrate.frontends.python.arglists import migrate_arg_lists
 
         try:
             tree = depth.parse(text)
@@ -166,7 +134,9 @@ def _python(text: str, request: Request, skipped: bool) -> Migrated:
             found = lists.findings
     if skipped:
         return Migrated(source, found, lambda seen: noqa.apply(text, seen))
-    from lightning_migrate.codemod.python import migrate as migrate_python  # (not for a cleared run)
+    from lightning_migrate.frontends.python.frontend import (
+        migrate as migrate_python,  # (not for a cleared run)
+    )
 
     run = request.run
     result = migrate_python(

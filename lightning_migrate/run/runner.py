@@ -12,54 +12,23 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from lightning_migrate.codemod import kinds
-from lightning_migrate.codemod.trainers import NO_SUBCLASSES, RunSubclasses, of_run
+from lightning_migrate.files import sourcefile
+from lightning_migrate.plan.prefilter import may_need_migration, mentions
+from lightning_migrate.plan.trainers import RunSubclasses
+from lightning_migrate.project.subclasses import of_run
 from lightning_migrate.report.findings import Finding
+from lightning_migrate.run import file_kinds as kinds
+from lightning_migrate.run.options import Options
 from lightning_migrate.semantics.model import RELEASES, Version, release
-from lightning_migrate.sources import sourcefile
-from lightning_migrate.sources.files import matches
-from lightning_migrate.sources.prefilter import may_need_migration, mentions
 
 if TYPE_CHECKING:  # (imported where a pool is started: most runs of a few files need none)
     from concurrent.futures import ProcessPoolExecutor
-
-
-@dataclass(frozen=True)
-class Options:
-    """Everything a run decides once and every file's worker needs (picklable: it goes to the pool)."""
-
-    target: Version
-    source: Version | None = None
-    select: tuple[str, ...] = ("LM",)
-    ignore: tuple[str, ...] = ()
-    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (pattern, codes) pairs
-    root: Path = Path()  # per-file-ignores patterns are read from here
-    unsafe: bool = False  # --unsafe-fixes: the idiomatic form, even where it adopts a changed default
-    shim: bool = False  # --shim: calls with run-time flag values build the runtime shim's Trainer
-    subclasses: RunSubclasses = NO_SUBCLASSES  # the Trainer subclasses the run's files define
-
-    def selects(self, code: str, path: Path) -> bool:
-        """The most specific prefix wins; on a tie, ignore wins (``--select LM0 --ignore LM0`` is off)."""
-        ignored = [
-            *self.ignore,
-            *(
-                c
-                for pattern, codes in self.per_file_ignores
-                for c in codes
-                if matches([pattern], path, self.root)
-            ),
-        ]
-        return _longest(self.select, code) > _longest(ignored, code)
-
-
-def _longest(prefixes: Iterable[str], code: str) -> int:
-    return max((len(p) for p in prefixes if code.startswith(p)), default=-1)
 
 
 NOT_FIXED = (
@@ -335,7 +304,7 @@ def _subclasses(read: dict[Path, tuple[bytes, sourcefile.Source] | None]) -> Run
 def _pool(jobs: int) -> ProcessPoolExecutor:
     from concurrent.futures import ProcessPoolExecutor
 
-    from lightning_migrate.codemod import python  # noqa: F401 (imported once here, shared by forked workers)
+    from lightning_migrate.frontends.python import frontend as python  # noqa: F401 (imported once here, shared by forked workers)
 
     gc.freeze()  # the workers' collections leave what they inherit alone (no copies of its memory pages)
 
