@@ -9,8 +9,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lightning_migrate.codemod.plan import Refusal, Rewrite, derived, plan
-from lightning_migrate.codemod.python import migrate
+from lightning_migrate.frontends.python.frontend import migrate
+from lightning_migrate.plan.decide import plan
+from lightning_migrate.plan.planner import Refusal, Rewrite, derived
 from lightning_migrate.semantics import Obj, constructors
 from lightning_migrate.semantics.model import release, v
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from lightning_migrate.codemod.plan import Refusal, Unchanged, plan
-from lightning_migrate.codemod.python import migrate
-from lightning_migrate.codemod.rejected import everywhere, first_sentence
+from lightning_migrate.frontends.python.frontend import migrate
+from lightning_migrate.plan.decide import plan
+from lightning_migrate.plan.planner import Refusal, Unchanged
+from lightning_migrate.plan.rejected import everywhere, first_sentence
 from lightning_migrate.semantics import Hardware, Rejected, interpret
 from lightning_migrate.semantics.model import Value, release
 

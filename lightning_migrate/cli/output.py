@@ -10,9 +10,9 @@ from dataclasses import dataclass
 import click
 
 from lightning_migrate import __version__
-from lightning_migrate.codemod.runner import FileResult
+from lightning_migrate.cli.sarif import sarif_log
 from lightning_migrate.report.findings import Finding
-from lightning_migrate.report.sarif import sarif_log
+from lightning_migrate.run.runner import FileResult
 
 
 @dataclass(frozen=True)

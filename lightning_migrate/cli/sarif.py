@@ -7,9 +7,9 @@ from collections.abc import Sequence
 from typing import Any
 from urllib.parse import quote
 
-from lightning_migrate.codemod.runner import FileResult
 from lightning_migrate.report.findings import Finding
 from lightning_migrate.report.rules import RULES, Rule
+from lightning_migrate.run.runner import FileResult
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 _INDEX = {rule.code: index for index, rule in enumerate(RULES)}

@@ -11,18 +11,12 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-from lightning_migrate.codemod.edit import Edited, edit_arguments, rebuilt
-from lightning_migrate.codemod.import_edits import (
-    Parsed,
-    add_imports,
-    fix_imports,
-    remove_unused,
-    rename_uses,
-)
-from lightning_migrate.codemod.imports import ImportChanges, new_module
-from lightning_migrate.codemod.known import Known
-from lightning_migrate.codemod.splice import Change, Edit, splice
-from lightning_migrate.codemod.text import Text
+from lightning_migrate.edit.call import Edited, edit_arguments, rebuilt
+from lightning_migrate.edit.import_edits import Parsed, add_imports, fix_imports, remove_unused, rename_uses
+from lightning_migrate.edit.imports import ImportChanges, new_module
+from lightning_migrate.edit.splice import Change, Edit, splice
+from lightning_migrate.files.text import Text
+from lightning_migrate.plan.knowledge import Known
 from lightning_migrate.semantics.model import Obj
 
 # An edit as the front end asks for it: the ast node, its statement's indentation, how its node changes.

@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from lightning_migrate.codemod.known import Choice, Known, RunTime, or_form
-from lightning_migrate.codemod.plan import derived
-from lightning_migrate.codemod.slots import Placement, distance, items, place
+from lightning_migrate.edit.slots import Placement, distance, items, place
+from lightning_migrate.plan.knowledge import Choice, Known, RunTime, or_form
+from lightning_migrate.plan.planner import derived
 from lightning_migrate.semantics.model import Obj
 
 

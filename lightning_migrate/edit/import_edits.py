@@ -18,10 +18,10 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from lightning_migrate.codemod.import_visitors import AddImports, RemoveNames
-from lightning_migrate.codemod.imports import LIGHTNING_ROOTS, ImportChanges, new_module
-from lightning_migrate.codemod.splice import splice_statements
-from lightning_migrate.codemod.text import Text, cst_code, tree_of
+from lightning_migrate.edit.import_visitors import AddImports, RemoveNames
+from lightning_migrate.edit.imports import LIGHTNING_ROOTS, ImportChanges, new_module
+from lightning_migrate.edit.splice import splice_statements
+from lightning_migrate.files.text import Text, cst_code, tree_of
 from lightning_migrate.semantics.classes import lookup
 
 

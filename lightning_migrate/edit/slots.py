@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from lightning_migrate.codemod.known import Choice, Known
-from lightning_migrate.codemod.plan import RENAMED_KEYWORDS, derived
+from lightning_migrate.plan.knowledge import Choice, Known
+from lightning_migrate.plan.planner import RENAMED_KEYWORDS, derived
 from lightning_migrate.semantics.model import Obj
 from lightning_migrate.semantics.removed import GONE
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from lightning_migrate.codemod.text import Text, cst_code
+from lightning_migrate.files.text import Text, cst_code
 
 # How an edited node changes: (the node as written, the node with the edits inside it applied) -> new node.
 Change = Callable[[cst.CSTNode, cst.CSTNode], cst.CSTNode]

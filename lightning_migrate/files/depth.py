@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import ast
 
-from lightning_migrate.sources.sourcefile import SourceError
+from lightning_migrate.files.sourcefile import SourceError
 
 MAX_DEPTH = 200  # ast nodes from the module down; LibCST 1.9 writes a 400-deep sum back, 500 is too deep
 TOO_DEEP = "too deeply nested to migrate safely"

@@ -11,9 +11,9 @@ import ast
 from dataclasses import dataclass
 from typing import Protocol
 
-from lightning_migrate.codemod.locate import Scope
-from lightning_migrate.codemod.text import Text
-from lightning_migrate.codemod.trainers import PACKAGES
+from lightning_migrate.files.text import Text
+from lightning_migrate.plan.locate import Scope
+from lightning_migrate.plan.trainers import PACKAGES
 from lightning_migrate.semantics.classes import lookup
 from lightning_migrate.semantics.model import Obj, Value
 

@@ -13,8 +13,9 @@ import functools
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from lightning_migrate.codemod.known import Known, holes, keywords, written_values
-from lightning_migrate.codemod.plan import DEVICE_NAMES, V16, Decision, Refusal, Rewrite, Unchanged, plan
+from lightning_migrate.plan.decide import plan
+from lightning_migrate.plan.knowledge import Known, holes, keywords, written_values
+from lightning_migrate.plan.planner import DEVICE_NAMES, V16, Decision, Refusal, Rewrite, Unchanged
 from lightning_migrate.report.findings import Finding
 from lightning_migrate.report.rules import BY_CODE, FLAG_RULES
 from lightning_migrate.semantics import Setup, interpret

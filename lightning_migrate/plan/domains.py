@@ -20,7 +20,7 @@ import itertools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from lightning_migrate.codemod.known import unique
+from lightning_migrate.plan.knowledge import unique
 from lightning_migrate.semantics.model import Value
 
 # One value of each kind per flag. Strings of a single number are where releases disagree most (`gpus="2"`

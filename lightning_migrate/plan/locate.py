@@ -27,8 +27,8 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from lightning_migrate.codemod.text import Text
-from lightning_migrate.codemod.trainers import (
+from lightning_migrate.files.text import Text
+from lightning_migrate.plan.trainers import (
     ECOSYSTEM,
     LIGHTNING_TRAINERS,
     LOCAL,

@@ -50,16 +50,16 @@ import re
 import unicodedata
 from collections.abc import Iterable, Iterator, Sequence
 
-from lightning_migrate.codemod import gone
-from lightning_migrate.codemod.callsite import LIGHTNING_PACKAGE, CallSite, Run
-from lightning_migrate.codemod.domains import parametrized
-from lightning_migrate.codemod.plan import Unchanged
-from lightning_migrate.codemod.trainers import ECOSYSTEM
+from lightning_migrate.files import scan
+from lightning_migrate.plan import gone
+from lightning_migrate.plan.callsite import LIGHTNING_PACKAGE, CallSite, Run
+from lightning_migrate.plan.domains import parametrized
+from lightning_migrate.plan.planner import Unchanged
+from lightning_migrate.plan.readings import Reading, readings
+from lightning_migrate.plan.trainers import ECOSYSTEM
 from lightning_migrate.semantics.classes import RENAMED_STRATEGIES
 from lightning_migrate.semantics.model import RELEASES, Value, Version
 from lightning_migrate.semantics.signature import MODELLED, REMOVED_METHODS
-from lightning_migrate.sources import scan
-from lightning_migrate.sources.readings import Reading, readings
 
 EVERY_SOURCE: tuple[Version | None, ...] = (None, *RELEASES)  # None: no --source-version
 

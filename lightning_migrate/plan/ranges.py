@@ -17,12 +17,12 @@ import ast
 import functools
 from dataclasses import dataclass
 
-from lightning_migrate.codemod import domains
-from lightning_migrate.codemod.domains import Domain
-from lightning_migrate.codemod.known import Choice, RunTime
-from lightning_migrate.codemod.locate import Located, Scope
-from lightning_migrate.codemod.text import Text
-from lightning_migrate.codemod.values import Reader, Unknown
+from lightning_migrate.files.text import Text
+from lightning_migrate.plan import domains
+from lightning_migrate.plan.ast_values import Reader, Unknown
+from lightning_migrate.plan.domains import Domain
+from lightning_migrate.plan.knowledge import Choice, RunTime
+from lightning_migrate.plan.locate import Located, Scope
 from lightning_migrate.semantics.model import Obj, Value
 
 # Tests made of these nodes only read values: written a second time, they choose the same branch.

@@ -26,11 +26,11 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from lightning_migrate.codemod.callsite import UNPACKED
-from lightning_migrate.codemod.known import Known, RunTime, holes
-from lightning_migrate.codemod.locate import Scope
-from lightning_migrate.codemod.text import Text
-from lightning_migrate.codemod.values import Reader, Unknown, dict_entries
+from lightning_migrate.files.text import Text
+from lightning_migrate.plan.ast_values import Reader, Unknown, dict_entries
+from lightning_migrate.plan.callsite import UNPACKED
+from lightning_migrate.plan.knowledge import Known, RunTime, holes
+from lightning_migrate.plan.locate import Scope
 from lightning_migrate.semantics.classes import lookup
 from lightning_migrate.semantics.model import Value
 from lightning_migrate.semantics.signature import MODELLED

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from lightning_migrate.codemod.callsite import CallSite, Run
-from lightning_migrate.codemod.plan import Decision, Rewrite, Unchanged
+from lightning_migrate.plan.callsite import CallSite, Run
+from lightning_migrate.plan.planner import Decision, Rewrite, Unchanged
 from lightning_migrate.report.findings import Finding
 
 

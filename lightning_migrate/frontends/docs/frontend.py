@@ -11,10 +11,10 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from lightning_migrate.codemod import cells
-from lightning_migrate.codemod.commands import locator, migrate_commands
-from lightning_migrate.codemod.kinds import Migrated, Request
-from lightning_migrate.codemod.text import spliced
+from lightning_migrate.files.text import spliced
+from lightning_migrate.frontends.contract import Migrated, Request
+from lightning_migrate.frontends.python import cells
+from lightning_migrate.frontends.shell.commands import locator, migrate_commands
 from lightning_migrate.report.findings import Finding
 
 PYTHON_LANGUAGES = frozenset({"python", "py", "python3", "py3"})

@@ -16,14 +16,14 @@ from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from lightning_migrate.codemod import cells
-from lightning_migrate.codemod.commands import locator, migrate_commands
-from lightning_migrate.codemod.jsonspan import JSONError, Node, parse
-from lightning_migrate.codemod.kinds import Migrated, Request
-from lightning_migrate.codemod.text import spliced
+from lightning_migrate.files.sourcefile import SourceError
+from lightning_migrate.files.text import spliced
+from lightning_migrate.frontends.contract import Migrated, Request
+from lightning_migrate.frontends.notebook.jsonspan import JSONError, Node, parse
+from lightning_migrate.frontends.python import cells
+from lightning_migrate.frontends.shell.commands import locator, migrate_commands
 from lightning_migrate.report.findings import Finding
 from lightning_migrate.report.noqa import comment_start
-from lightning_migrate.sources.sourcefile import SourceError
 
 # Cell magics whose body is Python that runs in the kernel, and those whose body is shell; the rest
 # (`%%html`, `%%writefile`, ...) are neither and are left alone.

@@ -13,11 +13,11 @@ import shlex
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from lightning_migrate.codemod.callsite import Run
-from lightning_migrate.codemod.command_line import options, read
-from lightning_migrate.codemod.commands import Found, decide_site
-from lightning_migrate.codemod.shell_words import Command, Word
-from lightning_migrate.codemod.text import Text, spliced
+from lightning_migrate.files.text import Text, spliced
+from lightning_migrate.frontends.shell.command_line import options, read
+from lightning_migrate.frontends.shell.commands import Found, decide_site
+from lightning_migrate.frontends.shell.words import Command, Word
+from lightning_migrate.plan.callsite import Run
 
 RUNNERS = frozenset({"run", "call", "check_call", "check_output", "Popen", "parse_args", "parse_known_args"})
 PARSERS = frozenset({"parse_args", "parse_known_args"})

@@ -16,13 +16,13 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from lightning_migrate.codemod import depth
-from lightning_migrate.codemod.callsite import Run
+from lightning_migrate.files import depth
+from lightning_migrate.files.sourcefile import SourceError
+from lightning_migrate.plan.callsite import Run
+from lightning_migrate.plan.prefilter import may_need_migration
 from lightning_migrate.report import noqa
 from lightning_migrate.report.findings import Finding, Span
 from lightning_migrate.report.noqa import comment_start
-from lightning_migrate.sources.prefilter import may_need_migration
-from lightning_migrate.sources.sourcefile import SourceError
 
 MARKER = "# lightning-migrate: piece {}"
 SHELL_LINE = "_lightning_migrate_shell_()"
@@ -107,7 +107,7 @@ class Outcome:
 
 def migrate(pieces: Sequence[str], run: Run, shim: bool) -> Outcome:
     """Migrate ``pieces`` together. A piece that Python cannot parse on its own is a ``PieceError``."""
-    from lightning_migrate.codemod.python import migrate as migrate_python
+    from lightning_migrate.frontends.python.frontend import migrate as migrate_python
 
     joined = join(pieces)
     if not may_need_migration(joined.text, (run.target,), (run.source,)):

@@ -11,13 +11,18 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from lightning_migrate.codemod import depth, domains, gone, rejected
-from lightning_migrate.codemod.callsite import LIGHTNING_PACKAGE, NAMESPACE, UNPACKED, CallSite, Run, flat
-from lightning_migrate.codemod.imports import ImportChanges, StaleImport, stale_imports
-from lightning_migrate.codemod.known import Known, holes
-from lightning_migrate.codemod.locate import TRAINER_NAMES, Located, Scope, TrainerCall, locate, trainer_skip
-from lightning_migrate.codemod.namespaces import counterexample
-from lightning_migrate.codemod.plan import (
+from lightning_migrate.edit.imports import ImportChanges, StaleImport, stale_imports
+from lightning_migrate.files import depth
+from lightning_migrate.files.sourcefile import SourceError
+from lightning_migrate.files.text import Text, tree_of
+from lightning_migrate.frontends.python.namespaces import counterexample
+from lightning_migrate.plan import domains, gone, rejected
+from lightning_migrate.plan.ast_values import Reader, Unknown, dict_entries
+from lightning_migrate.plan.callsite import LIGHTNING_PACKAGE, NAMESPACE, UNPACKED, CallSite, Run, flat
+from lightning_migrate.plan.decide import plan
+from lightning_migrate.plan.knowledge import Known, holes
+from lightning_migrate.plan.locate import TRAINER_NAMES, Located, Scope, TrainerCall, locate, trainer_skip
+from lightning_migrate.plan.planner import (
     PLANNED_FLAGS,
     V16,
     Decision,
@@ -27,21 +32,18 @@ from lightning_migrate.codemod.plan import (
     changed_keyword,
     derived,
 )
-from lightning_migrate.codemod.ranges import RunTimeReader
-from lightning_migrate.codemod.text import Text, tree_of
-from lightning_migrate.codemod.trainers import NO_SUBCLASSES, PACKAGES, RunSubclasses
-from lightning_migrate.codemod.values import Reader, Unknown, dict_entries
+from lightning_migrate.plan.ranges import RunTimeReader
+from lightning_migrate.plan.trainers import NO_SUBCLASSES, PACKAGES, RunSubclasses
 from lightning_migrate.report.findings import Finding, Result
 from lightning_migrate.report.rules import BY_CODE
 from lightning_migrate.semantics.classes import RENAMED_STRATEGIES, lookup
 from lightning_migrate.semantics.model import RELEASES, Obj, Value, Version
 from lightning_migrate.semantics.signature import MODELLED, REMOVED_METHODS, SHIM_METHODS, accepts
-from lightning_migrate.sources.sourcefile import SourceError
 
 if TYPE_CHECKING:
     import libcst as cst
 
-    from lightning_migrate.codemod.edit import Edited
+    from lightning_migrate.edit.call import Edited
 
 SHIM_MODULES = {
     "pytorch_lightning": "lightning_migrate.shim",
@@ -80,7 +82,7 @@ def migrate(
     new_code = source
     if migrator.edits or migrator.imports or migrator.built or migrator.shim_imports:
         # the applier, and LibCST with it, is imported only for a file with something to write
-        from lightning_migrate.codemod import apply
+        from lightning_migrate.edit import apply
 
         new_code = apply.write(text, migrator.edits)
     if migrator.imports or migrator.built or migrator.shim_imports:
@@ -107,7 +109,7 @@ def _parse(source: str) -> ast.Module:
             text = Text(source)
             line = bisect.bisect_right(text.starts, null)
             raise SourceError("source contains a null byte", line, null - text.starts[line - 1] + 1) from exc
-        from lightning_migrate.codemod import apply  # LibCST's verdict: is the code newer than this Python?
+        from lightning_migrate.edit import apply  # LibCST's verdict: is the code newer than this Python?
 
         broken = apply.syntax_error(source)
         if broken is None:
@@ -309,7 +311,7 @@ class _Migrator:
         quote = _quote(node, self.text)
 
         def change(original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
-            from lightning_migrate.codemod import apply  # (imported: the file has edits)
+            from lightning_migrate.edit import apply  # (imported: the file has edits)
 
             new_node, edited = apply.object_call(updated, old, new, quote)
             self._record_renames(node, scope, edited)
@@ -453,7 +455,7 @@ class _Migrator:
 
         def change(original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
             if old:
-                from lightning_migrate.codemod import apply  # (imported: the file has edits)
+                from lightning_migrate.edit import apply  # (imported: the file has edits)
 
                 updated, edited = apply.trainer_call(updated, call.skip, old, new, quote)
                 self._record_renames(call.node, call.scope, edited)
@@ -548,7 +550,7 @@ class _Migrator:
         known: dict[str, Value] = {k: v for k, v in flags.items() if k not in found}  # type: ignore[misc]
         target = self.run_options.target
         return bool(cases) and all(
-            rejected.everywhere({**known, **{f: case[n] for f, n in written.items()}}, target)
+            rejected.everywhere({**known, **{f: case[n] for f, n in written.items()}}, target, plan)
             for case in cases or ()
         )
 
@@ -616,7 +618,7 @@ class _Migrator:
         quote = _quote(edit.call.node, self.text)
 
         def change(original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
-            from lightning_migrate.codemod import apply  # (imported: the file has edits)
+            from lightning_migrate.edit import apply  # (imported: the file has edits)
 
             new_node, edited = apply.config_dict(updated, edit.old, edit.new, quote)
             self._record_renames(edit.call.node, edit.call.scope, edited)
@@ -706,7 +708,7 @@ class _Migrator:
                 self.imports.dropped.add(tuple(name.rsplit(".", 1)))  # type: ignore[arg-type]
         self.shim_imports.add(module)
         direct = bool(self.located.qualified(call.node.func, call.scope) & TRAINER_NAMES)
-        from lightning_migrate.codemod import apply  # (imported: the file has edits)
+        from lightning_migrate.edit import apply  # (imported: the file has edits)
 
         return apply.shim_call(updated, module, direct)
 
@@ -743,7 +745,7 @@ def _method_edit(
     the shim's function."""
 
     def change(original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
-        from lightning_migrate.codemod import apply  # (imported: the file has edits)
+        from lightning_migrate.edit import apply  # (imported: the file has edits)
 
         if old:
             updated, _ = apply.trainer_call(updated, 1, old, new, quote)

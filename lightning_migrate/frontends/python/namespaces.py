@@ -18,10 +18,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 
-from lightning_migrate.codemod.command_line import NotAValue, argparse_value
-from lightning_migrate.codemod.domains import DOMAINS
-from lightning_migrate.codemod.known import unique
-from lightning_migrate.codemod.plan import Refusal, Rewrite, _behaviour, comparable, difference, plan
+from lightning_migrate.frontends.shell.command_line import NotAValue, argparse_value
+from lightning_migrate.plan.decide import plan
+from lightning_migrate.plan.domains import DOMAINS
+from lightning_migrate.plan.knowledge import unique
+from lightning_migrate.plan.planner import Refusal, Rewrite, _behaviour, comparable, difference
 from lightning_migrate.semantics.model import RELEASES, Value, Version
 from lightning_migrate.semantics.signature import DEFAULTS, MODELLED, accepts
 

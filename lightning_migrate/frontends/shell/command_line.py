@@ -25,8 +25,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lightning_migrate.codemod.locate import TRAINER_NAMES
-from lightning_migrate.codemod.shell_words import Command, Word
+from lightning_migrate.frontends.shell.words import Command, Word
+from lightning_migrate.plan.locate import TRAINER_NAMES
 from lightning_migrate.semantics.model import Value
 from lightning_migrate.semantics.signature import MODELLED
 

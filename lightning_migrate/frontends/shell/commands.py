@@ -11,15 +11,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lightning_migrate.codemod import gone
-from lightning_migrate.codemod.callsite import UNPACKED, CallSite, Run
-from lightning_migrate.codemod.command_line import Entry, NotAValue, Site, read, yaml_value
-from lightning_migrate.codemod.known import keywords
-from lightning_migrate.codemod.plan import Refusal, Rewrite, codemod_deprecations, machines
-from lightning_migrate.codemod.shell_words import Word, commands, quoted
-from lightning_migrate.codemod.sites import Unknown, judge, not_fixed
-from lightning_migrate.codemod.slots import place
-from lightning_migrate.codemod.text import Unwritable
+from lightning_migrate.edit.slots import place
+from lightning_migrate.files.text import Unwritable
+from lightning_migrate.frontends.shell.command_line import Entry, NotAValue, Site, read, yaml_value
+from lightning_migrate.frontends.shell.words import Word, commands, quoted
+from lightning_migrate.plan import gone
+from lightning_migrate.plan.callsite import UNPACKED, CallSite, Run
+from lightning_migrate.plan.knowledge import keywords
+from lightning_migrate.plan.planner import Refusal, Rewrite, codemod_deprecations, machines
+from lightning_migrate.plan.site_judge import Unknown, judge, not_fixed
 from lightning_migrate.report.findings import Finding, Span
 from lightning_migrate.semantics import interpret
 from lightning_migrate.semantics.model import Value, Version

@@ -3,9 +3,9 @@ their flags reach Lightning's Trainer, reported where that is not known."""
 
 from __future__ import annotations
 
-from lightning_migrate.codemod.commands import migrate_commands
-from lightning_migrate.codemod.kinds import Migrated, Request
-from lightning_migrate.codemod.text import spliced
+from lightning_migrate.files.text import spliced
+from lightning_migrate.frontends.contract import Migrated, Request
+from lightning_migrate.frontends.shell.commands import migrate_commands
 from lightning_migrate.report import noqa
 
 

@@ -11,14 +11,10 @@ from typing import Any
 
 from ruamel.yaml.comments import CommentedMap
 
-from lightning_migrate.codemod import gone
-from lightning_migrate.codemod.callsite import UNPACKED, CallSite, Run
-from lightning_migrate.codemod.kinds import Migrated, Request
-from lightning_migrate.codemod.known import Choice, Known, RunTime
-from lightning_migrate.codemod.plan import V16, Refusal, Rewrite, derived, interpreter, machines
-from lightning_migrate.codemod.sites import Unknown, judge, not_fixed
-from lightning_migrate.codemod.text import Unwritable
-from lightning_migrate.codemod.yaml_read import (
+from lightning_migrate.files.sourcefile import SourceError
+from lightning_migrate.files.text import Unwritable
+from lightning_migrate.frontends.contract import Migrated, Request
+from lightning_migrate.frontends.yaml.read import (
     Config,
     class_path,
     configs,
@@ -29,16 +25,20 @@ from lightning_migrate.codemod.yaml_read import (
     read,
     value_of,
 )
-from lightning_migrate.codemod.yaml_text import Document
-from lightning_migrate.codemod.yaml_words import holds, may_hold
-from lightning_migrate.codemod.yaml_write import Writer
+from lightning_migrate.frontends.yaml.text import Document
+from lightning_migrate.frontends.yaml.words import holds, may_hold
+from lightning_migrate.frontends.yaml.write import Writer
+from lightning_migrate.plan import gone
+from lightning_migrate.plan.callsite import UNPACKED, CallSite, Run
+from lightning_migrate.plan.knowledge import Choice, Known, RunTime
+from lightning_migrate.plan.planner import V16, Refusal, Rewrite, derived, interpreter, machines
+from lightning_migrate.plan.site_judge import Unknown, judge, not_fixed
 from lightning_migrate.report import noqa
 from lightning_migrate.report.findings import Finding, Span
 from lightning_migrate.semantics import Setup
 from lightning_migrate.semantics.classes import lookup
 from lightning_migrate.semantics.model import RELEASES, Obj, Value, Version
 from lightning_migrate.semantics.signature import MODELLED
-from lightning_migrate.sources.sourcefile import SourceError
 
 ADVICE = (
     "write the flags for the target by hand, or build the Trainer through the runtime shim"

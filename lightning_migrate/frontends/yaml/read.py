@@ -36,16 +36,16 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq, TaggedScalar
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.scalarbool import ScalarBoolean
 
-from lightning_migrate.codemod.callsite import LIGHTNING_PACKAGE
-from lightning_migrate.codemod.domains import DOMAINS
-from lightning_migrate.codemod.known import Known, RunTime
-from lightning_migrate.codemod.locate import TRAINER_NAMES
-from lightning_migrate.codemod.sites import Unknown
-from lightning_migrate.codemod.yaml_words import GROUP_FOLDER, sibling_is_trainer, siblings, yaml_files
+from lightning_migrate.files.sourcefile import SourceError
+from lightning_migrate.frontends.yaml.words import GROUP_FOLDER, sibling_is_trainer, siblings, yaml_files
+from lightning_migrate.plan.callsite import LIGHTNING_PACKAGE
+from lightning_migrate.plan.domains import DOMAINS
+from lightning_migrate.plan.knowledge import Known, RunTime
+from lightning_migrate.plan.locate import TRAINER_NAMES
+from lightning_migrate.plan.site_judge import Unknown
 from lightning_migrate.semantics.classes import lookup
 from lightning_migrate.semantics.model import RELEASES, Obj, Value, Version
 from lightning_migrate.semantics.signature import MODELLED
-from lightning_migrate.sources.sourcefile import SourceError
 
 TARGET_KEYS = ("_target_", "class_path")  # Hydra's and jsonargparse's way of naming the class to build
 HYDRA_OPTIONS = frozenset({"_target_", "_recursive_", "_convert_", "_partial_"})

@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from lightning_migrate.codemod.known import Known, RunTime
-from lightning_migrate.codemod.text import Unwritable, spliced
+from lightning_migrate.files.text import Unwritable, spliced
+from lightning_migrate.plan.knowledge import Known, RunTime
 
 _LINE_END = re.compile(r"\r\n|\r|\n")
 # plain scalars YAML 1.1 or 1.2 read as something other than a string: they need quotes to stay strings

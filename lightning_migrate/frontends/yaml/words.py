@@ -11,7 +11,7 @@ import functools
 import re
 from pathlib import Path
 
-from lightning_migrate.codemod.trainers import LIGHTNING_TRAINERS
+from lightning_migrate.plan.trainers import LIGHTNING_TRAINERS
 
 GROUP_FOLDER = "trainer"  # a Hydra config group of Trainer configs
 # What the names of the training-type classes 1.6 renamed end with (`DDPPlugin`); the tests check the table.

@@ -11,12 +11,12 @@ from typing import Any
 
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
-from lightning_migrate.codemod.known import Known
-from lightning_migrate.codemod.plan import derived
-from lightning_migrate.codemod.slots import SLOTS, place
-from lightning_migrate.codemod.text import Unwritable
-from lightning_migrate.codemod.yaml_read import arguments_of, class_path
-from lightning_migrate.codemod.yaml_text import COMMENT, Document, spelled
+from lightning_migrate.edit.slots import SLOTS, place
+from lightning_migrate.files.text import Unwritable
+from lightning_migrate.frontends.yaml.read import arguments_of, class_path
+from lightning_migrate.frontends.yaml.text import COMMENT, Document, spelled
+from lightning_migrate.plan.knowledge import Known
+from lightning_migrate.plan.planner import derived
 from lightning_migrate.semantics.classes import lookup
 from lightning_migrate.semantics.model import Obj
 
