@@ -1,5 +1,5 @@
 """An argparse namespace holds every Trainer flag, each whatever the command line gives
-(``codemod/namespaces.py``); 2.0 removed the Trainer's argparse methods (LM105, ``--shim``)."""
+(``frontends/python/namespaces.py``); 2.0 removed the Trainer's argparse methods (LM105, ``--shim``)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The table of every Trainer keyword (``semantics.keywords``, read from the wheels), Lightning's advice for
-the removed ones (``semantics.removed``) and their judge (``codemod.gone``, LM007)."""
+the removed ones (``semantics.removed``) and their judge (``plan.gone``, LM007)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The planner for calls with values only known at run time (``codemod.quantify``), table by table: what it
+"""The planner for calls with values only known at run time (``plan.quantify``), table by table: what it
 rewrites, what it leaves as written (and says so), and how it says why not."""
 
 from __future__ import annotations

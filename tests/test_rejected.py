@@ -1,4 +1,4 @@
-"""Calls no release builds (``codemod.rejected``): reported (LM100) in the words of the release targeted, with
+"""Calls no release builds (``plan.rejected``): reported (LM100) in the words of the release targeted, with
 both calls a conflict may have meant, and left alone where the code expects the raise."""
 
 from __future__ import annotations
@@ -146,7 +146,7 @@ def test_a_call_no_release_builds_for_another_reason() -> None:
 )
 def test_not_reported_as_built_nowhere(flags: dict[str, Value]) -> None:
     for target in ("1.6", "2.6"):
-        assert everywhere(flags, release(target)) is None
+        assert everywhere(flags, release(target), plan) is None
 
 
 def test_modern_code_is_left_alone() -> None:

@@ -1,7 +1,7 @@
 """The Python applier: what each edit the front end decided does to LibCST nodes, and the writing of the file.
 
-The front end (``python``) decides with ``ast`` alone; this module, and LibCST with it, is imported only for a
-file that has something to write (LibCST takes longer to import than most files take to read).
+The front end (``frontends.python``) decides with ``ast`` alone; this module, and LibCST with it, is imported
+only for a file that has something to write (LibCST takes longer to import than most files take to read).
 """
 
 from __future__ import annotations

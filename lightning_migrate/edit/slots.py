@@ -1,9 +1,10 @@
 """Where the new flags of a rewrite go among the old ones, for the writers that work on keys (YAML mappings,
 command-line flags, environment variables): each old flag that changes is a slot for the new flags that
-replace it, as in the Python applier (``edit``): a training type in ``accelerator``/``distributed_backend``/
-``plugins`` makes room for ``strategy``, a device-count flag for ``accelerator`` + ``devices``. The new flag
-closest to the old value takes over the old key (so its comment and place survive), the others are written
-right after it, and a new flag with no slot goes after the last flag."""
+replace it, as in the Python applier (``edit.call``): a training type in
+``accelerator``/``distributed_backend``/``plugins`` makes room for ``strategy``, a device-count flag for
+``accelerator`` + ``devices``. The new flag closest to the old value takes over the old key (so its comment
+and place survive), the others are written right after it, and a new flag with no slot goes after the last
+flag."""
 
 from __future__ import annotations
 

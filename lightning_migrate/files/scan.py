@@ -2,7 +2,7 @@
 text outside every bracket, without parsing the file.
 
 ``calls`` finds the possible Trainer calls from their callees' names: a call the codemod locates
-(``codemod.locate.trainer_skip``) has a callee that is a name, an attribute chain, or a call, subscript or
+(``plan.locate.trainer_skip``) has a callee that is a name, an attribute chain, or a call, subscript or
 parenthesized form of one, so its text ends with a callee's name (``Trainer``, ``partial``,
 ``from_argparse_args`` or an import alias of one) followed by ``(``, ``[`` or ``)``: ``pl.Trainer(...)``,
 ``Trainer(x)(...)``, ``Trainer[int](...)``, ``(pl.Trainer)(...)``. A regular expression finds those names

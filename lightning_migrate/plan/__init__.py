@@ -1,13 +1,12 @@
-"""The codemod, one pipeline per file (driven by `runner`, one file per worker):
+"""Call sites to decisions, with the model as judge.
 
-1. front end (`python`): `locate` finds the Trainer calls, their names and imports with `ast`
-   (`text` addresses the file the way `ast` does); `values` reads each flag into the model's values;
-2. call sites and the planner: a front end hands each call over as a `callsite.CallSite` (where it is, the
-   flags it passes, the oldest release it can be written for); `callsite.Run.decide` asks `plan` (the model
-   judges every candidate spelling) and says what the user is told, whatever kind of file the call is in;
-3. applier: `edit` turns a decision into the smallest LibCST edit of the call, `splice` gives LibCST only
-   the expressions and statements that change and puts them back into the text, `imports` makes the
-   imports follow.
-
-`callparse` reads a single call written as text (for `inspect`).
+A front end hands each Trainer call over as a ``callsite.CallSite`` (where it is, the flags it passes with
+what is known of each value: ``knowledge``, the oldest release it can be written for); ``callsite.Run.decide``
+asks ``decide.plan`` and says what the user is told. The planner (``planner``) judges every spelling the model
+proposes; a value known only at run time ranges over its flag's domain (``domains``, narrowed by ``ranges``)
+and the call is planned over every value (``quantify``); a call no release builds is said in the target's
+words (``rejected``); keywords beside the model's are judged by ``gone``. Python is read with ``ast``:
+``locate`` finds the Trainer calls by qualified name (``trainers``: which classes build one), ``ast_values``
+reads their flags; the other front ends judge their sites through ``site_judge``. ``prefilter`` (with
+``readings``) is the planner's cheap view of a file's text: it skips what cannot need migrating.
 """

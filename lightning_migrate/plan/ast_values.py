@@ -30,7 +30,7 @@ class Unknown:
 
 
 class Names(Protocol):
-    """How a file's names resolve: ``codemod.locate.Located`` (or, in the prefilter, an assumption)."""
+    """How a file's names resolve: ``plan.locate.Located`` (or, in the prefilter, an assumption)."""
 
     def bound(
         self, name: ast.Name, scope: Scope, sole_use: bool = False

@@ -43,7 +43,7 @@ class CallSite:
     line: int
     column: int  # 1-based, in characters
     # the modelled flags whose values are known, as the model reads them, or known to be one of a domain or
-    # of a conditional's branches (``known``)
+    # of a conditional's branches (``knowledge``)
     flags: Mapping[str, Known]
     since: Version = RELEASES[0]  # the oldest release the call can have been written for
     # the modelled flags whose values are only known at run time (``UNPACKED``: what a `**dict` holds), each

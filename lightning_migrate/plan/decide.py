@@ -26,8 +26,9 @@ def plan(
 ) -> Decision:
     """How to write ``Trainer(**flags)`` (the modelled flags only) for ``target``; without ``source``, the
     call may have been written for any release from ``since`` on. A flag whose value is only known at run
-    time (``known.RunTime``, ``known.Choice``) is quantified over (``quantify``); without ``conditionals``
-    (a front end that cannot write a conditional expression: YAML) no rewrite splits it on its truth."""
+    time (``knowledge.RunTime``, ``knowledge.Choice``) is quantified over (``quantify``); without
+    ``conditionals`` (a front end that cannot write a conditional expression: YAML) no rewrite splits it on
+    its truth."""
     # the same call is planned again and again (a project repeats its Trainer calls): remember the answers
     key = (
         tuple((k, token(value)) for k, value in flags.items()),

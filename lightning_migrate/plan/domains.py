@@ -1,6 +1,6 @@
 """What a flag whose value is only known at run time may hold: its domain, and what a file says to narrow it.
 
-The planner quantifies over a domain (``plan.plan_over``): a rewrite of the known flags is made only if it
+The planner quantifies over a domain (``quantify.plan_over``): a rewrite of the known flags is made only if it
 keeps the call's behaviour for every value. The domains are small on purpose: one value of each kind the
 model tells apart (none, zero, one, several, all; an int, a string of an int, a string of indices, a list of
 indices), so the planner's cost stays bounded, and wide enough that a value that behaves differently from

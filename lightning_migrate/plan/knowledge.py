@@ -1,10 +1,11 @@
 """What a front end knows of a flag's value: the value itself (a ``Value``), the values it may take at run
 time (``RunTime``), or one of a few written alternatives (``Choice``: a conditional expression's branches).
 
-The planner (``plan``) quantifies over them: a rewrite is made only if it keeps the call's behaviour for every
-value a ``RunTime`` may take and every branch of a ``Choice``. A ``RunTime`` value stays as written: it keeps
-its keyword or moves to another (``gpus=args.gpus`` to ``devices=args.gpus``); a ``Choice`` may also have each
-branch rewritten in place (``accelerator="ddp" if n > 1 else None`` to ``strategy="ddp" if n > 1 else None``).
+The planner (``decide.plan``) quantifies over them: a rewrite is made only if it keeps the call's behaviour
+for every value a ``RunTime`` may take and every branch of a ``Choice``. A ``RunTime`` value stays as written:
+it keeps its keyword or moves to another (``gpus=args.gpus`` to ``devices=args.gpus``); a ``Choice`` may also
+have each branch rewritten in place (``accelerator="ddp" if n > 1 else None`` to ``strategy="ddp" if n > 1
+else None``).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ class RunTime:
     """A value only known at run time: the expression as written (``text``) at keyword ``flag``, and every
     value it may take there (its ``domain``, narrowed by what the file says: ``domains``). It is the
     expression as written: two with the same text at the same keyword are equal, whatever the planner took
-    their values to be (``plan.token`` tells those apart)."""
+    their values to be (``planner.token`` tells those apart)."""
 
     flag: str
     text: str

@@ -877,7 +877,8 @@ def _device_values(flag: str, count: Value) -> Iterator[Value]:
 
 def derived(old: Known, new: Known) -> bool:
     """Is ``new`` the object ``old`` with its class renamed and, perhaps, arguments added (every argument
-    the user wrote kept as written)? The planner only ever proposes such objects (``plan.kept_objects``)."""
+    the user wrote kept as written)? The planner only ever proposes such objects
+    (``planner.kept_objects``)."""
     if not isinstance(old, Obj) or not isinstance(new, Obj):
         return False
     added = new.kw()

@@ -83,7 +83,7 @@ _CLASS = re.compile(r"class\s+(\w+)\s*\(([^)]*)\)")
 _WORDS = "|".join(sorted(MODELLED, key=len, reverse=True))
 _MODELLED_WORD = re.compile(rf"\b(?:{_WORDS})\b")
 # The `*Plugin` training-type classes 1.6 renamed: a file that imports one follows the rename (from 1.6 on)
-# even without a Trainer call (`codemod.imports.stale_imports`).
+# even without a Trainer call (`edit.imports.stale_imports`).
 V16 = Version(1, 6)
 _NOT_ASCII = re.compile(r"[^\x00-\x7f]")
 _ASCII_WORD = re.compile(r"[A-Za-z0-9_]")
@@ -105,10 +105,10 @@ def may_need_migration(
     sources: Sequence[Version | None] = EVERY_SOURCE,
     subclasses: frozenset[str] = frozenset(),
 ) -> bool:
-    """False only if ``codemod.python.migrate(text, target, source)`` changes nothing and reports nothing for
-    every ``target`` and ``source`` given (by default every release, with or without ``--source-version``).
-    ``subclasses``: the names of the Trainer subclasses other files of the run define (the codemod takes a
-    call of one imported from there for a Trainer call)."""
+    """False only if ``frontends.python.frontend.migrate(text, target, source)`` changes nothing and reports
+    nothing for every ``target`` and ``source`` given (by default every release, with or without
+    ``--source-version``). ``subclasses``: the names of the Trainer subclasses other files of the run define
+    (the codemod takes a call of one imported from there for a Trainer call)."""
     if any(_has_word(text, name) for name in subclasses):
         return True  # (rare: a file of the run that calls its own Trainer subclass is looked at)
     words = mentions(text, targets)
@@ -139,7 +139,7 @@ def may_need_migration(
 
 def _subclasses(text: str, names: set[str]) -> set[str]:
     """The classes the file defines on top of a class named like the Trainer (``names``: it, its aliases),
-    or of such a class (``codemod.trainers``: the codemod tells those that pass the flags through)."""
+    or of such a class (``plan.trainers``: the codemod tells those that pass the flags through)."""
     if "class" not in text:
         return set()
     bases = {found.group(1): found.group(2) for found in _words(_CLASS, text)}
@@ -168,7 +168,7 @@ def _quiet_call(
 ) -> bool:
     """Does the codemod leave this call unchanged and unreported, however it reads it?"""
     if _gone(text[call.open : close], targets):
-        return False  # a keyword beside the model's that a target rejects or deprecates (`codemod.gone`)
+        return False  # a keyword beside the model's that a target rejects or deprecates (`plan.gone`)
     if not (_MODELLED_WORD.search(text, call.open, close) or "*" in text[call.open : close]):
         return True  # no modelled keyword, no `**`: the codemod has no flag to read
     arguments = text[call.open + 1 : close]
@@ -278,7 +278,7 @@ class _File:
 
     def partial_of(self, arguments: str) -> bool:
         """May a ``partial(...)`` call with these arguments be ``partial(Trainer, ...)``? Its first argument
-        must name the Trainer (``codemod.locate.trainer_skip``)."""
+        must name the Trainer (``plan.locate.trainer_skip``)."""
         trainers = [name for name, roles in self.roles.items() if "Trainer" in roles]
         return re.search(rf"\b(?:{'|'.join(trainers)})\b", arguments) is not None
 

@@ -1,9 +1,10 @@
 """Plan a call whose flags are partly known only at run time: quantify over every value they may take.
 
-A *case* is one assignment of the unknown flags (``known.RunTime``: each value of its domain;
-``known.Choice``: each branch, and each value of a branch that is itself a run-time value). For every case the
-old call's behaviour is found as for a literal call (``plan._behaviour``), and a rewrite is made only if, in
-every case, on every machine and for every source release, it builds what the old call built (or both fail).
+A *case* is one assignment of the unknown flags (``knowledge.RunTime``: each value of its domain;
+``knowledge.Choice``: each branch, and each value of a branch that is itself a run-time value). For every case
+the old call's behaviour is found as for a literal call (``planner._behaviour``), and a rewrite is made only
+if, in every case, on every machine and for every source release, it builds what the old call built (or both
+fail).
 
 1. *Templates*: the candidates the spelling tables propose for each case, with the case's values taken back
    out. A run-time value stays as written: at its own keyword, or moved to a keyword the call does not have

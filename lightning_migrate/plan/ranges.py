@@ -1,4 +1,4 @@
-"""Read a flag value that is only known at run time into what the planner can quantify over (``known``).
+"""Read a flag value that is only known at run time into what the planner can quantify over (``knowledge``).
 
 - A conditional expression is a ``Choice`` of its branches (``1 if args.cuda else 0``), each a value or, in
   turn, a run-time value; the branches of ``a if t0 else b if t1 else c`` are read as one chain.

@@ -2,7 +2,7 @@
 it can take, for the prefilter to put to the planner.
 
 The call's argument list is parsed on its own (``ast``, a few microseconds: the file is not parsed) and each
-modelled keyword's value is read by the codemod's own ``Reader`` (``codemod.values``), so literals, lists
+modelled keyword's value is read by the codemod's own ``Reader`` (``plan.ast_values``), so literals, lists
 and Lightning objects are read as the codemod reads them. What only the scopes could tell is taken every
 way the codemod could see it, one "world" per combination:
 
@@ -12,7 +12,7 @@ way the codemod could see it, one "world" per combination:
   (a class imported from elsewhere, a shadowing name);
 - a ``**cfg`` dict is one the codemod cannot read (its flags are then only known at run time), or each dict
   display or ``dict(...)`` call an assignment may bind ``cfg`` to, read as the codemod reads it
-  (``codemod.python._Migrator._plan_splat``).
+  (``frontends.python.frontend._Migrator._plan_splat``).
 
 It gives up (None) on an argument list or an assigned value it cannot parse on its own, a callee that is an
 import alias of a class name or not a plain (dotted) name, more than ``MAX_WORLDS`` worlds, or ``*args``.
@@ -175,7 +175,7 @@ def _read(
     reader: Reader, arguments: Sequence[tuple[str | None, ast.expr]]
 ) -> tuple[dict[str, Known], dict[str, str | None], dict[str, Value]]:
     """The known flags, those only known at run time and the defaults of those that may be a parameter,
-    as ``codemod.python._Migrator._read_flags`` has them (a keyword given twice: the last one)."""
+    as ``frontends.python.frontend._Migrator._read_flags`` has them (a keyword given twice: the last one)."""
     flags: dict[str, Known] = {}
     unknown: dict[str, str | None] = {}
     defaults: dict[str, Value] = {}
@@ -213,7 +213,7 @@ def _default(node: ast.expr, reader: Reader) -> tuple[Value] | None:
 
 
 def _parameter(node: ast.expr, reader: Reader) -> tuple[Value, ...] | None:
-    """The values of a test's parameter the codemod reads (``codemod.ranges``: a name no assignment binds,
+    """The values of a test's parameter the codemod reads (``plan.ranges``: a name no assignment binds,
     which a `pytest.mark.parametrize` lists), in a world where it is one (else None)."""
     world = reader.located
     assert isinstance(world, _World)
@@ -226,7 +226,7 @@ def _parameter(node: ast.expr, reader: Reader) -> tuple[Value, ...] | None:
 
 
 def _branch(node: ast.expr, reader: Reader) -> ast.expr:
-    """A conditional expression is each of its branches to the codemod (``codemod.ranges``: it reads the
+    """A conditional expression is each of its branches to the codemod (``plan.ranges``: it reads the
     values written there), or unknown: one world each."""
     world = reader.located
     assert isinstance(world, _World)
@@ -266,7 +266,7 @@ def _is_dict(node: ast.expr) -> bool:
 
 def _entries(node: ast.expr) -> list[tuple[str | None, ast.expr]] | None:
     """A dict display or ``dict(...)`` call as keyword arguments, or None where the codemod cannot read it
-    so (``values.dict_entries``, the codemod's own reader)."""
+    so (``ast_values.dict_entries``, the codemod's own reader)."""
     assert isinstance(node, (ast.Dict, ast.Call))
     entries = dict_entries(node)
     return None if entries is None else [(name, value) for name, value, _ in entries]

@@ -2,10 +2,10 @@
 a YAML Trainer config, a command line, a set of ``PL_TRAINER_*`` variables.
 
 A value only known at run time that ranges over its flag's domain (a YAML interpolation ``${nodes}``) is a
-``known.RunTime`` among the site's flags, and the planner quantifies over it. One the front end cannot range
-over (a shell variable ``$GPUS``, a key shared through a YAML merge, the flags of a config the site overrides)
-is put in ``CallSite.unknown``: such a site is never rewritten, and it is reported (LM101) only where
-``Run.old_api`` sees a sign of the old API, exactly as the Python front end does for ``Trainer(**cfg)``.
+``knowledge.RunTime`` among the site's flags, and the planner quantifies over it. One the front end cannot
+range over (a shell variable ``$GPUS``, a key shared through a YAML merge, the flags of a config the site
+overrides) is put in ``CallSite.unknown``: such a site is never rewritten, and it is reported (LM101) only
+where ``Run.old_api`` sees a sign of the old API, exactly as the Python front end does for ``Trainer(**cfg)``.
 """
 
 from __future__ import annotations

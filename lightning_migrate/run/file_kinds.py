@@ -60,7 +60,7 @@ class Kind:
 # signature's table: `replace_sampler_ddp: false` alone is work for 2.x), a `*Plugin` class or a settings
 # variable.
 _FLAGS = "|".join(sorted(MODELLED, key=len, reverse=True))
-# ... or a keyword beside the model's that some release rejects or deprecates (`codemod.gone`)
+# ... or a keyword beside the model's that some release rejects or deprecates (`plan.gone`)
 _GONE = gone.words(RELEASES)
 _FLAG_WORDS = re.compile(
     rf"{_FLAGS}|Plugin|PL_TRAINER_" + (f"|{_GONE.pattern}" if _GONE else ""), re.IGNORECASE
@@ -147,5 +147,5 @@ def _python(text: str, request: Request, skipped: bool) -> Migrated:
     )
 
 
-# a string literal that may hold a Trainer option (`codemod.arglists`): asked of every Python file
+# a string literal that may hold a Trainer option (`frontends.python.arglists`): asked of every Python file
 _ARGUMENT_WORDS = re.compile(rf"""["'][^"'\n]*(?:--(?:trainer\.)?(?:{_FLAGS})\b|PL_TRAINER_)""")

@@ -346,8 +346,8 @@ class _Migrator:
     def _read_flags(
         self, call: TrainerCall, args: list[_Arg], quiet: bool = False, unpacked: _Arg | None = None
     ) -> dict[str, Known] | None:
-        """The modelled flags among keyword ``args``: each value as known (``known``: a value only known at
-        run time ranges over its domain, a conditional expression over its branches). None when a value
+        """The modelled flags among keyword ``args``: each value as known (``knowledge``: a value only known
+        at run time ranges over its domain, a conditional expression over its branches). None when a value
         cannot be ranged over (an object built from run-time values, a flag with no domain) or the call
         unpacks ``unpacked``, a `**dict` nobody can read: such a call is reported (unless ``quiet``) only
         where it shows a sign of the old API (``Run.old_api``); written in the target's own form, it is left
@@ -755,7 +755,7 @@ def _method_edit(
 
 
 def _dict_entries(node: ast.Dict | ast.Call) -> list[_Arg] | None:
-    """A dict display or ``dict(...)`` call as keyword arguments (``values.dict_entries``)."""
+    """A dict display or ``dict(...)`` call as keyword arguments (``ast_values.dict_entries``)."""
     entries = dict_entries(node)
     return None if entries is None else [_Arg(name, "", value, at) for name, value, at in entries]
 

@@ -1,7 +1,8 @@
-"""Command lines as call sites: each site of ``command_line`` is decided by the planner (``sites.judge``),
-and its rewrite written word by word, in the site's own way of passing flags. Shared by the shell front
-end and by the shell code blocks of documents and notebooks, which hand over a *view* of their text: the
-same length, with everything that is not a command line blanked, so offsets are those of the file."""
+"""Command lines as call sites: each site of ``command_line`` is decided by the planner
+(``site_judge.judge``), and its rewrite written word by word, in the site's own way of passing flags. Shared
+by the shell front end and by the shell code blocks of documents and notebooks, which hand over a *view* of
+their text: the same length, with everything that is not a command line blanked, so offsets are those of the
+file."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""The YAML front end: each Trainer config of a file (``yaml_read``) is a call site, decided by the planner
-like a Python call, and its rewrite is spliced into the text (``yaml_write``); a Lightning ``*Plugin``
+"""The YAML front end: each Trainer config of a file (``read``) is a call site, decided by the planner
+like a Python call, and its rewrite is spliced into the text (``write``); a Lightning ``*Plugin``
 object a config builds outside a Trainer config (``_target_: pytorch_lightning.plugins.DDPPlugin``) follows
 its class's rename. ruamel.yaml (round trip) is only the reader: nothing is dumped."""
 

@@ -75,7 +75,7 @@ class Config:
 class Read:
     """The modelled flags of a mapping: their values, those known only at run time, and where each key is."""
 
-    flags: dict[str, Known]  # (a value only known at run time ranges over its flag's domain: `known`)
+    flags: dict[str, Known]  # (a value only known at run time ranges over its flag's domain: `knowledge`)
     unknown: dict[str, Unknown]
     order: list[str]  # the mapping's own modelled keys, in written order
 

@@ -1,6 +1,6 @@
 """Write a rewrite into a YAML Trainer config: rename keys, replace scalars, insert and delete entries, rename
 the class of a strategy object (``_target_``/``class_path``) and add the arguments the target needs, each as
-a splice of the text (``yaml_text.Document``). The edits of one config are made together or not at all."""
+a splice of the text (``text.Document``). The edits of one config are made together or not at all."""
 
 from __future__ import annotations
 
