@@ -172,3 +172,13 @@ def test_imports_are_read_in_functions_and_relative(tmp_path: Path) -> None:
         "lightning_migrate.plan.planner": 5,
         "lightning_migrate.run.runner": 6,
     }
+
+
+def test_the_front_ends_the_driver_imports_by_name_are_below_it() -> None:
+    """``run.file_kinds`` names each kind's front end in a string (imported only for a file of its kind)."""
+    from lightning_migrate.run.file_kinds import KINDS
+
+    known = modules()
+    for kind in KINDS:
+        assert kind.module in known, kind
+        assert layer(kind.module) < layer("lightning_migrate.run.file_kinds"), kind

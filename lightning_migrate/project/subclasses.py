@@ -8,6 +8,9 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
+from lightning_migrate.files import depth
+from lightning_migrate.files.sourcefile import SourceError
+from lightning_migrate.files.text import Text
 from lightning_migrate.plan.trainers import LOCAL, NO_SUBCLASSES, RunSubclasses
 
 # A file that may define a Trainer subclass for the other files of the run: a module-level class whose bases
@@ -41,9 +44,6 @@ def module_names(path: Path) -> list[str]:
 def of_run(files: Iterable[tuple[Path, str]]) -> RunSubclasses:
     """The Trainer subclasses the Python ``files`` (path, text) of a run define, for every other file of the
     run (found a file at a time until a round finds no more: a subclass of another file's subclass)."""
-    from lightning_migrate.files import depth
-    from lightning_migrate.files.sourcefile import SourceError
-    from lightning_migrate.files.text import Text
     from lightning_migrate.plan.locate import locate  # (only for a run with a file that may define one)
 
     trees = {}
