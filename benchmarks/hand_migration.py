@@ -25,11 +25,11 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from lightning_migrate.codemod.python import migrate
+from lightning_migrate.files.sourcefile import SourceError
+from lightning_migrate.frontends.python.frontend import migrate
 from lightning_migrate.report.findings import Finding
 from lightning_migrate.semantics.model import release
 from lightning_migrate.semantics.signature import MODELLED
-from lightning_migrate.sources.sourcefile import SourceError
 
 COMMIT = "5e8829b97d26fa857483756eeef8d302b351b83e"  # #9931
 FLAG = re.compile(rf"\b(?:{'|'.join(sorted(MODELLED))})\s*=")

@@ -86,8 +86,8 @@ def best_of_each(repeat: int, commands: list[tuple[list[str], set[int]]]) -> lis
 
 def passed_by_prefilter(folder: Path, target: str) -> int:
     """How many files the prefilter passes to the codemod (the others are not parsed at all)."""
+    from lightning_migrate.plan.prefilter import may_need_migration
     from lightning_migrate.semantics.model import release
-    from lightning_migrate.sources.prefilter import may_need_migration
 
     version = release(target)
     paths = folder.rglob("*.py")

@@ -14,14 +14,8 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from lightning_migrate.codemod.callparse import (
-    NotLiteral,
-    _trainer_skip,
-    bound_once,
-    literal,
-    trainer_aliases,
-)
-from lightning_migrate.codemod.domains import DOMAINS
+from lightning_migrate.cli.callparse import NotLiteral, _trainer_skip, bound_once, literal, trainer_aliases
+from lightning_migrate.plan.domains import DOMAINS
 from lightning_migrate.semantics.classes import lookup
 from lightning_migrate.semantics.model import Value
 from lightning_migrate.semantics.signature import MODELLED

@@ -1,5 +1,5 @@
 """An argparse namespace holds every Trainer flag, each whatever the command line gives
-(``codemod/namespaces.py``); 2.0 removed the Trainer's argparse methods (LM105, ``--shim``)."""
+(``frontends/python/namespaces.py``); 2.0 removed the Trainer's argparse methods (LM105, ``--shim``)."""
 
 from __future__ import annotations
 
@@ -10,13 +10,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 from searches import search_settings
 
-from lightning_migrate.codemod.command_line import argparse_value
-from lightning_migrate.codemod.namespaces import command_line_values, counterexample
-from lightning_migrate.codemod.plan import MACHINES, MUST_STILL_FAIL, comparable
-from lightning_migrate.codemod.python import migrate
+from lightning_migrate.frontends.python.frontend import migrate
+from lightning_migrate.frontends.python.namespaces import command_line_values, counterexample
+from lightning_migrate.frontends.shell.command_line import argparse_value
+from lightning_migrate.plan.planner import MACHINES, MUST_STILL_FAIL, comparable
+from lightning_migrate.plan.prefilter import mentions
 from lightning_migrate.semantics import Setup, interpret
 from lightning_migrate.semantics.model import RELEASES, release
-from lightning_migrate.sources.prefilter import mentions
 
 OLD_TARGETS = ("1.5", "1.6", "1.7", "1.9")
 PARSED = (

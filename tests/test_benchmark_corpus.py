@@ -6,9 +6,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from lightning_migrate.codemod.python import migrate
+from lightning_migrate.frontends.python.frontend import migrate
+from lightning_migrate.plan.prefilter import may_need_migration
 from lightning_migrate.semantics.model import release
-from lightning_migrate.sources.prefilter import may_need_migration
 
 sys.path.insert(0, str(Path(__file__).parent.parent / "benchmarks"))
 from corpus import generate

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from cli_helpers import CLEAN, FIXABLE, FIXED, run
 
-from lightning_migrate.sources import files
+from lightning_migrate.files import discovery as files
 
 TARGET = ("--target-version", "2.6")
 

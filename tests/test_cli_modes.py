@@ -11,7 +11,8 @@ from cli_helpers import BROKEN, CLEAN, FIXABLE, FIXED, UNFIXABLE, run
 
 from lightning_migrate.cli import command
 from lightning_migrate.cli.command import Behaviour
-from lightning_migrate.codemod.runner import BATCHES_PER_WORKER, Options, _batches
+from lightning_migrate.run.options import Options
+from lightning_migrate.run.runner import BATCHES_PER_WORKER, _batches
 from lightning_migrate.semantics.model import release
 
 MODES = {"rewrite": (), "diff": ("--diff",), "check": ("--check",)}

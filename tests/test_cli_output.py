@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from cli_helpers import BROKEN, FIXABLE, UNFIXABLE, run
 
-from lightning_migrate.codemod.runner import NOT_FIXED
 from lightning_migrate.report.rules import RULES
+from lightning_migrate.run.runner import NOT_FIXED
 
 SCHEMA = Path(__file__).parent / "data" / "sarif-schema-2.1.0.json"
 TARGET = ("--target-version", "2.6")
@@ -68,7 +68,7 @@ def test_github_annotations(project: Path) -> None:
 
 
 def test_github_escapes_message_newlines(tmp_path: Path) -> None:
-    from lightning_migrate.report.output import _escape
+    from lightning_migrate.cli.output import _escape
 
     assert _escape("50% done\nnext,one:two", is_property=False) == "50%25 done%0Anext,one:two"
     assert _escape("a,b:c%", is_property=True) == "a%2Cb%3Ac%25"

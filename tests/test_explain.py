@@ -7,10 +7,11 @@ from pathlib import Path
 import pytest
 from cli_helpers import run
 
-from lightning_migrate.codemod.python import migrate
-from lightning_migrate.codemod.runner import Options, process_file
+from lightning_migrate.frontends.python.frontend import migrate
 from lightning_migrate.report.rule_examples import EXAMPLES
 from lightning_migrate.report.rules import RULES
+from lightning_migrate.run.options import Options
+from lightning_migrate.run.runner import process_file
 from lightning_migrate.semantics.model import release
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from cli_helpers import CLEAN, FIXABLE, FIXED, Outcome, run
 
-from lightning_migrate.codemod import runner
-from lightning_migrate.sources import sourcefile
+from lightning_migrate.files import sourcefile
+from lightning_migrate.run import runner
 
 ARGS = ("--target-version", "2.6", "--jobs", "1")
 EDITED = FIXABLE.replace("max_epochs=3", "max_epochs=5")

@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 from runtime_calls import choices, declared, evaluate, holed_calls
 
-from lightning_migrate.codemod.callparse import Call, trainer_calls
-from lightning_migrate.codemod.callsite import LIGHTNING_PACKAGE
-from lightning_migrate.codemod.plan import codemod_deprecations, machines, modernizable, modernized
-from lightning_migrate.codemod.python import migrate
+from lightning_migrate.cli.callparse import Call, trainer_calls
+from lightning_migrate.frontends.python.frontend import migrate
+from lightning_migrate.plan.callsite import LIGHTNING_PACKAGE
+from lightning_migrate.plan.planner import codemod_deprecations, machines, modernizable, modernized
 from lightning_migrate.semantics import Rejected, Setup, interpret
 from lightning_migrate.semantics.model import RELEASES, Interpretation, Value, Version, release
 

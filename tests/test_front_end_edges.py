@@ -136,7 +136,7 @@ def test_a_notebook_of_another_kernel_needs_no_known_format(tmp_path: Path) -> N
 
 
 def _codes(text: str) -> list[tuple[str, str]]:
-    from lightning_migrate.codemod import docs
+    from lightning_migrate.frontends.docs import frontend as docs
 
     return [(block.language, block.code) for block in docs.blocks(text, rest=False)]
 
@@ -258,7 +258,7 @@ def test_a_heredoc_never_closed_runs_to_the_end_of_the_script(tmp_path: Path) ->
 )
 def test_what_is_no_heredoc(tmp_path: Path, line: str) -> None:
     """A here-string, `<<` quoted, in arithmetic or a comment: the next line is a command line."""
-    from lightning_migrate.codemod.shell_words import heredocs
+    from lightning_migrate.frontends.shell.words import heredocs
 
     text = f"{line}\n{OLD_LINE}\n"
     assert heredocs(text) == []

@@ -14,7 +14,9 @@ from pathlib import Path
 import pytest
 from cli_helpers import FIXABLE, FIXED, run
 
-from lightning_migrate.codemod import depth, runner, yaml_words
+from lightning_migrate.files import depth
+from lightning_migrate.frontends.yaml import words as yaml_words
+from lightning_migrate.run import runner
 from lightning_migrate.semantics.model import Version
 
 OLD_CALL = "from pytorch_lightning import Trainer\n\ntrainer = Trainer(gpus=2)\n"

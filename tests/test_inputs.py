@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from cli_helpers import CLEAN, FIXABLE, FIXED, run
 
-from lightning_migrate.sources import sourcefile
+from lightning_migrate.files import sourcefile
 
 TARGET = ("--target-version", "2.6")
 LIMIT_S = 60  # a case that takes longer hangs

@@ -1,5 +1,5 @@
 """The table of every Trainer keyword (``semantics.keywords``, read from the wheels), Lightning's advice for
-the removed ones (``semantics.removed``) and their judge (``codemod.gone``, LM007)."""
+the removed ones (``semantics.removed``) and their judge (``plan.gone``, LM007)."""
 
 from __future__ import annotations
 
@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from lightning_migrate.codemod import gone
-from lightning_migrate.codemod.callsite import Run
-from lightning_migrate.codemod.commands import migrate_commands
-from lightning_migrate.codemod.kinds import Request
-from lightning_migrate.codemod.python import migrate
-from lightning_migrate.codemod.yaml_config import migrate as migrate_yaml
+from lightning_migrate.frontends.contract import Request
+from lightning_migrate.frontends.python.frontend import migrate
+from lightning_migrate.frontends.shell.commands import migrate_commands
+from lightning_migrate.frontends.yaml.frontend import migrate as migrate_yaml
+from lightning_migrate.plan import gone
+from lightning_migrate.plan.callsite import Run
 from lightning_migrate.semantics.keywords import KEYWORDS
 from lightning_migrate.semantics.model import RELEASES, release, v
 from lightning_migrate.semantics.removed import GONE

@@ -17,9 +17,10 @@ from typing import Any
 import pytest
 from test_fixtures import assert_behaviour_kept, assert_flags_kept
 
-from lightning_migrate.codemod.kinds import BY_SUFFIX
-from lightning_migrate.codemod.known import Known, RunTime
-from lightning_migrate.codemod.runner import FileResult, Options, process_file
+from lightning_migrate.plan.knowledge import Known, RunTime
+from lightning_migrate.run.file_kinds import BY_SUFFIX
+from lightning_migrate.run.options import Options
+from lightning_migrate.run.runner import FileResult, process_file
 from lightning_migrate.semantics.model import RELEASES, Value, Version, release
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
@@ -103,7 +104,7 @@ def assert_arg_lists_kept(old: str, new: str, target: Version) -> int:
     """Every argument list of string literals whose flags changed builds the same in ``target``."""
     import ast
 
-    from lightning_migrate.codemod.arglists import arg_lists
+    from lightning_migrate.frontends.python.arglists import arg_lists
 
     before, after = (list(arg_lists(ast.parse(text))) for text in (old, new))
     assert len(before) == len(after)
@@ -124,7 +125,8 @@ def assert_arg_lists_kept(old: str, new: str, target: Version) -> int:
 
 def assert_doc_blocks_kept(old: str, new: str, target: Version, rest: bool) -> None:
     """Only code blocks differ, and the Python and command lines in them build the same Trainers."""
-    from lightning_migrate.codemod import cells, docs
+    from lightning_migrate.frontends.docs import frontend as docs
+    from lightning_migrate.frontends.python import cells
 
     before, after = list(docs.blocks(old, rest)), list(docs.blocks(new, rest))
     assert [b.language for b in before] == [b.language for b in after]
@@ -165,7 +167,8 @@ def assert_commands_kept(old: str, new: str, target: Version) -> int:
 
 def assert_python_heredocs_kept(old: str, new: str, target: Version) -> int:
     """The Python that here-documents feed ``python`` builds the same Trainers (each body a program)."""
-    from lightning_migrate.codemod import commands, shell_words
+    from lightning_migrate.frontends.shell import commands
+    from lightning_migrate.frontends.shell import words as shell_words
 
     bodies = [
         [text[h.start : h.end] for h in shell_words.heredocs(text) if commands._runs_python(h.program)]
@@ -176,7 +179,8 @@ def assert_python_heredocs_kept(old: str, new: str, target: Version) -> int:
 
 
 def command_flags(text: str) -> list[tuple[str, dict[str, Value]]]:
-    from lightning_migrate.codemod import command_line, shell_words
+    from lightning_migrate.frontends.shell import command_line
+    from lightning_migrate.frontends.shell import words as shell_words
 
     found: list[tuple[str, dict[str, Value]]] = []
     exported: dict[str, Value] = {}
@@ -192,8 +196,9 @@ def command_flags(text: str) -> list[tuple[str, dict[str, Value]]]:
 
 def assert_notebook_kept(old: str, new: str, target: Version) -> None:
     """Only code cells' sources differ, and the code the cells make builds the same Trainers."""
-    from lightning_migrate.codemod import cells, notebook
-    from lightning_migrate.codemod.jsonspan import parse
+    from lightning_migrate.frontends.notebook import frontend as notebook
+    from lightning_migrate.frontends.notebook.jsonspan import parse
+    from lightning_migrate.frontends.python import cells
 
     before, after = json.loads(old), json.loads(new)
     key = "input" if before["nbformat"] == 3 else "source"  # (nbformat 3: cells in worksheets, `input`)
@@ -226,7 +231,7 @@ def _notebook_cells(notebook: dict[str, Any]) -> list[dict[str, Any]]:
 def assert_yaml_behaviour_kept(case: Path, old: str, new: str, target: Version) -> None:
     """Every Trainer config the rewrite changed builds the same in ``target`` (a config that extends a
     sibling is checked over that sibling as its own expected output has it)."""
-    from lightning_migrate.codemod.yaml_read import configs, load, read
+    from lightning_migrate.frontends.yaml.read import configs, load, read
 
     for old_doc, new_doc in zip(load(old), load(new)):
         before_all, after_all = configs(old_doc, old, case), configs(new_doc, new, case)
@@ -257,7 +262,7 @@ def substituted(
 
 def _migrated_base(case: Path, document: object, target: Version) -> dict[str, Value]:
     """The flags of the siblings a Hydra group file extends, as their expected outputs have them."""
-    from lightning_migrate.codemod.yaml_read import bases_of, load, read
+    from lightning_migrate.frontends.yaml.read import bases_of, load, read
 
     flags: dict[str, Value] = {}
     if case.parent.name != "trainer":

@@ -14,8 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from libcst.metadata import MetadataWrapper, PositionProvider, QualifiedNameSource, ScopeProvider
 
-from lightning_migrate.codemod.locate import PARTIAL_NAMES, TRAINER_NAMES, locate, trainer_skip
-from lightning_migrate.codemod.text import Text
+from lightning_migrate.files.text import Text
+from lightning_migrate.plan.locate import PARTIAL_NAMES, TRAINER_NAMES, locate, trainer_skip
 
 ROOT = Path(__file__).parent.parent
 FILES = sorted(ROOT.glob("fixtures/**/*.py")) + sorted(ROOT.glob("examples/**/*.py"))

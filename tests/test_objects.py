@@ -9,8 +9,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lightning_migrate.codemod.plan import Refusal, Rewrite, derived, plan
-from lightning_migrate.codemod.python import migrate
+from lightning_migrate.frontends.python.frontend import migrate
+from lightning_migrate.plan.decide import plan
+from lightning_migrate.plan.planner import Refusal, Rewrite, derived
 from lightning_migrate.semantics import Obj, constructors
 from lightning_migrate.semantics.model import release, v
 
@@ -119,7 +120,7 @@ def test_a_refusal_quotes_the_releases_that_raise() -> None:
     decision = plan({"accelerator": "ddp", "gpus": 2, "precision": 17}, release("2.6"))
     assert isinstance(decision, Refusal)
     # no release builds it: the target's words (2.x's TypeError for `gpus`), then the error the oldest release
-    # that takes the keywords raises, which a migrated call would still meet (``codemod.rejected``)
+    # that takes the keywords raises, which a migrated call would still meet (``plan.rejected``)
     assert decision.message.startswith(
         "the target release rejects this call as written: Lightning 2.6.6 raises TypeError:"
         " Trainer.__init__() got an unexpected keyword argument 'gpus'"

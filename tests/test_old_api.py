@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from lightning_migrate.codemod.callsite import LIGHTNING_PACKAGE, UNPACKED, CallSite, Run
+from lightning_migrate.plan.callsite import LIGHTNING_PACKAGE, UNPACKED, CallSite, Run
 from lightning_migrate.semantics import interpret
 from lightning_migrate.semantics.model import RELEASES, Hardware, Obj, release
 from lightning_migrate.semantics.signature import DEPRECATED_KEYWORDS, accepts

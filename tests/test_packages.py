@@ -7,16 +7,9 @@ from dataclasses import replace
 
 import pytest
 
-import lightning_migrate.codemod.plan as planner
-from lightning_migrate.codemod.plan import (
-    MACHINES,
-    PACKAGE_MACHINES,
-    Refusal,
-    Rewrite,
-    Unchanged,
-    machines,
-    plan,
-)
+from lightning_migrate.plan import planner
+from lightning_migrate.plan.decide import plan
+from lightning_migrate.plan.planner import MACHINES, PACKAGE_MACHINES, Refusal, Rewrite, Unchanged, machines
 from lightning_migrate.semantics import Hardware, Rejected, Setup, interpret
 from lightning_migrate.semantics.model import OPTIONAL_PACKAGES, RELEASES, Obj, release
 from lightning_migrate.semantics.registry import registered

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from lightning_migrate.codemod.plan import Refusal, plan
+from lightning_migrate.plan.decide import plan
+from lightning_migrate.plan.planner import Refusal
 from lightning_migrate.semantics import Hardware, Obj, Precision, Rejected, Setup, interpret
 from lightning_migrate.semantics.model import Value, release
 from lightning_migrate.semantics.render import render

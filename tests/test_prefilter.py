@@ -12,10 +12,10 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from lightning_migrate.codemod.python import migrate
+from lightning_migrate.files.sourcefile import SourceError
+from lightning_migrate.frontends.python.frontend import migrate
+from lightning_migrate.plan.prefilter import may_need_migration
 from lightning_migrate.semantics.model import RELEASES, Version, release
-from lightning_migrate.sources.prefilter import may_need_migration
-from lightning_migrate.sources.sourcefile import SourceError
 
 ROOT = Path(__file__).parent.parent
 TARGETS = tuple(r for r in RELEASES if r >= release("1.5"))
@@ -498,8 +498,8 @@ def test_generated_modern_calls_that_are_skipped_are_left_alone(text: str, targe
 
 
 def test_a_renamed_class_is_found_by_the_ending_all_their_names_share() -> None:
+    from lightning_migrate.plan.prefilter import _RENAMED_ENDING
     from lightning_migrate.semantics.classes import RENAMED_STRATEGIES
-    from lightning_migrate.sources.prefilter import _RENAMED_ENDING
 
     assert _RENAMED_ENDING == "Plugin"
     assert all(name.endswith(_RENAMED_ENDING) for name in RENAMED_STRATEGIES)

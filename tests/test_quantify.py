@@ -1,15 +1,16 @@
-"""The planner for calls with values only known at run time (``codemod.quantify``), table by table: what it
+"""The planner for calls with values only known at run time (``plan.quantify``), table by table: what it
 rewrites, what it leaves as written (and says so), and how it says why not."""
 
 from __future__ import annotations
 
 import pytest
 
-from lightning_migrate.codemod.callsite import CallSite, Run
-from lightning_migrate.codemod.domains import DOMAINS
-from lightning_migrate.codemod.known import Choice, Known, RunTime
-from lightning_migrate.codemod.plan import Refusal, Rewrite, Unchanged, plan
-from lightning_migrate.codemod.python import migrate
+from lightning_migrate.frontends.python.frontend import migrate
+from lightning_migrate.plan.callsite import CallSite, Run
+from lightning_migrate.plan.decide import plan
+from lightning_migrate.plan.domains import DOMAINS
+from lightning_migrate.plan.knowledge import Choice, Known, RunTime
+from lightning_migrate.plan.planner import Refusal, Rewrite, Unchanged
 from lightning_migrate.semantics.model import Obj, Value, release
 
 INTS = (0, 1, 2, 8, -1)  # what `parser.add_argument("--gpus", type=int)` gives

@@ -1,13 +1,14 @@
-"""Calls no release builds (``codemod.rejected``): reported (LM100) in the words of the release targeted, with
+"""Calls no release builds (``plan.rejected``): reported (LM100) in the words of the release targeted, with
 both calls a conflict may have meant, and left alone where the code expects the raise."""
 
 from __future__ import annotations
 
 import pytest
 
-from lightning_migrate.codemod.plan import Refusal, Unchanged, plan
-from lightning_migrate.codemod.python import migrate
-from lightning_migrate.codemod.rejected import everywhere, first_sentence
+from lightning_migrate.frontends.python.frontend import migrate
+from lightning_migrate.plan.decide import plan
+from lightning_migrate.plan.planner import Refusal, Unchanged
+from lightning_migrate.plan.rejected import everywhere, first_sentence
 from lightning_migrate.semantics import Hardware, Rejected, interpret
 from lightning_migrate.semantics.model import Value, release
 
@@ -145,7 +146,7 @@ def test_a_call_no_release_builds_for_another_reason() -> None:
 )
 def test_not_reported_as_built_nowhere(flags: dict[str, Value]) -> None:
     for target in ("1.6", "2.6"):
-        assert everywhere(flags, release(target)) is None
+        assert everywhere(flags, release(target), plan) is None
 
 
 def test_modern_code_is_left_alone() -> None:

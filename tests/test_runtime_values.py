@@ -61,9 +61,10 @@ from hypothesis import strategies as st
 from runtime_calls import HoledCall, choices, declared, evaluate, holed_calls
 from searches import search_settings
 
-from lightning_migrate.codemod.callparse import NotLiteral, literal
-from lightning_migrate.codemod.domains import DOMAINS
-from lightning_migrate.codemod.plan import (
+from lightning_migrate.cli.callparse import NotLiteral, literal
+from lightning_migrate.frontends.python.frontend import migrate
+from lightning_migrate.plan.domains import DOMAINS
+from lightning_migrate.plan.planner import (
     MUST_STILL_FAIL,
     codemod_deprecations,
     comparable,
@@ -71,7 +72,6 @@ from lightning_migrate.codemod.plan import (
     modernizable,
     modernized,
 )
-from lightning_migrate.codemod.python import migrate
 from lightning_migrate.report.findings import Finding
 from lightning_migrate.semantics import Setup, Unmodelled, interpret
 from lightning_migrate.semantics.model import RELEASES, Hardware, Obj, Value, Version, release

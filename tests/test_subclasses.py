@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from cli_helpers import run
 
-from lightning_migrate.codemod.trainers import may_define, module_names, of_run
+from lightning_migrate.project.subclasses import may_define, module_names, of_run
 
 DEFINITIONS = '''import pytorch_lightning as pl
 

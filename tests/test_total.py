@@ -10,7 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from searches import search_settings
 
-from lightning_migrate.codemod.plan import MACHINES, PACKAGE_MACHINES, Refusal, Rewrite, plan
+from lightning_migrate.plan.decide import plan
+from lightning_migrate.plan.planner import MACHINES, PACKAGE_MACHINES, Refusal, Rewrite
 from lightning_migrate.semantics import Obj, Unmodelled, constructors, interpret
 from lightning_migrate.semantics.classes import CLASSES
 from lightning_migrate.semantics.model import RELEASES, Hardware, Version

@@ -7,11 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from lightning_migrate.codemod import yaml_words
-from lightning_migrate.codemod.runner import Options, process_file
-from lightning_migrate.codemod.yaml_config import written_since
-from lightning_migrate.codemod.yaml_read import load, value_of
-from lightning_migrate.codemod.yaml_text import Document
+from lightning_migrate.frontends.yaml import words as yaml_words
+from lightning_migrate.frontends.yaml.frontend import written_since
+from lightning_migrate.frontends.yaml.read import load, value_of
+from lightning_migrate.frontends.yaml.text import Document
+from lightning_migrate.run.options import Options
+from lightning_migrate.run.runner import process_file
 from lightning_migrate.semantics.classes import RENAMED_STRATEGIES
 from lightning_migrate.semantics.model import RELEASES, release, v
 

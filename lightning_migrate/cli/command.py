@@ -14,11 +14,12 @@ from pathlib import Path
 
 import click
 
+from lightning_migrate.cli.output import Report, report
 from lightning_migrate.cli.settings import Settings, start_of
-from lightning_migrate.codemod.runner import FileResult, Options, auto_target, process_all, process_file
-from lightning_migrate.report.output import Report, report
-from lightning_migrate.sources import sourcefile
-from lightning_migrate.sources.files import discover
+from lightning_migrate.files import sourcefile
+from lightning_migrate.files.discovery import discover
+from lightning_migrate.run.options import Options
+from lightning_migrate.run.runner import FileResult, auto_target, process_all, process_file
 
 OK, WORK, ERROR = 0, 1, 2
 INTERRUPTED = 130  # the shell's status for a command ended by Ctrl-C (128 + SIGINT)

@@ -13,14 +13,14 @@ from lightning_migrate import __version__
 from lightning_migrate.cli.command import Behaviour, run
 from lightning_migrate.cli.config import ConfigError
 from lightning_migrate.cli.config import find as find_config
+from lightning_migrate.cli.output import FORMATS
 from lightning_migrate.cli.settings import resolve, start_of
-from lightning_migrate.report.output import FORMATS
 from lightning_migrate.semantics.model import RELEASES, Hardware, Version
 
 # (`rules`, `explain` and `inspect` import what only they need when they run: every run pays for what the
 # module imports, and most runs are `migrate`)
 if TYPE_CHECKING:
-    from lightning_migrate.codemod.callparse import Call
+    from lightning_migrate.cli.callparse import Call
 
 
 class _DefaultToMigrate(click.Group):
@@ -219,8 +219,8 @@ def inspect(
     """
     if (call is None) == (path is None):
         raise click.UsageError("give either a CALL or --file PATH")
+    from lightning_migrate.cli.callparse import Call, parse_arguments, trainer_calls
     from lightning_migrate.cli.inspection import inspect_call
-    from lightning_migrate.codemod.callparse import Call, parse_arguments, trainer_calls
 
     hardware = Hardware(cuda=cuda, tpu_cores=8 if tpu else 0, mps=mps)
     calls: list[Call | tuple[int, str, str]]
@@ -253,7 +253,7 @@ def inspect(
 
 
 def _text(item: Any, path: Path | None) -> str:
-    from lightning_migrate.codemod.callparse import Call
+    from lightning_migrate.cli.callparse import Call
 
     if not isinstance(item[0], Call):
         line, text, why = item
@@ -264,8 +264,8 @@ def _text(item: Any, path: Path | None) -> str:
 
 
 def _json(item: Any) -> dict[str, Any]:
+    from lightning_migrate.cli.callparse import Call
     from lightning_migrate.cli.inspection import Report
-    from lightning_migrate.codemod.callparse import Call
 
     if not isinstance(item[0], Call):
         line, text, why = item

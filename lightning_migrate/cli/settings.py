@@ -11,12 +11,12 @@ from typing import Any
 import click
 
 from lightning_migrate.cli.config import SECTION, Config, ConfigError
-from lightning_migrate.codemod.kinds import WALKED_SUFFIXES
-from lightning_migrate.codemod.runner import Options
-from lightning_migrate.report.output import FORMATS
+from lightning_migrate.cli.output import FORMATS
+from lightning_migrate.files.discovery import DEFAULT_EXCLUDES, FileSelection
 from lightning_migrate.report.rules import RULES
+from lightning_migrate.run.file_kinds import WALKED_SUFFIXES
+from lightning_migrate.run.options import Options
 from lightning_migrate.semantics.model import RELEASES, Version, release
-from lightning_migrate.sources.files import DEFAULT_EXCLUDES, FileSelection
 
 
 def parse_release(value: str | None) -> Version | None:

@@ -12,7 +12,7 @@ import warnings
 import harness
 import pytest
 
-from lightning_migrate.codemod.python import migrate
+from lightning_migrate.frontends.python.frontend import migrate
 from lightning_migrate.semantics import Version
 
 pytestmark = pytest.mark.real

@@ -19,9 +19,9 @@ import pytest
 from conftest import AGREEMENT
 from grid import HARDWARE, PACKAGE_HARDWARE, cases, package_cases
 
-from lightning_migrate.codemod.callparse import Call, trainer_calls
-from lightning_migrate.codemod.plan import MUST_STILL_FAIL, comparable, describe
-from lightning_migrate.codemod.python import migrate
+from lightning_migrate.cli.callparse import Call, trainer_calls
+from lightning_migrate.frontends.python.frontend import migrate
+from lightning_migrate.plan.planner import MUST_STILL_FAIL, comparable, describe
 from lightning_migrate.semantics import Hardware, Setup, interpret
 from lightning_migrate.semantics.model import Version, release
 

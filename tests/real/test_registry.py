@@ -8,7 +8,7 @@ import inspect
 import harness
 import pytest
 
-from lightning_migrate.codemod.gone import accepts as keyword_accepted
+from lightning_migrate.plan.gone import accepts as keyword_accepted
 from lightning_migrate.semantics import Version, constructors
 from lightning_migrate.semantics.classes import BROKEN, CLASSES, lookup
 from lightning_migrate.semantics.keywords import KEYWORDS

@@ -27,8 +27,8 @@ from conftest import AGREEMENT
 from grid import HARDWARE, PACKAGE_HARDWARE, cases, package_cases
 from runtime_calls import evaluate, holed_calls
 
-from lightning_migrate.codemod.plan import MUST_STILL_FAIL, comparable
-from lightning_migrate.codemod.python import migrate
+from lightning_migrate.frontends.python.frontend import migrate
+from lightning_migrate.plan.planner import MUST_STILL_FAIL, comparable
 from lightning_migrate.report.findings import Finding
 from lightning_migrate.semantics import Setup, interpret
 from lightning_migrate.semantics.model import Value, Version, release

@@ -15,7 +15,7 @@ import harness
 import pytest
 from test_shim_cli import CPU, CUDA4, build, meaning_1_5, shim
 
-from lightning_migrate.codemod.python import migrate
+from lightning_migrate.frontends.python.frontend import migrate
 from lightning_migrate.semantics import Hardware, Setup
 from lightning_migrate.semantics.model import release
 

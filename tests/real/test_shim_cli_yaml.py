@@ -17,7 +17,8 @@ import pytest
 from conftest import AGREEMENT
 from test_shim_cli import MODES, RELEASE, build, check_trainer_class, cli_reading, meaning_1_5
 
-from lightning_migrate.codemod.runner import Options, process_file
+from lightning_migrate.run.options import Options
+from lightning_migrate.run.runner import process_file
 from lightning_migrate.semantics import Hardware, Setup
 from lightning_migrate.semantics.model import release
 

@@ -1,0 +1,170 @@
+"""The Python applier: what each edit the front end decided does to LibCST nodes, and the writing of the file.
+
+The front end (``frontends.python``) decides with ``ast`` alone; this module, and LibCST with it, is imported
+only for a file that has something to write (LibCST takes longer to import than most files take to read).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+import libcst as cst
+
+from lightning_migrate.edit.call import Edited, edit_arguments, rebuilt
+from lightning_migrate.edit.import_edits import Parsed, add_imports, fix_imports, remove_unused, rename_uses
+from lightning_migrate.edit.imports import ImportChanges, new_module
+from lightning_migrate.edit.splice import Change, Edit, splice
+from lightning_migrate.files.text import Text
+from lightning_migrate.plan.knowledge import Known
+from lightning_migrate.semantics.model import Obj
+
+# An edit as the front end asks for it: the ast node, its statement's indentation, how its node changes.
+Asked = tuple[object, str, Change]
+
+
+def write(text: Text, edits: Sequence[Asked]) -> str:
+    return splice(text, [Edit(node, indent, change) for node, indent, change in edits])  # type: ignore[arg-type]
+
+
+def object_call(updated: cst.CSTNode, old: Obj, new: Obj, quote: str) -> tuple[cst.CSTNode, Edited]:
+    """A strategy object bound to a name, rebuilt where it is built (its class renamed, arguments kept)."""
+    assert isinstance(updated, cst.Call)
+    edited = Edited([])
+    return rebuilt(updated, old, new, quote, edited), edited
+
+
+def trainer_call(
+    updated: cst.CSTNode, skip: int, old: dict[str, Known], new: dict[str, Known], quote: str
+) -> tuple[cst.Call, Edited]:
+    """A Trainer call with its flags (after ``skip`` leading arguments) rewritten from ``old`` to ``new``."""
+    assert isinstance(updated, cst.Call)
+    head, tail = list(updated.args[:skip]), list(updated.args[skip:])
+    edited = edit_arguments(tail, old, new, quote)
+    return updated.with_changes(args=[*head, *edited.args]), edited
+
+
+def config_dict(
+    updated: cst.CSTNode, old: dict[str, Known], new: dict[str, Known], quote: str
+) -> tuple[cst.CSTNode, Edited]:
+    """A dict display or ``dict(...)`` call passed as ``**cfg``, its entries rewritten like arguments."""
+    if isinstance(updated, cst.Call):
+        edited = edit_arguments(list(updated.args), old, new, quote)
+        return updated.with_changes(args=edited.args), edited
+    assert isinstance(updated, cst.Dict)
+    args = [_as_arg(element) for element in updated.elements]
+    edited = edit_arguments(args, old, new, quote)
+    return updated.with_changes(elements=[_as_element(arg, updated, args) for arg in edited.args]), edited
+
+
+def shim_call(updated: cst.CSTNode, module: str, direct: bool) -> cst.Call:
+    """``updated`` building the shim's Trainer instead of Lightning's: ``Trainer(...)`` (``direct``),
+    ``Trainer.from_argparse_args(...)`` or ``partial(Trainer, ...)``."""
+    assert isinstance(updated, cst.Call)
+    shim = cst.parse_expression(f"{module}.Trainer")
+    if direct:
+        return updated.with_changes(func=shim)
+    if isinstance(updated.func, cst.Attribute) and updated.func.attr.value == "from_argparse_args":
+        return updated.with_changes(func=updated.func.with_changes(value=shim))
+    first = updated.args[0].with_changes(value=shim)  # functools.partial(Trainer, ...)
+    return updated.with_changes(args=[first, *updated.args[1:]])
+
+
+def shim_method(updated: cst.CSTNode, module: str, method: str, own: bool) -> cst.Call:
+    """``X.method(...)``, a Trainer method 2.0 removed, as the shim's function: ``module.method(X, args,
+    ...)`` for ``from_argparse_args``; ``module.method(parser, ...)`` for the others, with
+    ``trainer_class=X`` where ``X`` is a subclass (not ``own``, Lightning's class)."""
+    assert isinstance(updated, cst.Call)
+    assert isinstance(updated.func, cst.Attribute)
+    cls = updated.func.value
+    func = cst.parse_expression(f"{module}.{method}")
+    if method == "from_argparse_args":
+        return updated.with_changes(func=func, args=[cst.Arg(cls), *updated.args])
+    args = list(updated.args)
+    if not own:
+        if args:
+            args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        tight = cst.AssignEqual(
+            whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")
+        )
+        args.append(cst.Arg(cls, keyword=cst.Name("trainer_class"), equal=tight))
+    return updated.with_changes(func=func, args=args)
+
+
+def write_imports(
+    code: str, changes: ImportChanges, built: dict[str, str], shims: set[str], renames: dict[str, str]
+) -> tuple[str, set[str]]:
+    """The imports of the rewritten ``code`` following its renamed, built and dropped classes and the shim
+    modules it now uses; each step reads the file as the step before left it. Returns the code and the old
+    class names the file still uses (their imports stay)."""
+    parsed = Parsed(code)
+    if renames:  # only names change, within their lines: the imports and statements stay where they are
+        code = rename_uses(code, parsed, renames)
+        parsed = parsed.renamed(renames)
+    fixed = fix_imports(code, parsed, changes)
+    code = fixed.code
+    namespaces = {new: namespace for namespace, new in changes.renamed.values()}
+    needed: list[tuple[str, str | None]] = [
+        (new_module(namespace, cls), cls)
+        for cls, namespace in {**{c: namespaces[c] for c in fixed.unplaced}, **built}.items()
+    ]
+    needed += [(shim, None) for shim in sorted(shims)]
+    if needed:
+        code = add_imports(code, Parsed(code), needed)
+    if changes.dropped:
+        code = remove_unused(code, Parsed(code), changes.dropped)
+    return code, fixed.still_used
+
+
+_PARSER_PREFIX = re.compile(r"^parser error: error at \d+:\d+: ")  # the position is reported apart
+
+
+def syntax_error(source: str) -> tuple[str, int, int] | None:
+    """LibCST's account of why ``source`` is not Python (message, line, column), or None if it reads it."""
+    try:
+        cst.parse_module(source)
+    except cst.ParserSyntaxError as exc:
+        return _PARSER_PREFIX.sub("", exc.message), exc.raw_line, exc.raw_column + 1
+    return None
+
+
+def _as_arg(element: cst.BaseDictElement) -> cst.Arg:
+    """``"key": value`` as ``key=value`` (keyword None when the key is not an identifier string)."""
+    key = None
+    if isinstance(element, cst.DictElement) and isinstance(
+        element.key, (cst.SimpleString, cst.ConcatenatedString)
+    ):
+        text = element.key.evaluated_value  # `"accel" "erator"` is the key `ast` read too
+        if isinstance(text, str) and text.isidentifier():
+            key = cst.Name(text)
+    value = element.value if isinstance(element, cst.DictElement) else cst.Name("_")
+    return cst.Arg(value, keyword=key, comma=element.comma)
+
+
+def _as_element(arg: cst.Arg, original: cst.Dict, args: list[cst.Arg]) -> cst.BaseDictElement:
+    """An edited argument back as a dict entry, reusing the entry it came from (its key's quotes, spacing)."""
+    for element, before in zip(original.elements, args):
+        if arg.value is before.value and isinstance(element, cst.DictElement):
+            assert arg.keyword is not None
+            if before.keyword is not None and arg.keyword.value == before.keyword.value:
+                return element.with_changes(comma=arg.comma)
+            key = cst.SimpleString(_requote(element.key, arg.keyword.value))
+            return element.with_changes(key=key, comma=arg.comma)
+    assert arg.keyword is not None
+    quote = next(
+        (
+            e.key.quote
+            for e in original.elements
+            if isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString)
+        ),
+        '"',
+    )
+    return cst.DictElement(cst.SimpleString(f"{quote}{arg.keyword.value}{quote}"), arg.value, comma=arg.comma)
+
+
+def _requote(key: cst.BaseExpression, text: str) -> str:
+    while isinstance(key, cst.ConcatenatedString):  # `"accel" "erator"`: its first part's quotes
+        key = key.left
+    quote = key.quote if isinstance(key, cst.SimpleString) else '"'
+    prefix = key.prefix if isinstance(key, cst.SimpleString) else ""
+    return f"{prefix}{quote}{text}{quote}"

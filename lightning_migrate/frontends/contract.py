@@ -1,0 +1,51 @@
+"""What a front end is asked to do with one file (``Request``) and what it gives back (``Migrated``): the one
+contract between the driver and the front ends of every kind.
+
+A front end has ``migrate(text, request) -> Migrated``: the new text, the findings addressed in the front
+end's own terms (unique per call site, so that ``# noqa`` and a rerun without a suppressed rewrite can name
+them), how ``# noqa`` comments suppress them, and how each is addressed in the file for the user.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from lightning_migrate.plan.callsite import Run
+from lightning_migrate.plan.trainers import NO_SUBCLASSES, RunSubclasses
+from lightning_migrate.report import noqa
+from lightning_migrate.report.findings import Finding
+
+
+@dataclass(frozen=True)
+class Request:
+    """What a front end is asked to do with one file."""
+
+    run: Run
+    shim: bool = False
+    path: Path = Path("-")
+    subclasses: RunSubclasses = NO_SUBCLASSES  # the Trainer subclasses the run's files define
+
+    @property
+    def folder(self) -> Path | None:
+        """The file's folder, where the scripts its command lines run are looked for (None: stdin)."""
+        return Path(self.path).parent if str(self.path) != "-" else None
+
+
+def _same(finding: Finding) -> Finding:
+    return finding
+
+
+@dataclass
+class Migrated:
+    code: str
+    findings: list[Finding]
+    # the suppression comments: which findings are kept, suppressed, or suppress nothing (LM900)
+    suppress: Callable[[Sequence[Finding]], noqa.Outcome]
+    address: Callable[[Finding], Finding] = field(default=_same)  # front end's terms -> the file's
+
+
+class FrontEnd(Protocol):
+    def migrate(self, text: str, request: Request) -> Migrated: ...

@@ -1,0 +1,1 @@
+"""Markdown and reST documents: their Python code blocks and command lines."""

@@ -1,0 +1,1 @@
+"""Jupyter notebooks: JSON with positions (`jsonspan`), code cells migrated as one program."""

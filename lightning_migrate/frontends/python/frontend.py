@@ -1,0 +1,1003 @@
+"""The Python front end: locate a file's Trainer calls with ``ast``, decide each as a call site, and hand the
+rewrites to the applier (``apply``: LibCST, only where the edits are); report what cannot be rewritten
+safely."""
+
+from __future__ import annotations
+
+import ast
+import bisect
+import sys
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from lightning_migrate.edit.imports import ImportChanges, StaleImport, stale_imports
+from lightning_migrate.files import depth
+from lightning_migrate.files.sourcefile import SourceError
+from lightning_migrate.files.text import Text, tree_of
+from lightning_migrate.frontends.python.namespaces import counterexample
+from lightning_migrate.plan import domains, gone, rejected
+from lightning_migrate.plan.ast_values import Reader, Unknown, dict_entries
+from lightning_migrate.plan.callsite import LIGHTNING_PACKAGE, NAMESPACE, UNPACKED, CallSite, Run, flat
+from lightning_migrate.plan.decide import plan
+from lightning_migrate.plan.knowledge import Known, holes
+from lightning_migrate.plan.locate import TRAINER_NAMES, Located, Scope, TrainerCall, locate, trainer_skip
+from lightning_migrate.plan.planner import (
+    PLANNED_FLAGS,
+    V16,
+    Decision,
+    Refusal,
+    Rewrite,
+    Unchanged,
+    changed_keyword,
+    derived,
+)
+from lightning_migrate.plan.ranges import RunTimeReader
+from lightning_migrate.plan.trainers import NO_SUBCLASSES, PACKAGES, RunSubclasses
+from lightning_migrate.report.findings import Finding, Result
+from lightning_migrate.report.rules import BY_CODE
+from lightning_migrate.semantics.classes import RENAMED_STRATEGIES, lookup
+from lightning_migrate.semantics.model import RELEASES, Obj, Value, Version
+from lightning_migrate.semantics.signature import MODELLED, REMOVED_METHODS, SHIM_METHODS, accepts
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from lightning_migrate.edit.call import Edited
+
+SHIM_MODULES = {
+    "pytorch_lightning": "lightning_migrate.shim",
+    "lightning.pytorch": "lightning_migrate.shim.lightning",
+}
+_REPORTED, _NO_FLAGS = object(), object()  # how a call with `**` was decided
+# The refusals of a call with run-time values that the runtime shim settles with the values it gets.
+_SHIMMED = frozenset({"LM101", "LM102"})
+
+
+def migrate(
+    source: str,
+    target: Version,
+    source_version: Version | None = None,
+    unsafe: bool = False,
+    leave: frozenset[tuple[int, int]] = frozenset(),
+    shim: bool = False,
+    subclasses: RunSubclasses = NO_SUBCLASSES,
+) -> Result:
+    """Rewrite ``source`` (a whole Python file) for Lightning ``target``; with ``unsafe``, in the idiomatic
+    modern spelling even where it adopts a changed default (each such finding says what changes). The calls
+    at the (line, column) positions in ``leave`` are reported but not rewritten (``# noqa``). With ``shim``,
+    a call whose flags are only known at run time builds the runtime shim's Trainer instead. ``subclasses``:
+    the Trainer subclasses the other files of the run define (their calls are Trainer calls too)."""
+    tree = _parse(source)
+    text = Text(source)
+    located = locate(tree, text, subclasses)
+    migrator = _Migrator(text, located, Run(target, source_version, unsafe, leave), shim)
+    migrator.run()
+    kept: set[str] = set()
+    if "Plugin" in source:  # the renamed classes are all `*Plugin`s
+        stale = stale_imports(_plain_imports(located), located.names, target)
+        if target >= V16:
+            kept = _unrenamable(located, migrator, target, {i.local: i.name for i in stale})
+        _follow_stale_imports(stale, migrator, target, _held(located, migrator), kept)
+    new_code = source
+    if migrator.edits or migrator.imports or migrator.built or migrator.shim_imports:
+        # the applier, and LibCST with it, is imported only for a file with something to write
+        from lightning_migrate.edit import apply
+
+        new_code = apply.write(text, migrator.edits)
+    if migrator.imports or migrator.built or migrator.shim_imports:
+        renames = _other_uses(migrator, target, kept)
+        new_code, still_used = apply.write_imports(
+            new_code, migrator.imports, migrator.built, migrator.shim_imports, renames
+        )
+        names = set(renames) | still_used
+        migrator.findings.extend(_old_names_left(located, names, migrator, target, kept))
+    if new_code != source:
+        _check_parses(new_code)
+    findings = sorted(migrator.findings, key=lambda f: (f.line, f.column, f.code))
+    return Result(new_code, findings, located.call_spans())
+
+
+def _parse(source: str) -> ast.Module:
+    """The file's tree; a file Python cannot read is a ``SourceError`` in Python's own words (exact position,
+    familiar message) or, where only this Python is too old for it, one that says so."""
+    try:
+        return depth.parse(source)  # (too deep: a SourceError before LibCST sees it)
+    except (SyntaxError, ValueError) as exc:
+        null = source.find("\0")
+        if null >= 0:  # no Python reads it: say so, not that another Python might
+            text = Text(source)
+            line = bisect.bisect_right(text.starts, null)
+            raise SourceError("source contains a null byte", line, null - text.starts[line - 1] + 1) from exc
+        from lightning_migrate.edit import apply  # LibCST's verdict: is the code newer than this Python?
+
+        broken = apply.syntax_error(source)
+        if broken is None:
+            version = ".".join(map(str, sys.version_info[:2]))
+            message = f"cannot parse with Python {version}: {getattr(exc, 'msg', exc)}; run lightning-migrate"
+            where = (getattr(exc, "lineno", None) or 0, getattr(exc, "offset", None) or 0)
+            raise SourceError(f"{message} with the Python this code is written for", *where) from exc
+        if isinstance(exc, SyntaxError):
+            raise SourceError(f"cannot parse: {exc.msg}", exc.lineno or 0, exc.offset or 0) from exc
+        raise SourceError(f"cannot parse: {broken[0]}", broken[1], broken[2]) from exc  # e.g. a null byte
+
+
+def _check_parses(code: str) -> None:
+    """Never hand out code that does not parse."""
+    tree_of(code)
+
+
+@dataclass(frozen=True)
+class _Arg:
+    """One argument of a call as written: ``keyword=value``, a positional ``value``, ``*value`` or
+    ``**value`` (``node``: what its position is, the keyword or the starred node)."""
+
+    keyword: str | None
+    star: str
+    value: ast.expr
+    node: ast.expr | ast.keyword
+
+
+def _arguments(call: ast.Call) -> list[_Arg]:
+    """The arguments of ``call`` in the order they are written."""
+    args = [
+        _Arg(None, "*", a.value, a) if isinstance(a, ast.Starred) else _Arg(None, "", a, a) for a in call.args
+    ]
+    args += [_Arg(k.arg, "" if k.arg else "**", k.value, k) for k in call.keywords]
+    return sorted(args, key=lambda a: (a.node.lineno, a.node.col_offset))
+
+
+def _names_in(node: ast.expr) -> list[ast.Name]:
+    """The bare names an argument value is made of: ``ddp`` or the items of ``[ddp, env]``."""
+    items = list(node.elts) if isinstance(node, (ast.List, ast.Tuple)) else [node]
+    items = [item.value if isinstance(item, ast.Starred) else item for item in items]
+    return [item for item in items if isinstance(item, ast.Name)]
+
+
+def _post_order(text: Text, nodes: Iterable[ast.expr]) -> list[ast.expr]:
+    """Nodes in the order a transformer leaves them: inner before outer, then in source order."""
+    return sorted(nodes, key=lambda n: (text.end(n), -text.start(n)))
+
+
+@dataclass(frozen=True)
+class _DictEdit:
+    node: ast.Dict | ast.Call
+    call: TrainerCall
+    old: dict[str, Known]
+    new: dict[str, Known]
+
+
+class _Migrator:
+    def __init__(
+        self,
+        text: Text,
+        located: Located,
+        run_options: Run,
+        shim: bool,
+    ) -> None:
+        self.text = text
+        self.located = located
+        self.reader = Reader(located, text)
+        self.ranges = RunTimeReader(located, self.reader, text)
+        self.run_options = run_options
+        self.shim = shim
+        self.shim_imports: set[str] = set()  # shim modules the file now imports
+        self._shimmed: dict[int, str] = {}  # id(call) -> the shim module whose Trainer it builds
+        self.findings: list[Finding] = []
+        self.edits: list[
+            tuple[ast.Call | ast.Dict, str, Callable[[cst.CSTNode, cst.CSTNode], cst.CSTNode]]
+        ] = []
+        self.imports = ImportChanges()  # imports to rewrite: renamed classes, kept aliases, unused names
+        self.built: dict[str, str] = {}  # class of an object written from scratch -> namespace
+        # id(call building a bound object) -> (the call, its scope, the object, the object it becomes)
+        self._objects: dict[int, tuple[ast.Call, Scope, Obj, Obj]] = {}
+        self.rewritten: list[tuple[tuple[int, int], tuple[int, int]]] = []  # (line, byte column) spans
+        self._splats: dict[int, object] = {}  # id(call with `**`) -> how `_plan_splat` decided it
+        self._dict_edits: dict[int, _DictEdit] = {}  # id(dict display or `dict(...)` call) -> its edit
+
+    def run(self) -> None:
+        """Decide every call, then turn the decisions into edits in the order a transformer would make
+        them. A `**cfg` dict or a `ddp = DDPPlugin(...)` object may be written before or after its call:
+        the calls that pass one are decided first, so the dict or object is rewritten where it is built."""
+        removed = self._removed_methods()
+        calls = sorted(
+            (c for c in self.located.calls if id(c.node) not in removed),
+            key=lambda c: (self.text.start(c.node), -self.text.end(c.node)),
+        )
+        splats = [c for c in calls if any(k.arg is None for k in c.node.keywords)]
+        for call in splats:
+            self._splats[id(call.node)] = self._plan_splat(call)
+        for call in calls:
+            if id(call.node) not in self._splats and any(
+                k.arg is not None and _names_in(k.value) for k in call.node.keywords
+            ):
+                self._plan_bound_objects(call)
+        by_node: dict[int, TrainerCall] = {id(c.node): c for c in calls}
+        nodes: dict[int, ast.expr] = {id(c.node): c.node for c in calls}
+        nodes.update((key, node) for key, (node, _, _, _) in self._objects.items())
+        nodes.update((key, edit.node) for key, edit in self._dict_edits.items())
+        for node in _post_order(self.text, nodes.values()):
+            if id(node) in self._objects:
+                self._edit_object(self._objects[id(node)][0])
+            elif id(node) in self._dict_edits:
+                self._edit_dict(self._dict_edits[id(node)].node)
+            else:
+                self._migrate(by_node[id(node)])
+
+    # --- the Trainer's methods 2.0 removed ------------------------------------------------------------------
+
+    def _removed_methods(self) -> set[int]:
+        """Report the calls of a Trainer method the target removed (LM105: ``Trainer.add_argparse_args``);
+        with ``shim``, rewrite those the shim has a function for (``lightning_migrate.shim.add_argparse_args
+        (parser)``). Returns the ids of the ``from_argparse_args`` calls it took: the method is gone, so
+        their flags are not planned as a Trainer call's."""
+        target = self.run_options.target
+        taken = set()
+        trainer_calls = {id(c.node): c for c in self.located.calls}
+        for node, scope, named in self.located.methods:
+            method = node.func.attr  # type: ignore[attr-defined]
+            if target < REMOVED_METHODS[method]:
+                continue
+            taken.add(id(node))
+            callee = self.text.segment(node.func)
+            module = SHIM_MODULES[self._package(node, scope, named)]
+            replacement = f"`{module}.{method}(...)`"
+            gone_since = f"`{callee}` was removed in Lightning {BY_CODE['LM105'].removed_in}"
+            # the keywords a `from_argparse_args` call passes still reach the target's Trainer (through the
+            # shim's function too): those it rejects are reported and renamed as in any call (LM007)
+            call = trainer_calls.get(id(node))
+            old, new = self._gone_keywords(call) if call is not None else ({}, {})
+            if call is not None:
+                for keyword, (was, renamed) in self._untranslated(call).items():
+                    old[keyword] = was
+                    if renamed is not None:
+                        new[renamed[0]] = renamed[1]
+            leave = self.text.position(node) in self.run_options.leave
+            shimmed = self.shim and method in SHIM_METHODS and not leave
+            if method not in SHIM_METHODS:
+                self._report(node, "LM105", f"{gone_since}; {_NO_SHIM[method]}")
+            elif shimmed:  # (no span recorded: the objects the call passes are judged where they are built)
+                self.shim_imports.add(module)
+                now = f"now {replacement}, the same on every release"
+                self._report(node, "LM105", f"{gone_since}; {now}", True)
+            else:
+                advice = f"`--shim` writes {replacement}, the same on every release"
+                self._report(node, "LM105", f"{gone_since}; {advice}")
+            if shimmed or old:
+                own = not named.isdisjoint(TRAINER_NAMES)  # Lightning's own class, not a subclass
+                quote = _quote(node, self.text)
+                self._edit(node, _method_edit(old, new, quote, (module, method, own) if shimmed else None))
+        return taken
+
+    def _untranslated(self, call: TrainerCall) -> dict[str, tuple[Known, tuple[str, Known] | None]]:
+        """The model's keywords of a removed ``from_argparse_args`` call that the target's Trainer lacks and
+        the shim does not translate (it translates ``PLANNED_FLAGS``): reported (LM007), each with its value
+        and its rename where Lightning documents one (``replace_sampler_ddp=`` is
+        ``use_distributed_sampler=``, #16829); a keyword with no rename is only reported."""
+        target = self.run_options.target
+        out: dict[str, tuple[Known, tuple[str, Known] | None]] = {}
+        for arg in _arguments(call.node)[call.skip :]:
+            if arg.keyword not in MODELLED or arg.keyword in PLANNED_FLAGS or accepts(arg.keyword, target):
+                continue
+            value = self.reader.read(arg.value, call.scope)
+            rename = _RENAMED.get(arg.keyword)
+            if rename is None or isinstance(value, Unknown):
+                message = f"Lightning {target} has no `{arg.keyword}=`; remove it, or set what it did by hand"
+                self._report(arg.node, "LM007", message, False)
+                continue
+            message = f"Lightning {target} has no `{arg.keyword}=`: it is `{rename}=`"
+            self._report(arg.node, "LM007", message, True)
+            out[arg.keyword] = (value, (rename, value))
+        return out
+
+    def _package(self, node: ast.Call, scope: Scope, named: frozenset[str]) -> str:
+        """The Lightning package a method call's class comes from: its qualified name's, or for a subclass
+        the file or the run defines, the one the file imports."""
+        qualified = set(named) | self._all_qualified(node, scope)
+        if not any(n.startswith(("lightning.", "pytorch_lightning.")) for n in qualified):
+            qualified = {b.qualified or "" for bs in self.located.scopes[0].bindings.values() for b in bs}
+        return _package_of(qualified)
+
+    # --- the calls ------------------------------------------------------------------------------------------
+
+    def _edit(
+        self, node: ast.Call | ast.Dict, change: Callable[[cst.CSTNode, cst.CSTNode], cst.CSTNode]
+    ) -> None:
+        self.edits.append((node, self.located.indents[id(node)], change))
+
+    def _edit_object(self, node: ast.Call) -> None:
+        """A strategy object bound to a name a Trainer call uses, rebuilt where it is built."""
+        _, scope, old, new = self._objects[id(node)]
+        quote = _quote(node, self.text)
+
+        def change(original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
+            from lightning_migrate.edit import apply  # (imported: the file has edits)
+
+            new_node, edited = apply.object_call(updated, old, new, quote)
+            self._record_renames(node, scope, edited)
+            return new_node
+
+        self._record_span(node)
+        self._edit(node, change)
+
+    def _plan_bound_objects(self, call: TrainerCall) -> None:
+        """Where ``call`` passes a name bound to a strategy object and the rewrite renames that object, edit
+        it where it is built (``ddp = DDPPlugin(...)`` -> ``ddp = DDPStrategy(...)``) and keep the name."""
+        args = [a for a in _arguments(call.node)[call.skip :] if not a.star]
+        flags = self._read_flags(call, args, quiet=True)
+        if not flags or call.consumes:
+            return
+        decision = self.run_options.judge(self._site(call, flags))
+        if not isinstance(decision, Rewrite):
+            return
+        new_objects = [val for val in flat(decision.flags.values()) if isinstance(val, Obj)]
+        for arg in args:
+            for name in _names_in(arg.value):
+                bound = self.located.bound(name, call.scope)
+                if bound is None or not isinstance(bound[0], ast.Call):
+                    continue
+                old = self.reader.read(bound[0], bound[1])
+                if not isinstance(old, Obj):
+                    continue
+                new = next((o for o in new_objects if derived(old, o)), None)
+                if new is not None and new != old:
+                    self._objects[id(bound[0])] = (bound[0], bound[1], old, new)
+
+    def _read_flags(
+        self, call: TrainerCall, args: list[_Arg], quiet: bool = False, unpacked: _Arg | None = None
+    ) -> dict[str, Known] | None:
+        """The modelled flags among keyword ``args``: each value as known (``knowledge``: a value only known
+        at run time ranges over its domain, a conditional expression over its branches). None when a value
+        cannot be ranged over (an object built from run-time values, a flag with no domain) or the call
+        unpacks ``unpacked``, a `**dict` nobody can read: such a call is reported (unless ``quiet``) only
+        where it shows a sign of the old API (``Run.old_api``); written in the target's own form, it is left
+        alone whatever its values are."""
+        flags: dict[str, Known] = {}
+        unknown: dict[str, str | None] = {}
+        defaults: dict[str, Value] = {}
+        first: tuple[_Arg, str] | None = None
+        if unpacked is not None:
+            unknown[UNPACKED] = None
+            first = (
+                unpacked,
+                "the flags it passes are only known at run time (or come from a dict that is also used"
+                " elsewhere)",
+            )
+        namespace = call.namespace
+        if namespace is not None:  # `from_argparse_args(args, ...)`: every flag, from the command line
+            unknown[NAMESPACE] = None
+            first = first or (_Arg(None, "", namespace, namespace), "")
+        for arg in args:
+            if arg.keyword not in MODELLED:
+                continue
+            value = self.reader.read(arg.value, call.scope)
+            if not isinstance(value, Unknown):
+                flags[arg.keyword] = value
+                continue
+            ranged = None if value.cls else self.ranges.known(arg.value, call.scope, arg.keyword)
+            if ranged is not None:
+                flags[arg.keyword] = ranged
+                continue
+            unknown[arg.keyword] = value.cls
+            default = None if value.cls else self._default(arg.value, call.scope)
+            if default is not None:
+                defaults[arg.keyword] = default[0]
+            first = first or (arg, value.reason)
+        if first is None:
+            return flags
+        if quiet:
+            return None
+        sign = self.run_options.old_api(replace(self._site(call, flags), unknown=unknown, defaults=defaults))
+        if sign is not None:
+            arg, reason = first
+            if arg.keyword is None and not arg.star:  # the namespace
+                reason = self._namespace_reason(call, flags)
+            written = (
+                f"{arg.star}{self.text.segment(arg.value)}"
+                if arg.star or arg.keyword is None
+                else f"{arg.keyword}={self.text.segment(arg.value)}"
+            )
+            self._runtime(call, arg.node, f"`{written}`: {reason}; {sign}")
+        return None
+
+    def _namespace_reason(self, call: TrainerCall, flags: dict[str, Known]) -> str:
+        """Why the flags beside an argparse namespace are not rewritten: the namespace holds every flag the
+        command line gives, and a rewrite that is right for the defaults is wrong for one of them."""
+        reason = (
+            "an argparse namespace holds every Trainer flag, each whatever the command line gives, and no"
+            " rewrite of the call's own flags is proven for every command line"
+        )
+        if holes(flags):
+            return reason
+        site = self._site(call, flags)
+        options = self.run_options
+        example = counterexample(site.flags, options.target, options.source, site.since)  # type: ignore[arg-type]
+        return f"{reason} ({example})" if example else reason
+
+    def _default(self, node: ast.expr, scope: Scope) -> tuple[Value] | None:
+        """The default of the parameter ``node`` names, where it is a plain value: (value,), else None."""
+        parameter = self.located.parameter(node, scope) if isinstance(node, ast.Name) else None
+        if parameter is None or parameter[0].default is None or parameter[0].function is None:
+            return None  # (a lambda's parameter: the prefilter reads the defaults of `def`s only)
+        value = self.reader.read(parameter[0].default, parameter[1])
+        if value is None or isinstance(value, (bool, int, float, str)):
+            return (value,)
+        return None
+
+    def _report_run_time(self, call: TrainerCall, flags: dict[str, Known]) -> None:
+        """Report (LM101, where it shows a sign of the old API) a call whose values only known at run time
+        are not planned: the call also passes a `**dict` whose flags meet them."""
+        known = {k: value for k, value in flags.items() if k not in holes(flags)}
+        site = replace(self._site(call, known), unknown=dict.fromkeys(holes(flags)))
+        sign = self.run_options.old_api(site)
+        if sign is not None:
+            arg = next(a for a in _arguments(call.node) if a.keyword in holes(flags))
+            written = f"{arg.keyword}={self.text.segment(arg.value)}"
+            self._runtime(call, arg.node, f"`{written}`: only known at run time, beside a `**` dict; {sign}")
+
+    def _migrate(self, call: TrainerCall) -> None:
+        splat = self._splats.get(id(call.node))
+        decision: Decision | None = None
+        flags: dict[str, Known] | None = None
+        if splat is None or splat is _NO_FLAGS:
+            flags = self._read_flags(call, [a for a in _arguments(call.node)[call.skip :] if not a.star])
+            if flags:
+                decision = self._decide(call, flags)
+        rewrite = decision if isinstance(decision, Rewrite) else None
+        old_gone, new_gone = self._gone_keywords(call)
+        shimmed = id(call.node) in self._shimmed
+        if rewrite is None and not shimmed and not old_gone:
+            return
+        quote = _quote(call.node, self.text)
+        # the keywords beside the model's are renamed or dropped in the same edit as the hardware flags
+        old = {**(flags or {}), **old_gone} if rewrite is not None else old_gone
+        new = {**rewrite.flags, **new_gone} if rewrite is not None else new_gone
+
+        def change(original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
+            if old:
+                from lightning_migrate.edit import apply  # (imported: the file has edits)
+
+                updated, edited = apply.trainer_call(updated, call.skip, old, new, quote)
+                self._record_renames(call.node, call.scope, edited)
+                self._record_dropped(call, old, new)
+            return self._to_shim(call, updated) if shimmed else updated
+
+        if rewrite is not None:  # (an edit of the keywords beside the model's leaves its classes as written)
+            self._record_span(call.node)
+        self._edit(call.node, change)
+
+    def _gone_keywords(self, call: TrainerCall) -> tuple[dict[str, Known], dict[str, Known]]:
+        """Report the keywords of ``call`` beside the model's that the target rejects or deprecates (LM007,
+        ``gone``), and return those its edit rewrites: old keywords with their values, new ones with theirs.
+        A call that also passes a ``**dict`` or ``*args``, one to leave (``# noqa``) or a subclass that takes
+        flags itself is only reported."""
+        target = self.run_options.target
+        args = _arguments(call.node)[call.skip :]
+        written: dict[str, object] = {}
+        places: dict[str, ast.expr | ast.keyword] = {}
+        for arg in args:
+            if arg.keyword is None:
+                continue
+            places[arg.keyword] = arg.node
+            written[arg.keyword] = gone.RUN_TIME
+            if gone.concerns(arg.keyword, target):
+                value = self.reader.read(arg.value, call.scope)
+                written[arg.keyword] = gone.RUN_TIME if isinstance(value, Unknown) else value
+        if not any(gone.concerns(k, target) for k in written):
+            return {}, {}
+        opaque = any(a.star for a in args)
+        held = bool(call.consumes) or self.text.position(call.node) in self.run_options.leave
+        old: dict[str, Known] = {}
+        new: dict[str, Known] = {}
+        for judged in gone.judge(written, target, opaque):
+            message = judged.message
+            if judged.edit is not None and call.consumes:
+                callee = self.text.segment(_built_class(call))
+                message += f"; not rewritten: `{callee}` is a Trainer subclass and {call.consumes}"
+            self._report(places[judged.old], gone.CODE, message, fixable=judged.fixable and not call.consumes)
+            if judged.edit is None or held:
+                continue
+            old[judged.old] = written[judged.old]  # type: ignore[assignment]
+            keyword, value = judged.edit
+            if keyword is not None:
+                new[keyword] = value
+        return old, new
+
+    def _site(self, call: TrainerCall, flags: dict[str, Known]) -> CallSite:
+        """``call`` as a call site. Written with the unified ``lightning`` package, it can only have been
+        written for 1.8 or later: narrowing the sources avoids asking for ``--source-version`` over
+        differences between releases the code never ran on."""
+        line, column = self.text.position(call.node)
+        lightning = self._namespace(call.node, call.scope) == "lightning.pytorch"
+        places = {a.keyword: self.text.position(a.node) for a in _arguments(call.node) if a.keyword in flags}
+        since = LIGHTNING_PACKAGE if lightning else RELEASES[0]
+        return CallSite(line, column, flags, since, places=places, expects_raise=call.expects_raise)
+
+    def _decide(self, call: TrainerCall, flags: dict[str, Known]) -> Decision:
+        """Plan ``call`` and report the outcome (the rewrite, or why there is none). With ``shim``, a call
+        no rewrite keeps for every value it may take at run time builds the runtime shim's Trainer, which
+        migrates the values it gets."""
+        if call.expects_raise and holes(flags) and self._raises_in_every_case(call, flags):
+            return Unchanged()
+        decision, findings = self.run_options.decide(self._site(call, flags))
+        if call.consumes and isinstance(decision, Rewrite):  # a subclass that takes flags itself
+            callee = self.text.segment(_built_class(call))
+            why = f"not rewritten: `{callee}` is a Trainer subclass and {call.consumes}; migrate it by hand"
+            self.findings.extend(replace(f, message=f"{f.message}; {why}", fixable=False) for f in findings)
+            return Unchanged()
+        if self.shim and isinstance(decision, Refusal) and decision.code in _SHIMMED and holes(flags):
+            node = next(a.node for a in _arguments(call.node) if a.keyword == decision.flag)
+            self._runtime(call, node, decision.message)
+            return decision
+        self.findings.extend(findings)
+        return decision
+
+    def _raises_in_every_case(self, call: TrainerCall, flags: dict[str, Known]) -> bool:
+        """Is ``call`` (where the code expects a raise) in a test run with the cases a `pytest.mark.
+        parametrize` lists, none of which any release builds? (The planner ranges over each value on its
+        own, and so would also judge combinations no row gives.)"""
+        found = holes(flags)
+        names = {a.keyword: a.value for a in _arguments(call.node) if a.keyword in found}
+        if set(names) != set(found) or not all(isinstance(n, ast.Name) for n in names.values()):
+            return False
+        written = {flag: node.id for flag, node in names.items() if isinstance(node, ast.Name)}
+        bindings = [self.located.parameter(node, call.scope) for node in names.values()]  # type: ignore[arg-type]
+        functions = {id(b[0].function): b[0].function for b in bindings if b is not None}
+        if None in bindings or len(functions) != 1:
+            return False
+        (function,) = functions.values()
+        cases = domains.parametrized_cases(function, list(written.values())) if function else None
+        known: dict[str, Value] = {k: v for k, v in flags.items() if k not in found}  # type: ignore[misc]
+        target = self.run_options.target
+        return bool(cases) and all(
+            rejected.everywhere({**known, **{f: case[n] for f, n in written.items()}}, target, plan)
+            for case in cases or ()
+        )
+
+    # --- `Trainer(**cfg)` -----------------------------------------------------------------------------------
+
+    def _plan_splat(self, call: TrainerCall) -> object:
+        """Decide a call that passes ``**something``: rewrite the dict it names when that dict is certain and
+        used nowhere else; otherwise report. Returns ``_NO_FLAGS`` when the dict holds no modelled flag (the
+        call is then migrated as if it had no ``**``)."""
+        args = _arguments(call.node)[call.skip :]
+        starred = [a for a in args if a.star]
+        source = (
+            self._dict_of(starred[0].value, call.scope)
+            if len(starred) == 1 and starred[0].star == "**"
+            else None
+        )
+        entries = _dict_entries(source[0]) if source is not None else None
+        explicit = self._read_flags(
+            call, [a for a in args if not a.star], unpacked=starred[0] if entries is None else None
+        )
+        if explicit is None or entries is None:
+            return _REPORTED
+        if holes(explicit):  # the explicit flags, some only known at run time, are reported on their own
+            self._report_run_time(call, explicit)
+            return _REPORTED
+        assert source is not None
+        modelled = [a for a in entries if a.keyword in MODELLED]
+        if not modelled:
+            return _NO_FLAGS
+        flags = self._read_flags(TrainerCall(call.node, call.skip, source[1], call.indent), modelled)
+        if flags is None:
+            return _REPORTED
+        if explicit:
+            merged = {**explicit, **flags}
+            if isinstance(self.run_options.judge(self._site(call, merged)), Unchanged):
+                return _REPORTED
+            self._report(
+                starred[0].node,
+                "LM101",
+                f"`{self.text.segment(starred[0].value)}` and the call both pass hardware/distribution flags;"
+                " write them in one place and run lightning-migrate again",
+            )
+            return _REPORTED
+        decision = self._decide(call, flags)
+        if isinstance(decision, Rewrite):
+            self._dict_edits[id(source[0])] = _DictEdit(source[0], call, flags, decision.flags)
+        return _REPORTED
+
+    def _dict_of(self, node: ast.expr, scope: Scope) -> tuple[ast.Dict | ast.Call, Scope] | None:
+        """The dict display or ``dict(...)`` call ``node`` is, or names when the name is bound once to one and
+        used only here (rewriting a dict shared with other code would change that code too)."""
+        if isinstance(node, ast.Name):
+            bound = self.located.bound(node, scope, sole_use=True)
+            if bound is None:
+                return None
+            node, scope = bound
+        if isinstance(node, ast.Dict):
+            return node, scope
+        if isinstance(node, ast.Call) and self.located.builtin(node.func, scope) and node.func.id == "dict":  # type: ignore[attr-defined]
+            return node, scope
+        return None
+
+    def _edit_dict(self, node: ast.Dict | ast.Call) -> None:
+        edit = self._dict_edits[id(node)]
+        quote = _quote(edit.call.node, self.text)
+
+        def change(original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
+            from lightning_migrate.edit import apply  # (imported: the file has edits)
+
+            new_node, edited = apply.config_dict(updated, edit.old, edit.new, quote)
+            self._record_renames(edit.call.node, edit.call.scope, edited)
+            self._record_dropped(edit.call, edit.old, edit.new)
+            return new_node
+
+        self._record_span(node)
+        self._edit(node, change)
+
+    def _record_dropped(self, call: TrainerCall, old: dict[str, Known], new: dict[str, Known]) -> None:
+        """Lightning classes the call no longer uses (a ``DDPPlugin()`` rebuilt as ``DDPStrategy(...)``)."""
+        kept = {v.cls for v in flat(new.values()) if isinstance(v, Obj)}
+        gone = {v.cls for v in flat(old.values()) if isinstance(v, Obj)} - kept
+        for name in self._all_qualified(call.node, call.scope):
+            module, _, cls = name.rpartition(".")
+            if cls in gone:
+                self.imports.dropped.add((module, cls))
+        for arg in _arguments(
+            call.node
+        ):  # `plugins.DDPPlugin(...)` became `DDPStrategy(...)`: maybe `plugins` is unused
+            items = arg.value.elts if isinstance(arg.value, (ast.List, ast.Tuple)) else [arg.value]
+            for node in items:
+                if (
+                    isinstance(node, ast.Call)
+                    and isinstance(node.func, ast.Attribute)
+                    and isinstance(node.func.value, ast.Name)
+                    and node.func.attr in gone
+                ):
+                    for name in self.located.qualified(node.func.value, call.scope):
+                        module, _, alias = name.rpartition(".")
+                        if module:
+                            self.imports.dropped.add((module, alias))
+
+    def _record_span(self, node: ast.expr) -> None:
+        assert node.end_lineno is not None
+        assert node.end_col_offset is not None
+        self.rewritten.append(((node.lineno, node.col_offset), (node.end_lineno, node.end_col_offset)))
+
+    def _record_renames(self, node: ast.Call, scope: Scope, edited: Edited) -> None:
+        qualified = self._all_qualified(node, scope)
+        namespace = next(
+            (p for p in PACKAGES for n in qualified if n.startswith(f"{p}.") and p != "lightning"), None
+        )
+        namespace = namespace or (
+            "lightning.pytorch" if any(n.startswith("lightning.") for n in qualified) else "pytorch_lightning"
+        )
+        for old, new in edited.renamed.items():
+            self.imports.renamed[old] = (namespace, new)
+        for alias, new in edited.aliased.items():
+            self.imports.aliased[alias] = (namespace, new)
+        for cls in edited.built:
+            self.built.setdefault(cls, namespace)
+
+    def _all_qualified(self, call: ast.Call, scope: Scope) -> set[str]:
+        found: set[str] = set()
+        values = [a.value for a in _arguments(call)]
+        for value in list(values):  # the objects of a `plugins=[...]` list too
+            if isinstance(value, (ast.List, ast.Tuple)):
+                values.extend(value.elts)
+        for node in (call.func, *values):
+            found |= self.located.qualified(node, scope)
+        return found
+
+    def _runtime(self, call: TrainerCall, node: ast.expr | ast.keyword, why: str) -> None:
+        """Report a flag value only known at run time (LM101); with ``shim``, route the call through the
+        runtime shim, which applies the migration when the Trainer is built (not a subclass's call: the shim
+        builds Lightning's own Trainer)."""
+        if not self.shim or trainer_skip(self.located, call.node, call.scope, TRAINER_NAMES) is None:
+            self._report(node, "LM101", f"{why}; use the runtime shim (`--shim`) or pass the flags literally")
+            return
+        module = SHIM_MODULES[self._namespace(call.node, call.scope)]
+        self._shimmed[id(call.node)] = module
+        message = f"{why}; the call now builds `{module}.Trainer`, which migrates the flags at run time"
+        self._report(node, "LM101", message, fixable=True)
+
+    def _namespace(self, call: ast.Call, scope: Scope) -> str:
+        """``lightning.pytorch`` when the call names anything of the unified ``lightning`` package."""
+        lightning = any(n.startswith("lightning.") for n in self._all_qualified(call, scope))
+        return "lightning.pytorch" if lightning else "pytorch_lightning"
+
+    def _to_shim(self, call: TrainerCall, updated: cst.CSTNode) -> cst.CSTNode:
+        """``updated`` building the shim's Trainer instead of Lightning's (``Trainer(...)``,
+        ``Trainer.from_argparse_args(...)``, ``partial(Trainer, ...)``)."""
+        module = self._shimmed[id(call.node)]
+        for name in self._all_qualified(call.node, call.scope):
+            if name in TRAINER_NAMES:
+                self.imports.dropped.add(tuple(name.rsplit(".", 1)))  # type: ignore[arg-type]
+        self.shim_imports.add(module)
+        direct = bool(self.located.qualified(call.node.func, call.scope) & TRAINER_NAMES)
+        from lightning_migrate.edit import apply  # (imported: the file has edits)
+
+        return apply.shim_call(updated, module, direct)
+
+    def _report(
+        self, node: ast.expr | ast.keyword, rule: str, message: str, fixable: bool | None = None
+    ) -> None:
+        line, column = self.text.position(node)
+        fixed = BY_CODE[rule].fixable if fixable is None else fixable
+        self.findings.append(Finding(line, column, rule, message, fixed))
+
+
+# The model's keywords 2.0 renamed without a change of meaning (the planner writes the same rename).
+_RENAMED = {"replace_sampler_ddp": "use_distributed_sampler"}
+# What replaces a removed Trainer method the shim has no function for.
+_NO_SHIM = {
+    "default_attributes": "read the defaults from `inspect.signature(Trainer).parameters`",
+    "match_env_arguments": "read the `PL_TRAINER_*` variables yourself (the Trainer still applies them)",
+}
+
+
+def _package_of(names: set[str] | frozenset[str]) -> str:
+    """``lightning.pytorch`` where the names are of the unified package and none of ``pytorch_lightning``."""
+    if any(n.startswith("pytorch_lightning") for n in names):
+        return "pytorch_lightning"
+    unified = any(n == "lightning" or n.startswith("lightning.") for n in names)
+    return "lightning.pytorch" if unified else "pytorch_lightning"
+
+
+def _method_edit(
+    old: dict[str, Known], new: dict[str, Known], quote: str, shim: tuple[str, str, bool] | None
+) -> Callable[[cst.CSTNode, cst.CSTNode], cst.CSTNode]:
+    """The edit of a removed method's call: the keywords the target rejects renamed or dropped (``old`` to
+    ``new``, after the namespace), then, with ``shim`` (module, method, Lightning's own class), the call made
+    the shim's function."""
+
+    def change(original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
+        from lightning_migrate.edit import apply  # (imported: the file has edits)
+
+        if old:
+            updated, _ = apply.trainer_call(updated, 1, old, new, quote)
+        return updated if shim is None else apply.shim_method(updated, *shim)
+
+    return change
+
+
+def _dict_entries(node: ast.Dict | ast.Call) -> list[_Arg] | None:
+    """A dict display or ``dict(...)`` call as keyword arguments (``ast_values.dict_entries``)."""
+    entries = dict_entries(node)
+    return None if entries is None else [_Arg(name, "", value, at) for name, value, at in entries]
+
+
+def _quote(call: ast.Call, text: Text) -> str:
+    """The quote style the call already uses (that of its first string argument)."""
+    for arg in _arguments(call):
+        if isinstance(arg.value, ast.Constant) and isinstance(arg.value.value, (str, bytes)):
+            quote = text.segment(arg.value).lstrip("rRbBuU")[:1]
+            return '"' if quote == '"' else "'"
+    return '"'
+
+
+def _other_uses(migrator: _Migrator, target: Version, kept: set[str]) -> dict[str, str]:
+    """How the file's other uses of a class the rewrite renamed are renamed: by the class's own rename
+    (``DDPSpawnPlugin`` -> ``DDPSpawnStrategy``; never to the class a rewritten call now builds, which may be
+    another one, ``DDPStrategy(start_method="spawn")``), where the target has it and no object of it is
+    built with arguments the new class takes differently (``kept``)."""
+    renames = {}
+    for old, (namespace, new) in migrator.imports.renamed.items():
+        row = lookup(old)
+        if row is None or not row.renamed_to or not _usable(row.renamed_to, target) or old in kept:
+            continue
+        renames[old] = row.renamed_to
+        if row.renamed_to != new:
+            migrator.built.setdefault(row.renamed_to, namespace)
+    return renames
+
+
+def _plain_imports(located: Located) -> list[ast.ImportFrom]:
+    """The imports whose names follow a class rename: not those in an `if`/`try` (code written for several
+    releases, `if PL_1_6: from ...strategies import X else: from ...plugins import XPlugin`), nor those of
+    a name bound more than once in the module (a fallback import under the old name); but an import in a
+    `try:` that catches ImportError is the file's import where its handler only falls back
+    (``_falls_back``)."""
+    module = located.scopes[0]
+    return [
+        node
+        for node in located.import_froms
+        if (
+            id(node) not in located.guarded
+            and all(len(module.bindings.get(a.asname or a.name, ())) <= 1 for a in node.names)
+        )
+        or _falls_back(node, located)
+    ]
+
+
+def _falls_back(node: ast.ImportFrom, located: Located) -> bool:
+    """Is ``node`` imported in a ``try:`` whose ImportError handlers bind its names only to a constant
+    (``DDPPlugin = None``) or to the same class from another module? Then the class is the one the code
+    uses, and its rename follows. A handler that imports another class under the name (``from
+    ...strategies import DDPStrategy as DDPPlugin``) makes it code for several releases: left alone."""
+    tried = located.tried.get(id(node))
+    if tried is None:
+        return False
+    module = located.scopes[0]
+    for alias in node.names:
+        local = alias.asname or alias.name
+        others = [
+            statement
+            for handler in tried.handlers
+            for statement in ast.walk(ast.Module(handler.body, []))
+            if isinstance(statement, (ast.Assign, ast.ImportFrom, ast.Import)) and _binds(statement, local)
+        ]
+        if len(module.bindings.get(local, ())) != 1 + len(others):
+            return False  # bound elsewhere too
+        for other in others:
+            if isinstance(other, ast.Assign) and not isinstance(other.value, ast.Constant):
+                return False
+            if isinstance(other, ast.Import):
+                return False
+            if isinstance(other, ast.ImportFrom) and not any(
+                (a.asname or a.name) == local and a.name == alias.name for a in other.names
+            ):
+                return False
+    return True
+
+
+def _binds(statement: ast.Assign | ast.ImportFrom | ast.Import, local: str) -> bool:
+    if isinstance(statement, ast.Assign):
+        return any(isinstance(t, ast.Name) and t.id == local for t in statement.targets)
+    return any((a.asname or a.name.split(".")[0]) == local for a in statement.names)
+
+
+def _unrenamable(
+    located: Located, migrator: _Migrator, target: Version, imported: dict[str, str]
+) -> set[str]:
+    """The local names of renamed classes that an object built outside a rewritten Trainer call passes an
+    argument the new class takes differently (``DDPPlugin(num_nodes=n)``: a parameter in 1.4, torch DDP's
+    ``TypeError`` once renamed ``DDPStrategy``), or positional arguments (1.6 put ``accelerator`` first):
+    renaming the class there trades a deprecation for a crash, so each such object is reported (LM103) and
+    the class keeps its name in the file. ``imported``: local name -> class, for aliased imports; an object
+    inside a Trainer call the planner refused is its finding's."""
+    run = migrator.run_options
+    sources = (run.source,) if run.source else tuple(r for r in RELEASES if r < target)
+    refused = {(f.line, f.column) for f in migrator.findings if f.code == "LM103"}
+    covered = [
+        (c.node.lineno, c.node.col_offset, c.node.end_lineno, c.node.end_col_offset)
+        for c in located.calls
+        if migrator.text.position(c.node) in refused
+    ]
+    covered += [(*start, *end) for start, end in migrator.rewritten]
+    class_names = {id(name) for name in located.class_names}
+    before_16 = [r for r in sources if r < V16]
+    kept = set()
+    for call in located.every_call:
+        named = isinstance(call.func, ast.Name) and (call.func.id in imported or id(call.func) in class_names)
+        if not named or not isinstance(call.func, ast.Name):
+            continue
+        cls = imported.get(call.func.id, call.func.id)
+        row = lookup(cls)
+        if row is None or cls not in RENAMED_STRATEGIES:
+            continue
+        where = (call.lineno, call.col_offset)
+        if any((a, b) <= where < (c, d) for a, b, c, d in covered if c is not None and d is not None):
+            continue
+        why = changed_keyword(cls, [k.arg for k in call.keywords if k.arg is not None], sources, target)
+        if why is None and call.args and any(map(row.exists_in, before_16)):
+            why = (
+                f"`{cls}(...)` passes positional arguments, whose meaning changed in Lightning 1.6 (a new"
+                " first parameter): pass them by keyword and run lightning-migrate again"
+            )
+        if why is not None:
+            line, column = migrator.text.position(call)
+            migrator.findings.append(Finding(line, column, "LM103", f"not renamed: {why}", False))
+            kept.add(call.func.id)
+    return kept
+
+
+def _held(located: Located, migrator: _Migrator) -> set[str]:
+    """The Lightning class names used in a Trainer call the codemod leaves as written (reported instead):
+    renaming the class there alone would make the call look migrated when it is not."""
+    rewritten = migrator.rewritten
+    calls = [
+        (c.node.lineno, c.node.col_offset, c.node.end_lineno, c.node.end_col_offset) for c in located.calls
+    ]
+    held = set()
+    for node in located.class_names:
+        where = (node.lineno, node.col_offset)
+        if any(
+            (a, b) <= where < (c, d) for a, b, c, d in calls if c is not None and d is not None
+        ) and not any(start <= where < end for start, end in rewritten):
+            held.add(node.id)
+    return held
+
+
+def _follow_stale_imports(
+    stale: list[StaleImport], migrator: _Migrator, target: Version, held: set[str], kept: set[str]
+) -> None:
+    """An imported ``*Plugin`` class the file uses follows its rename like one a rewritten call built (the
+    import is replaced, the uses renamed, each use reported by ``_old_names_left``); an unused one is only
+    reported (removing it could break a module that re-exports it), and so is one a Trainer call left as
+    written uses (``held``), unless a rewritten call renames it anyway, and one that builds an object the new
+    class would not take (``kept``, each such object reported by ``_unrenamable``)."""
+    for imported in stale:
+        if imported.local in kept:
+            message = (
+                f"`{imported.local}` builds an object here with arguments `{imported.new}` takes"
+                f" differently (see its finding); Lightning {target} calls it `{imported.new}`: change it"
+                " with that object"
+            )
+            migrator.findings.append(Finding(imported.line, imported.column, "LM005", message, False))
+            continue
+        if imported.local in held and imported.name not in migrator.imports.renamed:
+            message = (
+                f"`{imported.local}` is used by a Trainer call left as written (see its finding); Lightning"
+                f" {target} calls it `{imported.new}`: change it with that call"
+            )
+            migrator.findings.append(Finding(imported.line, imported.column, "LM005", message, False))
+            continue
+        if not imported.used:
+            gone = "lacks it" if not _usable(imported.name, target) else "deprecates it"
+            message = (
+                f"`{imported.name}` is imported but not used here; Lightning {target} {gone}"
+                + (f" (it is `{imported.new}`)" if _usable(imported.new, target) else "")
+                + ": import the new class or remove the import"
+            )
+            migrator.findings.append(Finding(imported.line, imported.column, "LM005", message, False))
+        elif imported.local != imported.name:
+            if _usable(imported.new, target):
+                migrator.imports.aliased.setdefault(imported.local, (imported.namespace, imported.new))
+                message = f"`{imported.name} as {imported.local}` is `{imported.new}` in Lightning {target}"
+                migrator.findings.append(Finding(imported.line, imported.column, "LM005", message, True))
+            else:
+                message = (
+                    f"`{imported.name}` (as `{imported.local}`) is used here, but Lightning {target} has"
+                    f" neither it nor `{imported.new}`; change its uses by hand"
+                )
+                migrator.findings.append(Finding(imported.line, imported.column, "LM005", message, False))
+        else:
+            migrator.imports.renamed.setdefault(imported.name, (imported.namespace, imported.new))
+
+
+def _usable(cls: str, target: Version) -> bool:
+    row = lookup(cls)
+    return row is not None and row.exists_in(target) and not (row.stub_since and target >= row.stub_since)
+
+
+def _old_names_left(
+    located: Located, names: set[str], migrator: _Migrator, target: Version, kept: set[str]
+) -> list[Finding]:
+    """The other uses of a class the rewrite renamed (``isinstance(s, DDPPlugin)``, a subclass): renamed
+    too where the target has the new class (a subclass may then need the new constructor's arguments) and
+    no object of it is built with arguments the new class takes differently (``kept``), else reported, its
+    import kept."""
+    if not names:
+        return []
+    findings = []
+    for node in located.class_names:
+        if node.id not in names:
+            continue
+        where = (node.lineno, node.col_offset)
+        if any(start <= where < end for start, end in migrator.rewritten):
+            continue
+        _, new = migrator.imports.renamed[node.id]
+        row = lookup(node.id)
+        new = row.renamed_to if row and row.renamed_to else new
+        if node.id in kept:
+            message = (
+                f"`{node.id}` is still used here and keeps its import: an object of it is built with"
+                f" arguments `{new}` takes differently (see its finding); change it with that object"
+            )
+            findings.append(Finding(node.lineno, node.col_offset + 1, "LM005", message, False))
+        elif _usable(new, target):
+            message = (
+                f"training-type `*Plugin` classes were renamed `*Strategy`: `{node.id}` is now `{new}` here"
+                " too (a subclass may need the new constructor's arguments)"
+            )
+            findings.append(Finding(node.lineno, node.col_offset + 1, "LM005", message, True))
+        else:
+            message = (
+                f"`{node.id}` is still used here and keeps its import, but Lightning {target} has neither it"
+                f" nor `{new}`; change this use by hand"
+            )
+            findings.append(Finding(node.lineno, node.col_offset + 1, "LM005", message, False))
+    return findings
+
+
+def _built_class(call: TrainerCall) -> ast.expr:
+    """The class a Trainer call builds, as written: ``X`` in ``X(...)``, ``X.from_argparse_args(args, ...)``
+    and ``partial(X, ...)``."""
+    func = call.node.func
+    if isinstance(func, ast.Attribute) and func.attr == "from_argparse_args":
+        return func.value
+    return call.node.args[0] if call.skip else func

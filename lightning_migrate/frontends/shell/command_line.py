@@ -1,0 +1,354 @@
+"""Trainer flags on command lines: which words reach Lightning's Trainer, their values as the Trainer gets
+them, and how to write new ones. Four ways, one table (``FLAVOURS``):
+
+- LightningCLI: ``--trainer.accelerator=ddp``, ``--trainer.gpus 2`` (any program: the ``trainer.`` group is
+  LightningCLI's); the values are YAML, as jsonargparse reads them.
+- Hydra overrides of a script's trainer config: ``trainer.accelerator=ddp``, ``+trainer.gpus=4``, where the
+  project has a Hydra ``trainer`` config group of Lightning's Trainer.
+- A script's argparse options ``--gpus 2 --accelerator ddp`` where the script's parser comes from
+  ``Trainer.add_argparse_args`` (1.x): typed as that parser types them (``--gpus 2`` an int, ``--devices 2``
+  the string "2").
+- The variables 1.x and 2.x read as Trainer defaults: ``PL_TRAINER_ACCELERATOR=ddp``, ``export
+  PL_TRAINER_GPUS=2`` (values read with ``literal_eval``, a word that is not a literal is a string).
+
+Options of other programs (``gcloud ... --accelerator type=...``, ``accelerate launch --num_processes 2``:
+the launcher's own, before the script) are never read.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import os
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lightning_migrate.frontends.shell.words import Command, Word
+from lightning_migrate.plan.locate import TRAINER_NAMES
+from lightning_migrate.semantics.model import Value
+from lightning_migrate.semantics.signature import MODELLED
+
+_YAML_INT = re.compile(r"[-+]?(0|[1-9][0-9_]*)")
+_LIST = re.compile(r"\[\s*(-?\d+\s*(,\s*-?\d+\s*)*)?\]")
+_PYTHON = re.compile(r"(?:.*/)?(?:python[\d.]*|pypy[\d.]*)")
+# launchers that run a Python script given after their own options
+_LAUNCHERS = frozenset({"torchrun", "srun", "mpirun", "horovodrun", "deepspeed", "accelerate", "lightning"})
+_BOOLEAN_FLAGS = frozenset({"sync_batchnorm", "auto_select_gpus", "replace_sampler_ddp"})
+_INT_FLAGS = frozenset({"num_nodes", "num_processes", "ipus"})
+_GPUS_TYPE = frozenset(
+    {"gpus", "tpu_cores"}
+)  # int, unless the value holds a comma (1.x's `_gpus_allowed_type`)
+
+
+class NotAValue(Exception):
+    pass
+
+
+def yaml_value(text: str) -> Value:
+    """A command-line value as jsonargparse and Hydra read it (YAML: ints, null, booleans, int lists)."""
+    if "${" in text:
+        raise NotAValue("is an interpolation, only known at run time")
+    if _YAML_INT.fullmatch(text):
+        return int(text.replace("_", ""))
+    lowered = text.lower()
+    if lowered in ("null", "~", "none"):
+        return None
+    if lowered in ("true", "false"):
+        return lowered == "true"
+    if _LIST.fullmatch(text):
+        return [int(i) for i in text.strip("[] ").split(",") if i.strip()]
+    return text
+
+
+def argparse_value(flag: str, text: str) -> Value:
+    """A value as 1.x's ``Trainer.add_argparse_args`` parser types it."""
+    if flag in _GPUS_TYPE:
+        return text if "," in text else int(text) if _YAML_INT.fullmatch(text) else text
+    if flag in _INT_FLAGS:
+        if not _YAML_INT.fullmatch(text):
+            raise NotAValue("is not an int, which the parser requires")
+        return int(text)
+    if flag in _BOOLEAN_FLAGS:
+        if text.lower() not in ("true", "false", "1", "0", "yes", "no"):
+            raise NotAValue("is not a boolean")
+        return text.lower() in ("true", "1", "yes")
+    if flag == "precision":
+        return int(text) if _YAML_INT.fullmatch(text) else text
+    return text
+
+
+def env_value(text: str) -> Value:
+    """A ``PL_TRAINER_*`` value: ``literal_eval``'d, else the string itself."""
+    try:
+        value = ast.literal_eval(text)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return text
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, (list, tuple)) and all(isinstance(i, int) for i in value):
+        return list(value)
+    raise NotAValue("is not a Trainer flag value")
+
+
+def _spelled_yaml(value: Value) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list):
+        return "[" + ",".join(str(i) for i in value) + "]"
+    return str(value)
+
+
+def _spelled_env(value: Value) -> str:
+    return value if isinstance(value, str) else repr(value)
+
+
+@dataclass(frozen=True)
+class Flavour:
+    """How one way of passing flags is written and read."""
+
+    name: str
+    prefix: str  # written before the flag's name
+    upper: bool  # the name is written in capitals (environment variables)
+    read: Callable[[str, str], Value]  # (flag, text) -> value
+    spell: Callable[[Value], str]
+    joined: bool  # new flags are written `name=value` (else `name value`, as the slot flag is)
+    what: str  # for messages
+
+    def written(self, flag: str) -> str:
+        """How ``flag``'s name is written (``PL_TRAINER_GPUS``)."""
+        return flag.upper() if self.upper else flag
+
+
+FLAVOURS = {
+    "cli": Flavour(
+        "cli", "--trainer.", False, lambda f, t: yaml_value(t), _spelled_yaml, False, "LightningCLI"
+    ),
+    "hydra": Flavour("hydra", "trainer.", False, lambda f, t: yaml_value(t), _spelled_yaml, True, "Hydra"),
+    "argparse": Flavour("argparse", "--", False, argparse_value, _spelled_yaml, False, "argparse"),
+    "env": Flavour("env", "PL_TRAINER_", True, lambda f, t: env_value(t), _spelled_env, True, "environment"),
+}
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One flag as written: the word of its name (and of its value where that is a word of its own), the
+    span of the name and of the value in the text."""
+
+    flag: str
+    name: tuple[int, int]  # the flag's name, after the flavour's prefix
+    value: tuple[int, int] | None  # None: a boolean option given alone
+    words: tuple[Word, ...]  # every word it takes (removed together)
+    text: str | None  # the value's text; None where it expands at run time
+    joined: bool  # `name=value` in one word
+
+
+@dataclass
+class Site:
+    """The flags one command (or one script's exports) passes one way."""
+
+    flavour: Flavour
+    entries: dict[str, Entry] = field(default_factory=dict)
+    unknown_rest: str = ""  # why flags this site does not show also reach the Trainer ("" if none do)
+    script: str = ""  # the script whose options these are (argparse, hydra)
+    reaches: bool = True  # False: not known to reach Lightning's Trainer (a script's own options)
+
+    @property
+    def first(self) -> Entry:
+        return min(self.entries.values(), key=lambda e: e.name[0])
+
+
+# --- reading a command ------------------------------------------------------------------------------------
+
+
+def read(command: Command, source: str, folder: Path | None) -> list[Site]:
+    """The sites of one command (``folder``: where the file is, to find its scripts and configs)."""
+    words = command.words
+    sites: list[Site] = []
+    env = Site(FLAVOURS["env"])
+    exporting = bool(words) and words[0].value in ("export", "declare")
+    position = 1 if words and words[0].value in ("export", "declare", "env") else 0
+    for word in words[position:]:
+        raw = word.text(source)
+        if exporting and raw.startswith("-"):
+            position += 1
+            continue
+        if not re.match(r"[A-Za-z_]\w*=", raw):
+            break
+        position += 1
+        match = re.match(r"PL_TRAINER_([A-Z_]+)=", raw)
+        if match is None or match.group(1).lower() not in MODELLED:
+            continue
+        flag = match.group(1).lower()
+        start = word.start + len("PL_TRAINER_")
+        text = word.value.split("=", 1)[1] if word.value is not None else None
+        env.entries[flag] = Entry(
+            flag, (start, start + len(flag)), (word.start + match.end(), word.end), (word,), text, True
+        )
+    if env.entries:
+        env.script = "export" if exporting else ""
+        sites.append(env)
+    if exporting:
+        return sites
+    rest = words[position:]
+    cli = options(rest, source, "cli")
+    if cli.entries:
+        if any(w.value in ("--config", "-c") or (w.value or "").startswith("--config=") for w in rest):
+            cli.unknown_rest = "the command also reads a config file, which may set other Trainer flags"
+        if any((w.value or "").startswith("--trainer=") or w.value == "--trainer" for w in rest):
+            cli.unknown_rest = "the command also gives a whole trainer config, which may set other flags"
+        sites.append(cli)
+    script_at = _script(rest)
+    if script_at is None:
+        return sites
+    script, arguments = rest[script_at].value or "", rest[script_at + 1 :]
+    hydra = _hydra(arguments, source)
+    if hydra.entries:
+        hydra.script = script
+        hydra.reaches = folder is not None and _hydra_trainer_group(folder)
+        hydra.unknown_rest = (
+            "Hydra overrides the trainer config the script's defaults select, whose other flags are not"
+            " known here"
+        )
+        sites.append(hydra)
+    script_options = options(arguments, source, "argparse")
+    if script_options.entries:
+        script_options.script = script
+        script_options.reaches = folder is not None and _uses_trainer_parser(folder, script)
+        sites.append(script_options)
+    return sites
+
+
+def _script(words: list[Word]) -> int | None:
+    """Where the Python script is among a command's words (``python train.py``, ``torchrun ... train.py``,
+    ``python -m package.train``), if the command runs one."""
+    if not words:
+        return None
+    program = words[0].value or ""
+    if not (_PYTHON.fullmatch(program) or os.path.basename(program) in _LAUNCHERS or program.endswith(".py")):
+        return None
+    if program.endswith(".py"):
+        return 0
+    for index, word in enumerate(words[1:], 1):
+        value = word.value or ""
+        if value.endswith(".py"):
+            return index
+        if value == "-m" and index + 1 < len(words):
+            return index + 1
+    return None
+
+
+def options(words: list[Word], source: str, flavour: str) -> Site:
+    """``--name value`` and ``--name=value`` options (``--trainer.name`` for LightningCLI)."""
+    site = Site(FLAVOURS[flavour])
+    prefix = site.flavour.prefix
+    for index, word in enumerate(words):
+        raw = word.text(source)
+        if not raw.startswith(prefix) or (flavour == "argparse" and raw.startswith("--trainer.")):
+            continue
+        name, joined, _ = raw[len(prefix) :].partition("=")
+        if name not in MODELLED:
+            continue
+        start = word.start + len(prefix)
+        if joined:
+            value_start = start + len(name) + 1
+            text = word.value.split("=", 1)[1] if word.value is not None else None
+            site.entries[name] = Entry(
+                name, (start, start + len(name)), (value_start, word.end), (word,), text, True
+            )
+            continue
+        following = words[index + 1] if index + 1 < len(words) else None
+        if following is None or following.text(source).startswith("--"):
+            site.entries[name] = Entry(name, (start, start + len(name)), None, (word,), "true", False)
+            continue
+        value = (following.start, following.end)
+        site.entries[name] = Entry(
+            name, (start, start + len(name)), value, (word, following), following.value, False
+        )
+    return site
+
+
+def _hydra(words: list[Word], source: str) -> Site:
+    site = Site(FLAVOURS["hydra"])
+    for word in words:
+        match = re.match(r"(\+{0,2})trainer\.(\w+)=", word.text(source))
+        if match is None or match.group(2) not in MODELLED:
+            continue
+        start = word.start + match.start(2)
+        text = word.value.split("=", 1)[1] if word.value is not None else None
+        flag = match.group(2)
+        site.entries[flag] = Entry(
+            flag, (start, start + len(flag)), (word.start + match.end(), word.end), (word,), text, True
+        )
+    return site
+
+
+# --- what the project says ---------------------------------------------------------------------------------
+
+
+_PROJECT_MARKERS = (".git", "pyproject.toml", "setup.py", "setup.cfg")
+
+
+@functools.lru_cache(maxsize=256)
+def project_root(folder: Path) -> Path:
+    """The project ``folder`` is in: the nearest folder at or above it with ``.git``, ``pyproject.toml``,
+    ``setup.py`` or ``setup.cfg`` (a few levels up at most), else ``folder`` itself."""
+    folder = folder.resolve()
+    for candidate in [folder, *folder.parents][:6]:
+        if any((candidate / marker).exists() for marker in _PROJECT_MARKERS):
+            return candidate
+    return folder
+
+
+def _ancestors(folder: Path) -> list[Path]:
+    """``folder`` and the folders above it, up to its project's root."""
+    folder, root = folder.resolve(), project_root(folder)
+    found = [folder]
+    for parent in folder.parents:
+        if found[-1] == root:
+            break
+        found.append(parent)
+    return found if found[-1] == root else [folder]
+
+
+@functools.lru_cache(maxsize=64)
+def _uses_trainer_parser(folder: Path, script: str) -> bool:
+    """Whether ``script`` (a path, or a module run with ``-m``) builds its parser with
+    ``Trainer.add_argparse_args``, looked for from ``folder`` up to the repository's root."""
+    names = [script] if script.endswith(".py") else [script.replace(".", "/") + ".py"]
+    for ancestor in _ancestors(folder):
+        for name in names:
+            candidate = ancestor / name
+            try:
+                text = candidate.read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue
+            return "add_argparse_args" in text and ("lightning" in text or "Trainer" in text)
+    return False
+
+
+@functools.lru_cache(maxsize=64)
+def _hydra_trainer_group(folder: Path) -> bool:
+    """Whether the project has a Hydra ``trainer`` config group whose configs build Lightning's Trainer."""
+    for ancestor in _ancestors(folder):
+        for top, dirs, files in os.walk(ancestor):
+            depth = Path(top).relative_to(ancestor).parts
+            dirs[:] = [
+                d for d in dirs if not d.startswith(".") and d not in ("node_modules", "venv", ".venv")
+            ]
+            if len(depth) >= 3:
+                dirs[:] = []
+            if Path(top).name != "trainer":
+                continue
+            for name in files:
+                if name.endswith((".yaml", ".yml")):
+                    try:
+                        text = (Path(top) / name).read_text(encoding="utf-8", errors="replace")
+                    except OSError:
+                        continue
+                    if any(trainer in text for trainer in TRAINER_NAMES):
+                        return True
+    return False

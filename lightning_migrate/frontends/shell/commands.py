@@ -1,0 +1,358 @@
+"""Command lines as call sites: each site of ``command_line`` is decided by the planner
+(``site_judge.judge``), and its rewrite written word by word, in the site's own way of passing flags. Shared
+by the shell front end and by the shell code blocks of documents and notebooks, which hand over a *view* of
+their text: the same length, with everything that is not a command line blanked, so offsets are those of the
+file.
+
+A here-document's body is data, not command lines (``words``), except that fed to ``python`` as its program
+(``python - <<'EOF'``): that is Python, migrated as a piece of Python (``cells``) where the shell hands it
+over as written (a quoted delimiter, or a body with nothing to expand), and reported where the shell changes
+it first (``$``/backquote/backslash expansions, ``<<-`` removing tabs): an edit of what the shell rewrites
+could not be proven."""
+
+from __future__ import annotations
+
+import functools
+import re
+from bisect import bisect_right
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from lightning_migrate.edit.slots import place
+from lightning_migrate.files.text import Unwritable
+from lightning_migrate.frontends.python import cells
+from lightning_migrate.frontends.shell.command_line import Entry, NotAValue, Site, read, yaml_value
+from lightning_migrate.frontends.shell.words import Heredoc, Word, commands, heredocs, quoted
+from lightning_migrate.plan import gone
+from lightning_migrate.plan.callsite import UNPACKED, CallSite, Run
+from lightning_migrate.plan.knowledge import keywords
+from lightning_migrate.plan.planner import Refusal, Rewrite, codemod_deprecations, machines
+from lightning_migrate.plan.prefilter import may_need_migration
+from lightning_migrate.plan.site_judge import Unknown, judge, not_fixed
+from lightning_migrate.report.findings import Finding, Span
+from lightning_migrate.semantics import interpret
+from lightning_migrate.semantics.model import Value, Version
+
+ADVICE = "pass the flags for the target by hand, or build the Trainer through the runtime shim"
+
+
+@dataclass
+class Found:
+    edits: list[tuple[int, int, str]] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    spans: list[Span] = field(default_factory=list)
+
+
+class _Lines:
+    """An offset's (line, column): by ``locate`` where the text is a view of another, else in the text."""
+
+    def __init__(self, text: str, locate: Locate | None) -> None:
+        self.text, self.locate = text, locate
+
+    @functools.cached_property
+    def starts(self) -> list[int]:
+        return [0] + [i + 1 for i, c in enumerate(self.text) if c == "\n"]
+
+    def position(self, offset: int) -> tuple[int, int]:
+        if self.locate is not None:
+            return self.locate(offset)
+        line = bisect_right(self.starts, offset) - 1
+        return line + 1, offset - self.starts[line] + 1
+
+
+Locate = Callable[[int], tuple[int, int]]
+
+
+def migrate_commands(
+    view: str, run: Run, folder: Path | None, locate: Locate | None = None, shim: bool = False
+) -> Found:
+    """The edits and findings of every command line in ``view`` (``locate``: an offset's line and column
+    in the front end's terms, where they are not those of ``view``), and of the Python that here-documents
+    feed ``python`` (``shim``: as the Python front end's ``--shim``)."""
+    lines = _Lines(view, locate)
+    found = Found()
+    for body in heredocs(view):
+        if _runs_python(body.program):
+            _python_body(body, view, lines, run, shim, found)
+    exported: Site | None = None
+    for command in commands(view):
+        first, last = lines.position(command.words[0].start), lines.position(command.words[-1].end)
+        gone_found = _gone_options(command.words, view, lines, run)
+        if gone_found:
+            found.spans.append((first[0], 0, last[0], 1 << 30))
+            found.findings.extend(gone_found)
+        for site in read(command, view, folder):
+            if site.flavour.name == "env" and site.script == "export":  # a script's exports act together
+                exported = exported or Site(site.flavour, script="export")
+                exported.entries.update(site.entries)
+                continue
+            found.spans.append((first[0], 0, last[0], 1 << 30))
+            _decide(site, view, lines, run, found)
+    if exported is not None:
+        span_lines = [lines.position(e.name[0])[0] for e in exported.entries.values()]
+        found.spans.extend((line, 0, line, 1 << 30) for line in span_lines)
+        _decide(exported, view, lines, run, found)
+    return found
+
+
+_PYTHON = re.compile(r"(?:.*/)?python[\d.]*")
+_ASSIGNMENT = re.compile(r"[A-Za-z_]\w*=")
+
+
+def _runs_python(program: tuple[str | None, ...]) -> bool:
+    """Whether a command with these words runs its standard input as Python: ``python``, ``python3 -u -``,
+    ``env X=1 python`` (no script, no ``-c``/``-m``: a word that is no option is the script)."""
+    words = list(program)
+    while words and (words[0] == "env" or (words[0] is not None and _ASSIGNMENT.match(words[0]))):
+        words.pop(0)
+    if not words or words[0] is None or not _PYTHON.fullmatch(words[0]):
+        return False
+    for word in words[1:]:
+        if word is None or not word.startswith("-"):
+            return False
+        if not word.startswith("--") and ("c" in word or "m" in word):  # (`-c`, `-m`, `-uc`)
+            return False
+    return True
+
+
+# A shell expansion in a here-document the shell expands: a name stands for it where the Python is judged
+_EXPANSION = re.compile(r"\$\{[^}\n]*\}|\$\([^)\n]*\)|\$\w+|`[^`\n]*`")
+
+
+def _python_body(body: Heredoc, view: str, lines: _Lines, run: Run, shim: bool, found: Found) -> None:
+    """The Python of a here-document fed to ``python``: migrated as a piece of Python where the shell hands
+    it over as written, else reported where it may hold old usage."""
+    code = view[body.start : body.end]
+    expands = not body.literal and any(c in code for c in "$`\\")
+    tabbed = body.strip_tabs and any(line.startswith("\t") for line in code.split("\n"))
+    if expands or tabbed:
+        masked = _EXPANSION.sub("_shell_value_", code) if expands else code
+        if may_need_migration(masked, (run.target,), (run.source,)):
+            why = (
+                "the shell expands `$`, backquotes and `\\` in it first (its delimiter is not quoted)"
+                if expands
+                else "`<<-` removes the tabs that start its lines first"
+            )
+            line, column = lines.position(body.at)
+            found.spans.append((line, 0, line, 1 << 30))
+            message = (
+                f"Python fed to `python` by a here-document is not migrated: {why}; quote the delimiter"
+                " (`<<'EOF'`) where the body has nothing to expand, or migrate it by hand"
+            )
+            found.findings.append(Finding(line, column, "LM101", message, False))
+        return
+    try:
+        outcome = cells.migrate([code], run, shim)
+    except cells.PieceError:
+        return  # (Python refuses it too, or it is too deep to migrate safely: left as written)
+    starts = [0] + [m.end() for m in re.finditer("\n", code)]
+
+    def position(joined_line: int, column: int = 1) -> tuple[int, int]:
+        line = min(outcome.joined.locate(joined_line)[1], len(starts)) - 1
+        return lines.position(body.start + starts[line] + max(column - 1, 0))
+
+    for finding in outcome.findings:
+        line, column = position(finding.line, finding.column)
+        found.findings.append(replace(finding, line=line, column=column))
+    for first, _, last, _ in outcome.calls:
+        found.spans.append((position(first)[0], 0, position(last)[0], 1 << 30))
+    if outcome.pieces[0] != code:
+        found.edits.append((body.start, body.end, outcome.pieces[0]))
+
+
+def _gone_options(words: list[Word], view: str, lines: _Lines, run: Run) -> list[Finding]:
+    """LightningCLI's ``--trainer.NAME`` options whose keyword the target rejects or deprecates (LM007):
+    reported, not rewritten (a command line is written for a shell; the rename is the user's to make)."""
+    options: dict[str, object] = {}
+    where: dict[str, int] = {}
+    for index, word in enumerate(words):
+        raw = word.text(view)
+        if not raw.startswith(_CLI):
+            continue
+        name, joined, text = raw[len(_CLI) :].partition("=")
+        if not joined:
+            following = words[index + 1] if index + 1 < len(words) else None
+            alone = following is None or following.text(view).startswith("--")
+            text = "true" if alone else following.value  # type: ignore[union-attr,assignment]
+        elif word.value is not None:
+            text = word.value.split("=", 1)[1]
+        else:
+            text = None  # type: ignore[assignment]
+        options[name], where[name] = _option_value(text), word.start
+    findings = []
+    for judged in gone.judge(options, run.target, opaque=True):
+        message = f"{judged.message} (`{_CLI}{judged.old}`; rename it by hand)"
+        findings.append(Finding(*lines.position(where[judged.old]), gone.CODE, message, False))
+    return findings
+
+
+_CLI = "--trainer."
+
+
+def _option_value(text: str | None) -> object:
+    if text is None:
+        return gone.RUN_TIME  # (it expands at run time)
+    try:
+        return yaml_value(text)
+    except NotAValue:
+        return gone.RUN_TIME
+
+
+def decide_site(site: Site, view: str, locate: Locate, run: Run, found: Found) -> None:
+    """Decide one site of ``view`` (its offsets addressed by ``locate``) into ``found``."""
+    _decide(site, view, _Lines(view, locate), run, found)
+
+
+def _decide(site: Site, view: str, lines: _Lines, run: Run, found: Found) -> None:
+    flags: dict[str, Value] = {}
+    unknown: dict[str, Unknown] = {}
+    for flag, entry in site.entries.items():
+        line, column = lines.position(entry.name[0] - len(site.flavour.prefix))
+        written = _written(entry, view)
+        if entry.text is None:
+            unknown[flag] = Unknown(f"`{written}` expands at run time", line, column)
+            continue
+        try:
+            flags[flag] = site.flavour.read(flag, entry.text)
+        except NotAValue as exc:
+            unknown[flag] = Unknown(f"`{written}` {exc}", line, column)
+    first = site.first
+    line, column = lines.position(first.name[0] - len(site.flavour.prefix))
+    call = CallSite(line, column, flags)
+    words = " ".join(_written(e, view) for e in site.entries.values())
+    if not site.reaches:
+        found.findings.extend(_own_options(site, call, words, run))
+        return
+    advice = ADVICE
+    if site.unknown_rest:
+        unknown[UNPACKED] = Unknown(f"`{words}`: {site.unknown_rest}", line, column)
+        alone = run.plan(call)
+        if isinstance(alone, Rewrite) and len(unknown) == 1:
+            plus = "; `+` before a key the trainer config lacks" if site.flavour.name == "hydra" else ""
+            advice += f" (written alone, they would be `{_spelled(site, alone.values)}`{plus})"
+    verdict = judge(run, call, unknown, advice)
+    if verdict.rewrite is None:
+        found.findings.extend(verdict.findings)
+        return
+    try:
+        edits = _edits(site, flags, verdict.rewrite.values, view, run.target)
+    except Unwritable as exc:
+        found.findings.extend(not_fixed(verdict.findings, f"{exc}; write it by hand"))
+        return
+    found.edits.extend(edits)
+    found.findings.extend(verdict.findings)
+
+
+def _own_options(site: Site, call: CallSite, words: str, run: Run) -> list[Finding]:
+    """A script's options not known to reach Lightning's Trainer: reported (never rewritten) where, if they
+    did, they would be old usage, with what to pass instead."""
+    decision = run.plan(call)
+    if isinstance(decision, Rewrite):
+        change = f"pass `{_spelled(site, decision.values)}` instead"
+    elif isinstance(decision, Refusal):
+        change = decision.message
+    else:
+        return []
+    how = (
+        "no Hydra trainer config of Lightning's Trainer was found in this project"
+        if site.flavour.name == "hydra"
+        else "its parser is not known to come from `Trainer.add_argparse_args`"
+    )
+    message = (
+        f"`{words}`: options of `{site.script}`, not known to reach Lightning's Trainer ({how}); if they do,"
+        f" {change}"
+    )
+    return [Finding(call.line, call.column, "LM101", message, False)]
+
+
+def _written(entry: Entry, view: str) -> str:
+    start = entry.words[0].start
+    return view[start : entry.words[-1].end]
+
+
+def _spelled(site: Site, flags: dict[str, Value]) -> str:
+    flavour = site.flavour
+    parts = []
+    for flag, value in flags.items():
+        name = flavour.written(flag)
+        separator = "=" if flavour.joined else " "
+        parts.append(f"{flavour.prefix}{name}{separator}{quoted(flavour.spell(value))}")
+    return " ".join(parts)
+
+
+def _edits(
+    site: Site, old: dict[str, Value], new: dict[str, Value], view: str, target: Version
+) -> list[tuple[int, int, str]]:
+    """The edits that write ``new`` in place of ``old``. What is written is read back the way the site's
+    flavour reads it (1.x's argparse gives `--devices 2` as the string "2"): the rewrite is written only if
+    that builds in ``target`` what ``new`` builds, on every machine."""
+    flavour = site.flavour
+    if any(flag not in old for flag in site.entries):
+        raise Unwritable("a flag's value is only known at run time")
+    order = sorted(site.entries, key=lambda f: site.entries[f].name[0])
+    placements = place(order, old, new)
+    edits: list[tuple[int, int, str]] = []
+    read_back = {flag: value for flag, value in old.items() if flag in new and new[flag] == value}
+
+    def value_text(flag: str, value: Value) -> str:
+        spelled = flavour.spell(value)
+        read_back[flag] = _read(flag, spelled)
+        return quoted(spelled)
+
+    def fresh(entry: Entry, flag: str, value: Value) -> str:
+        name = flavour.written(flag)
+        joined = entry.joined or flavour.joined
+        prefix = view[entry.words[0].start : entry.name[0]]  # `--trainer.`, `+trainer.`, `PL_TRAINER_`
+        return f" {prefix}{name}{'=' if joined else ' '}{value_text(flag, value)}"
+
+    def _read(flag: str, text: str) -> Value:
+        try:
+            return flavour.read(flag, text)
+        except NotAValue as exc:
+            raise Unwritable(f"`{flag}` {exc} as a {flavour.what} value") from exc
+
+    last = site.entries[order[-1]]
+    for placement in placements.changed:
+        entry = site.entries[placement.key]
+        if placement.heir is None:
+            start = entry.words[0].start
+            while start > 0 and view[start - 1] in " \t":
+                start -= 1
+            edits.append((start, entry.words[-1].end, ""))
+        else:
+            heir = placement.heir
+            if heir != placement.key:
+                edits.append((*entry.name, flavour.written(heir)))
+            if new[heir] != old[placement.key]:
+                if entry.value is None:
+                    raise Unwritable(f"`{placement.key}` is given without a value")
+                edits.append((*entry.value, value_text(heir, new[heir])))
+            else:
+                read_back[heir] = _read(heir, entry.text or "")
+        end = entry.words[-1].end
+        edits.extend((end, end, fresh(entry, flag, new[flag])) for flag in placement.beside)
+    end = last.words[-1].end
+    edits.extend((end, end, fresh(last, flag, new[flag])) for flag in placements.appended)
+    if read_back != new and not _builds_the_same(read_back, new, target):
+        raise Unwritable(f"the {flavour.what} values would not be read as `{keywords(new)}`")
+    return edits
+
+
+def _builds_the_same(written: dict[str, Value], planned: dict[str, Value], target: Version) -> bool:
+    for machine in machines(planned):
+        got, want = interpret(written, target, machine), interpret(planned, target, machine)
+        if got.outcome != want.outcome or codemod_deprecations(got.deprecations):
+            return False
+    return True
+
+
+def locator(view: str, first_line: int) -> Locate:
+    """An offset of a block's ``view`` (a shell block, a cell's shell lines) as (line of the joined text,
+    column in the block's line), the block starting at ``first_line``."""
+
+    def locate(offset: int) -> tuple[int, int]:
+        line_start = view.rfind("\n", 0, offset) + 1
+        return first_line + view.count("\n", 0, offset), offset - line_start + 1
+
+    return locate

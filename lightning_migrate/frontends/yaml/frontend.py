@@ -1,0 +1,302 @@
+"""The YAML front end: each Trainer config of a file (``read``) is a call site, decided by the planner
+like a Python call, and its rewrite is spliced into the text (``write``); a Lightning ``*Plugin``
+object a config builds outside a Trainer config (``_target_: pytorch_lightning.plugins.DDPPlugin``) follows
+its class's rename. ruamel.yaml (round trip) is only the reader: nothing is dumped."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from ruamel.yaml.comments import CommentedMap
+
+from lightning_migrate.files.sourcefile import SourceError
+from lightning_migrate.files.text import Unwritable
+from lightning_migrate.frontends.contract import Migrated, Request
+from lightning_migrate.frontends.yaml.read import (
+    Config,
+    class_path,
+    configs,
+    known_value,
+    lightning_class,
+    load,
+    mappings,
+    read,
+    value_of,
+)
+from lightning_migrate.frontends.yaml.text import Document
+from lightning_migrate.frontends.yaml.words import holds, may_hold
+from lightning_migrate.frontends.yaml.write import Writer
+from lightning_migrate.plan import gone
+from lightning_migrate.plan.callsite import UNPACKED, CallSite, Run
+from lightning_migrate.plan.knowledge import Choice, Known, RunTime
+from lightning_migrate.plan.planner import V16, Refusal, Rewrite, derived, interpreter, machines
+from lightning_migrate.plan.site_judge import Unknown, judge, not_fixed
+from lightning_migrate.report import noqa
+from lightning_migrate.report.findings import Finding, Span
+from lightning_migrate.semantics import Setup
+from lightning_migrate.semantics.classes import lookup
+from lightning_migrate.semantics.model import RELEASES, Obj, Value, Version
+from lightning_migrate.semantics.signature import MODELLED
+
+ADVICE = (
+    "write the flags for the target by hand, or build the Trainer through the runtime shim"
+    " (`lightning_migrate.shim.install()`)"
+)
+_CAPITALIZED = re.compile(r":\s+(True|False)\s*(#.*)?$", re.M)
+
+
+def migrate(text: str, request: Request) -> Migrated:
+    documents: list[Any] = []  # a file that cannot hold a Trainer config or a Lightning object is not parsed
+    if may_hold(text, request.path):
+        try:
+            documents = load(text)
+        except SourceError:
+            if holds(text, request.path):
+                raise
+            # not YAML (a Helm template), or YAML of another tool this reader cannot build (a duplicate key
+            # in a `mkdocs.yml`): no Trainer config either
+    doc = Document(text)
+    writer = Writer(doc, _CAPITALIZED.search(text) is not None)
+    findings: list[Finding] = []
+    spans: list[Span] = []
+    written: list[dict[str, Known] | None] = []  # each config's own flags as the rewrite writes them
+    for document in documents:
+        planned: set[int] = set()  # the objects the configs' flags hold: planned with their config
+        for config in configs(document, text, request.path):
+            findings += _config(config, writer, request, spans, written)
+            planned |= _objects_in(config.mapping)
+        findings += _plugin_objects(document, planned, writer, request.run)
+    new = doc.result() if doc.edits else text
+    if new != text:
+        _check(new, written, request)
+    comments = noqa.hash_comments(text)
+    return Migrated(new, findings, lambda found: noqa.apply(text, found, spans, comments))
+
+
+def _check(new: str, written: list[dict[str, Known] | None], request: Request) -> None:
+    """Never hand out YAML that does not parse, or whose configs do not read back as the rewrite planned."""
+    found = [config for document in load(new) for config in configs(document, new, request.path)]
+    got = [_as_written(read(config.mapping).flags) for config in found]
+    planned = [None if w is None else _as_written(w) for w in written]
+    if len(got) != len(planned) or any(w is not None and w != g for w, g in zip(planned, got)):
+        raise SourceError(
+            "internal error: the rewritten configs do not read back as planned; file left as it was"
+        )
+
+
+def _as_written(flags: dict[str, Known]) -> dict[str, object]:
+    """The flags as the text holds them: a value only known at run time is its text (wherever it moved)."""
+    return {k: ("run time", v.text) if isinstance(v, RunTime) else v for k, v in flags.items()}
+
+
+def _config(
+    config: Config,
+    writer: Writer,
+    request: Request,
+    spans: list[Span],
+    written: list[dict[str, Known] | None],
+) -> list[Finding]:
+    written.append(None)
+    own = read(config.mapping)
+    flags = {**{k: v for k, v in config.base.items() if k not in own.order}, **own.flags}
+    unknown = {k: u for k, u in config.base_unknown.items() if k not in own.order}
+    unknown.update(own.unknown)
+    first = own.order[0] if own.order else None
+    line, column = config.mapping.lc.key(first) if first is not None else config.start
+    line, column = line + 1, column + 1
+    held = (line, column) in request.run.leave
+    gone_found, gone_old, gone_new = _gone_keys(config, request, held)
+    if not flags and not unknown:
+        if gone_found:  # (the lines a suppression comment may be on)
+            spans.append(_span(config, writer.doc))
+        if gone_old:
+            try:
+                writer.rewrite(config.mapping, gone_old, gone_new, _order(config.mapping, gone_old))
+            except Unwritable as exc:
+                return not_fixed(gone_found, f"{exc}; write it by hand")
+        return gone_found
+    spans.append(_span(config, writer.doc))
+    since = max(config.since, written_since(own.flags)) if config.overrides else config.since
+    site = CallSite(line, column, flags, since, conditionals=False)
+    advice = ADVICE
+    if config.overrides:
+        unknown[UNPACKED] = Unknown(f"`{_written(own.order)}`: {config.overrides}", line, column)
+        alone = request.run.plan(CallSite(line, column, own.flags, since))
+        if isinstance(alone, Rewrite) and not own.unknown:
+            advice += f" (written alone, they would be {_yaml(alone.flags)})"
+    verdict = judge(request.run, site, unknown, advice)
+    if verdict.rewrite is None:
+        if gone_old:  # (the keywords beside the model's alone)
+            try:
+                writer.rewrite(config.mapping, gone_old, gone_new, _order(config.mapping, gone_old))
+            except Unwritable as exc:
+                return [*verdict.findings, *not_fixed(gone_found, f"{exc}; write it by hand")]
+        return [*verdict.findings, *gone_found]
+    try:
+        _merged_keys_kept(config.mapping, own.order, flags, verdict.rewrite.flags)
+        new = _own_flags(config, own.flags, verdict.rewrite.flags, request)
+        # the keywords beside the model's are renamed in the same edit
+        old_all, new_all = {**own.flags, **gone_old}, {**new, **gone_new}
+        writer.rewrite(config.mapping, old_all, new_all, _order(config.mapping, old_all))
+        written[-1] = {**{k: v for k, v in own.flags.items() if k not in own.order}, **new}  # merged keys
+    except Unwritable as exc:
+        return not_fixed([*verdict.findings, *gone_found], f"{exc}; write it by hand")
+    return [*verdict.findings, *gone_found]
+
+
+def _order(mapping: CommentedMap, keys: Mapping[str, object]) -> list[str]:
+    """The mapping's own keys among ``keys``, in written order."""
+    return [key for key in mapping if key in keys and key in mapping._ok]
+
+
+def _gone_keys(
+    config: Config, request: Request, held: bool
+) -> tuple[list[Finding], dict[str, Known], dict[str, Known]]:
+    """The config's own keys beside the model's that the target rejects or deprecates (LM007, ``gone``):
+    the findings, and the keys the rewrite renames or drops with their old and new values. A config whose
+    other flags come from elsewhere (merged, overridden) or one to leave is only reported."""
+    target = request.run.target
+    mapping = config.mapping
+    written: dict[str, object] = {}
+    for key in mapping:
+        if not isinstance(key, str):
+            continue
+        read_it, value = known_value(mapping[key]) if gone.concerns(key, target) else (False, None)
+        written[key] = value if read_it else gone.RUN_TIME
+    # (keys merged in with `<<` are shared with other configs: a rename there is not this config's to make)
+    opaque = bool(config.overrides) or any(key not in mapping._ok for key in mapping)
+    findings: list[Finding] = []
+    old: dict[str, Known] = {}
+    new: dict[str, Known] = {}
+    for judged in gone.judge(written, target, opaque):
+        own = judged.old in mapping._ok
+        line, column = mapping.lc.key(judged.old) if own else config.start
+        findings.append(Finding(line + 1, column + 1, gone.CODE, judged.message, judged.fixable and own))
+        if judged.edit is None or held or not own:
+            continue
+        old[judged.old] = written[judged.old]  # type: ignore[assignment]
+        keyword, value = judged.edit
+        if keyword is not None:
+            new[keyword] = value
+    return findings, old, new
+
+
+# What the trainer config a Hydra config is merged into may set: no hardware flag, GPUs, TPUs, a training
+# type, in 1.x's words and in the `strategy=` API's.
+_MERGED_INTO: tuple[dict[str, Value], ...] = (
+    {},
+    {"gpus": 2},
+    {"tpu_cores": 8},
+    {"accelerator": "ddp", "gpus": 2},
+    {"accelerator": "gpu", "devices": 2},
+    {"accelerator": "tpu", "devices": 8},
+    {"strategy": "ddp", "accelerator": "gpu", "devices": 2},
+)
+
+
+def written_since(flags: Mapping[str, Known]) -> Version:
+    """The oldest release that builds a config's own ``flags`` over any of the trainer configs it may be
+    merged into (``_MERGED_INTO``) on some machine: an older one rejects them whatever they are merged
+    into, so they cannot be written for it (``precision: 16-mixed`` is 2.0's)."""
+    values = {k: v for k, v in flags.items() if not isinstance(v, (RunTime, Choice))}
+    for release in RELEASES:
+        for base in _MERGED_INTO:
+            merged = {**base, **values}
+            ask = interpreter(merged)
+            if any(isinstance(ask(release, machine).outcome, Setup) for machine in machines(merged)):
+                return release
+    return RELEASES[0]  # (none builds them: that says nothing of the release they are for)
+
+
+def _merged_keys_kept(
+    mapping: CommentedMap, own: list[str], flags: dict[str, Known], desired: dict[str, Known]
+) -> None:
+    """A flag the config gets from a merged mapping (``<<: *hardware``) is shared with others: a rewrite
+    that must change it is not written."""
+    for key, value in flags.items():
+        if key in mapping and key not in own and (key not in desired or desired[key] != value):
+            raise Unwritable(f"`{key}` comes from a merged mapping (`<<`), shared with other configs")
+
+
+def _own_flags(
+    config: Config, own: dict[str, Known], desired: dict[str, Known], request: Request
+) -> dict[str, Known]:
+    """The flags the config itself must write so that, over the flags of the sibling it extends (as that
+    sibling is migrated), the Trainer gets ``desired``."""
+    if not config.base:
+        return desired
+    base = request.run.plan(CallSite(0, 0, config.base, config.since))
+    if isinstance(base, Refusal):
+        raise Unwritable("the config it extends cannot be migrated")
+    base_new = base.flags if isinstance(base, Rewrite) else config.base
+    stale = [key for key in base_new if key not in desired]
+    if stale:
+        raise Unwritable(f"`{stale[0]}` of the config it extends would have to be unset")
+    return {k: v for k, v in desired.items() if k in own or k not in base_new or base_new[k] != v}
+
+
+def _span(config: Config, doc: Document) -> Span:
+    """The lines a ``# noqa`` comment may be on: the config's (its ``trainer:`` key and its value)."""
+    line, column = config.start
+    end = len(doc.starts) - 1 if config.root else doc.block_end(line, column)
+    return (line + 1, 0, end + 1, len(doc.line(end).encode()))
+
+
+def _written(keys: list[str]) -> str:
+    return ", ".join(keys) if keys else "trainer"
+
+
+def _yaml(flags: dict[str, Known]) -> str:
+    return ", ".join(f"`{key}: {value!r}`" for key, value in flags.items())
+
+
+def _objects_in(mapping: CommentedMap) -> set[int]:
+    """The mappings under the config's flags (the objects they build)."""
+    return {id(found) for key in mapping if key in MODELLED for found in mappings(mapping[key])}
+
+
+def _plugin_objects(document: Any, planned: set[int], writer: Writer, run: Run) -> list[Finding]:
+    """A ``*Plugin`` training-type object the file builds outside a Trainer config (a Hydra ``strategy``
+    group file, a callback's argument) becomes the object the target needs to build the same strategy (its
+    class renamed, an argument added where a default changed: ``DDPPlugin`` searched for unused parameters),
+    as the planner rewrites it in a Trainer call (LM005); where there is none, it is reported."""
+    findings: list[Finding] = []
+    if run.target < V16:
+        return findings
+    for mapping in mappings(document):
+        named = class_path(mapping)
+        cls = lightning_class(named[1]) if named is not None else None
+        row = lookup(cls) if cls is not None else None
+        if id(mapping) in planned or named is None or row is None or not row.renamed_to:
+            continue
+        line, column = mapping.lc.value(named[0])
+        where = (line + 1, column + 1)
+        old = value_of(mapping)
+        problem, new = _object_for_target(old, run)
+        if new is not None and isinstance(old, Obj):
+            try:
+                writer.edit_object(mapping, old, new)
+            except Unwritable as exc:
+                problem = f"{exc}; change it by hand"
+        if problem is None and new is not None:
+            message = f"training-type `*Plugin` classes were renamed `*Strategy`: `{old}` is now `{new}`"
+            findings.append(Finding(*where, "LM005", message, True))
+        else:
+            findings.append(Finding(*where, "LM005", f"`{cls}`: {problem}", False))
+    return findings
+
+
+def _object_for_target(old: object, run: Run) -> tuple[str | None, Obj | None]:
+    """The object the target needs to build what ``old`` built as a strategy (asked of the planner with a
+    1.4-style call that uses it), or why there is none."""
+    if not isinstance(old, Obj):
+        return "its arguments are only known at run time; change it by hand", None
+    decision = run.plan(CallSite(0, 0, {"plugins": [old], "gpus": 2}))
+    if isinstance(decision, Refusal):
+        return f"{decision.message.split(';')[0]}; change it by hand", None
+    new = decision.flags.get("strategy") if isinstance(decision, Rewrite) else None
+    if not isinstance(new, Obj) or not derived(old, new):
+        return f"Lightning {run.target} has no object that builds the same strategy; change it by hand", None
+    return None, new

@@ -1,0 +1,211 @@
+"""The pipeline's middle: a Trainer call as any front end found it, and the one decision taken for it.
+
+A front end (the Python one today; YAML, notebooks and command lines to come) turns what it reads into
+``CallSite``s: where the call is (how its findings are addressed), the modelled flags it passes with their
+values, and the oldest release it can have been written for. ``decide`` plans each with the model and says
+what the user is told: the rewrite's findings (one per rule the call breaks, the fix said once), or why there
+is none. How a rewrite is written back is the front end's own business (``edit`` and ``splice`` for Python).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from lightning_migrate.plan.decide import plan
+from lightning_migrate.plan.knowledge import Known, holes, keywords, written_values
+from lightning_migrate.plan.planner import DEVICE_NAMES, V16, Decision, Refusal, Rewrite, Unchanged
+from lightning_migrate.report.findings import Finding
+from lightning_migrate.report.rules import BY_CODE, FLAG_RULES
+from lightning_migrate.semantics import Setup, interpret
+from lightning_migrate.semantics.classes import lookup
+from lightning_migrate.semantics.model import RELEASES, Hardware, Obj, Value, Version, v
+from lightning_migrate.semantics.signature import accepts, current, is_default
+
+# The unified `lightning` package (its `lightning.pytorch` namespace) first shipped with 1.8: a call written
+# with it can only have been written for 1.8 or later.
+LIGHTNING_PACKAGE = v("1.8")
+
+UNPACKED = "**"  # the key in ``CallSite.unknown`` of flags passed in a `**dict` or `*args` nobody can read
+# The key of the flags an argparse namespace passes (``Trainer.from_argparse_args(args, ...)``): every flag of
+# the Trainer's parser, each any value the command line gives. Unlike a `**dict`, it is no sign of old usage
+# by itself: what the command line says is the launch script's business (the command-line front end's).
+NAMESPACE = "*namespace*"
+# Before `strategy=` split it off, these keywords took the training type: a name each took (1.4 to 1.6).
+TRAINING_TYPE_PROBES: dict[str, Value] = {"accelerator": "ddp", "plugins": "ddp_sharded"}
+# A call that uses one of these is written for the `strategy=` API: its unknown `accelerator=` is hardware.
+NEW_API = frozenset({"strategy", "devices"})
+
+
+@dataclass(frozen=True)
+class CallSite:
+    line: int
+    column: int  # 1-based, in characters
+    # the modelled flags whose values are known, as the model reads them, or known to be one of a domain or
+    # of a conditional's branches (``knowledge``)
+    flags: Mapping[str, Known]
+    since: Version = RELEASES[0]  # the oldest release the call can have been written for
+    # the modelled flags whose values are only known at run time (``UNPACKED``: what a `**dict` holds), each
+    # with the Lightning class its value builds where that is known (`DDPPlugin(find_unused_parameters=x)`)
+    unknown: Mapping[str, str | None] = field(default_factory=dict)
+    # where each flag's value is written (line, column), for findings about one value; default: the call's
+    places: Mapping[str, tuple[int, int]] = field(default_factory=dict)
+    conditionals: bool = True  # the front end can write a conditional expression (Python; not YAML)
+    # the values the file writes for ``unknown`` flags whose domain the codemod lacks: a parameter's default
+    # (``strategy: Optional[str] = None``), the value whenever the caller leaves it out
+    defaults: Mapping[str, Value] = field(default_factory=dict)
+    # the code expects the call to raise (inside `pytest.raises(...)`, `self.assertRaises(...)`): a call no
+    # release builds is a test of that error, not a bug to report
+    expects_raise: bool = False
+
+    def place(self, flag: str) -> tuple[int, int]:
+        return self.places.get(flag, (self.line, self.column))
+
+
+@dataclass(frozen=True)
+class Run:
+    """What a run asks of every call: the target, the release the code was written for (None: any), the
+    idiomatic form even where it adopts a changed default (``unsafe``), and the calls to leave as they are
+    (``# noqa``, by position)."""
+
+    target: Version
+    source: Version | None = None
+    unsafe: bool = False
+    leave: frozenset[tuple[int, int]] = frozenset()
+
+    def plan(self, site: CallSite) -> Decision:
+        decision = plan(site.flags, self.target, self.source, self.unsafe, site.since, site.conditionals)
+        if isinstance(decision, Refusal) and decision.code == "LM100" and site.since != RELEASES[0]:
+            # written with `lightning` imports but old flags no `lightning` release took: an import rename
+            # done before the flags; keep what the call did where it last ran
+            decision = plan(site.flags, self.target, self.source, self.unsafe, conditionals=site.conditionals)
+        return decision
+
+    def judge(self, site: CallSite) -> Decision:
+        """``plan``, where a call with values only known at run time is planned only if it shows a sign of
+        the old API: in the target's own form it is left alone whatever those values are. A call no release
+        builds is left alone where the code expects it to raise."""
+        if holes(site.flags) and self.old_api(site) is None:
+            return Unchanged()
+        decision = self.plan(site)
+        if site.expects_raise and isinstance(decision, Refusal) and decision.nowhere:
+            return Unchanged()  # the test of an error every release raises
+        return decision
+
+    def old_api(self, site: CallSite) -> str | None:
+        """For a call with values only known at run time: the sign that it may be old usage for the target,
+        in words, or None when it is written in the target's own form and so gets no finding whatever those
+        values are. The signs: ``--source-version`` names an older release; a keyword the target lacks or
+        deprecates; a Lightning class it renamed or lacks; a known value that is old usage on its own
+        (`accelerator="ddp"`); or, in a call with neither `strategy=` nor `devices=`, an unknown
+        `accelerator=`/`plugins=` (or `**dict`) where a release the call may be written for took a
+        training type."""
+        target = self.target
+        if self.source is not None and self.source < target:  # what changed between them may matter
+            return f"the call is for Lightning {self.source}, and {target} may build it differently"
+        for flag in [*site.flags, *site.unknown]:
+            if flag not in (UNPACKED, NAMESPACE) and not current(flag, target):
+                return f"Lightning {target} {'deprecates' if accepts(flag, target) else 'has no'} `{flag}=`"
+        for cls in filter(None, site.unknown.values()):
+            row = lookup(cls)
+            if row is not None and (not row.exists_in(target) or (row.renamed_to and target >= V16)):
+                gone = "gone from" if not row.exists_in(target) else "renamed in"
+                return f"`{cls}` is {gone} Lightning {target}"
+        for flag, value in site.flags.items():
+            for alone in written_values(value):
+                decision = self.plan(CallSite(site.line, site.column, {flag: alone}, site.since))
+                # (a value the target rejects in a newer release's words, `devices=-1` for 1.6, is not old)
+                if not isinstance(decision, Unchanged) and getattr(decision, "code", "") != "LM100":
+                    return f"`{flag}={alone!r}` is old usage for Lightning {target}"
+        for flag, default in site.defaults.items():
+            decision = self.plan(CallSite(site.line, site.column, {flag: default}, site.since))
+            if not isinstance(decision, Unchanged) and getattr(decision, "code", "") != "LM100":
+                outcome = interpret({flag: default}, target, Hardware()).outcome
+                if isinstance(outcome, Setup):
+                    return f"its default, `{flag}={default!r}`, is old usage for Lightning {target}"
+                return f"with its default, `{flag}={default!r}`, Lightning {target} raises {outcome}"
+        if NEW_API.isdisjoint([*site.flags, *site.unknown]):
+            for flag in site.unknown:
+                for carrier in TRAINING_TYPE_PROBES if flag == UNPACKED else [flag]:
+                    took = _took_training_type(carrier, site.since, target)
+                    if took is not None:
+                        where = "a `**` dict" if flag == UNPACKED else f"`{carrier}=`"
+                        return (
+                            f"up to Lightning {took}, {where} could hold a training type, and the call has"
+                            " neither `strategy=` nor `devices=`"
+                        )
+        return None
+
+    def decide(self, site: CallSite) -> tuple[Decision, list[Finding]]:
+        """The decision for ``site`` (``judge``) and its findings; a rewrite of a call to leave is reported,
+        not made."""
+        decision = self.judge(site)
+        if isinstance(decision, Refusal):
+            return decision, [Finding(*site.place(decision.flag), decision.code, decision.message, False)]
+        if not isinstance(decision, Rewrite):
+            return decision, []
+        findings = rewrite_findings(site, decision)
+        return (Unchanged() if (site.line, site.column) in self.leave else decision), findings
+
+
+@functools.cache
+def _took_training_type(flag: str, since: Version, target: Version) -> Version | None:
+    """The last release from ``since`` to ``target`` whose ``flag=`` took a training type, if any."""
+    probe = TRAINING_TYPE_PROBES.get(flag)
+    if probe is None:
+        return None
+    took = [
+        release
+        for release in RELEASES
+        if since <= release <= target
+        and isinstance(interpret({flag: probe}, release, Hardware(cuda=2)).outcome, Setup)
+    ]
+    return took[-1] if took else None
+
+
+def rewrite_findings(site: CallSite, rewrite: Rewrite) -> list[Finding]:
+    """One finding per rule the old flags break; the first says the fix, its notes and what it changes."""
+    old, new = site.flags, rewrite.flags
+    rules: dict[str, str] = {}
+    for key, value in old.items():
+        if (new.get(key) == value and key in new) or key == "precision":
+            continue  # a re-spelled precision is a note of the rewrite, not a rule of its own (unless alone)
+        if key in new and is_default(key, value):
+            continue  # `accelerator=None` given a device: part of the rewrite another rule asks for
+        rule = FLAG_RULES.get(key, "LM006")
+        if key == "accelerator" and isinstance(value, str) and value.lower() in DEVICE_NAMES:
+            rule = "LM004"
+        rules.setdefault(rule, key)
+    kept = {value.cls for value in flat(new.values()) if isinstance(value, Obj)}
+    if any(isinstance(o, Obj) and o.cls.endswith("Plugin") and o.cls not in kept for o in flat(old.values())):
+        rules.setdefault("LM005", "")  # a `*Plugin` class the rewrite renamed
+    if not rules and new != old:
+        # only defaults written out or keywords added, where the target's default differs (`tpu_cores=1`
+        # spawned one process until 1.5: `strategy=` says so; 2.0 picks the accelerator itself): LM006
+        rules["LM006"] = ""
+    fix = keywords(new)
+    findings = []
+    for index, rule in enumerate(sorted(rules)):
+        info = BY_CODE[rule]
+        when = f" ({info.dates()})" if info.dates() else ""
+        # the fix is the same for every rule the call breaks: say it once
+        message = f"{info.title}{when}" + (f"; fix: {fix}" if index == 0 else "")
+        if index == 0 and rewrite.notes:
+            message += f" ({'; '.join(rewrite.notes)})"
+        if index == 0 and rewrite.changes:
+            message += f" (unsafe fix, changes behaviour: {'; '.join(rewrite.changes)})"
+        findings.append(Finding(site.line, site.column, rule, message, True))
+    findings += [Finding(*site.place(flag), code, why, False) for code, flag, why in rewrite.left]
+    return findings
+
+
+def flat(values: Iterable[Known]) -> list[Known]:
+    """The values, with lists (``plugins=[...]``) opened."""
+    out: list[Known] = []
+    for value in values:
+        if isinstance(value, list):
+            out.extend(flat(value))
+        else:
+            out.append(value)
+    return out

@@ -1,0 +1,593 @@
+"""Plan a call whose flags are partly known only at run time: quantify over every value they may take.
+
+A *case* is one assignment of the unknown flags (``knowledge.RunTime``: each value of its domain;
+``knowledge.Choice``: each branch, and each value of a branch that is itself a run-time value). For every case
+the old call's behaviour is found as for a literal call (``planner._behaviour``), and a rewrite is made only
+if, in every case, on every machine and for every source release, it builds what the old call built (or both
+fail).
+
+1. *Templates*: the candidates the spelling tables propose for each case, with the case's values taken back
+   out. A run-time value stays as written: at its own keyword, or moved to a keyword the call does not have
+   (``gpus=args.gpus`` to ``devices=args.gpus``); a candidate that needs it changed is no template.
+2. The cheapest template that keeps every case wins. A run-time value left at a keyword the target
+   deprecates (``gpus=`` for 1.7) is work left, reported with the values that break moving it.
+3. A ``Choice`` that no template keeps as written is rewritten branch by branch: the templates of each
+   branch are merged, and the keywords whose values differ take a conditional expression with the same
+   tests (``strategy="ddp" if n > 1 else None``); a test is written twice only if it is ``pure``.
+
+The number of cases is bounded (``MAX_CASES``); a call with more is reported, as before, as LM101.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
+
+from lightning_migrate.plan import rejected
+from lightning_migrate.plan.knowledge import Choice, Hole, Known, RunTime, holes, keywords, values_of
+from lightning_migrate.plan.planner import (
+    V20,
+    Behaviour,
+    Decision,
+    Planner,
+    Refusal,
+    Rewrite,
+    Same,
+    Unchanged,
+    _behaviour,
+    _candidates,
+    _cost,
+    _deprecated_families,
+    _misplaced,
+    comparable,
+    difference,
+    differences,
+    modernizable,
+    modernized,
+    rereads_otherwise,
+    token,
+)
+from lightning_migrate.semantics.model import RELEASES, Obj, Value, Version
+from lightning_migrate.semantics.signature import current
+
+# The most cases a call is judged on: a domain has at most ~15 values, so one or two unknown flags (or a
+# conditional beside one). A call with more is reported.
+MAX_CASES = 300
+# How a user tells the codemod fewer values: a domain narrowed is often one a rewrite keeps for every value.
+NARROW = "narrow the value (a type annotation, an argparse `type=` or `choices=`)"
+# The most keywords a conditional's rewrite may write as conditional expressions (each repeats the tests).
+MAX_CONDITIONALS = 2
+# The rewrites judged over every case to say which comes closest, where none keeps them all.
+MAX_EXPLAINED = 40
+# The templates of each branch of a conditional that are tried in a merge (the cheapest ones).
+MAX_BRANCH_TEMPLATES = 6
+
+
+@dataclass(frozen=True)
+class Case:
+    """One assignment of the unknown flags, and what the old call did with it."""
+
+    values: dict[str, Value]  # unknown flag -> the value it takes
+    branches: dict[str, int]  # `Choice` flag -> the branch that gives it
+    keep: Behaviour | None  # None: the source releases disagree about it (``why``)
+    same: Same
+    why: str = ""
+
+
+Template = dict[str, Known]
+
+
+def plan_over(
+    flags: dict[str, Known],
+    target: Version,
+    source: Version | None,
+    unsafe: bool,
+    since: Version,
+    conditionals: bool,
+    planner: Planner,
+) -> Decision:
+    decision = _plan_over(flags, target, source, unsafe, since, conditionals, planner)
+    if isinstance(decision, Refusal) and not decision.flag:  # what stops it is a run-time value
+        return replace(decision, flag=next(iter(holes(flags))))
+    return decision
+
+
+def _plan_over(
+    flags: dict[str, Known],
+    target: Version,
+    source: Version | None,
+    unsafe: bool,
+    since: Version,
+    conditionals: bool,
+    planner: Planner,
+) -> Decision:
+    found = holes(flags)
+    cases = _cases(flags, found, target, source, unsafe, since, planner)
+    if isinstance(cases, Refusal):
+        return cases
+    if all(case.keep is None for case in cases):  # the source releases disagree about every value
+        return Refusal("LM102", cases[0].why)
+    templates = _templates(flags, found, cases, target, unsafe)
+    # a rewrite that leaves no deprecated keyword behind first, then the smallest edit
+    # (with a source release, then one that a second run, reading it as that release's code, leaves alone)
+    ranked = sorted(
+        templates,
+        key=lambda t: (len(_left(t, target)), source is not None and _rereads_otherwise(t, cases, source)),
+    )
+    winner = next((t for t in ranked if not _broken(t, cases, target, first=True)), None)
+    choices = (
+        _choices(flags, found, cases, target, source, unsafe, since, planner) if conditionals else iter(())
+    )
+    for choice, split_flags, split_cases in choices:
+        if winner is not None and not _left(winner, target):
+            break
+        merged = _by_branch(split_flags, choice, split_cases, target, unsafe)
+        if merged is not None and (winner is None or len(_left(merged, target)) < len(_left(winner, target))):
+            winner = merged
+    if winner is None:
+        return _breaking(flags, found, templates, cases, (target, source, unsafe, since), planner)
+    left = tuple(
+        ("LM101", flag, _why_left(flags, flag, templates, cases, target)) for flag in _left(winner, target)
+    )
+    left += next(filter(None, (_deprecated_families(c.keep, target) for c in cases if c.keep)), ())
+    if winner == flags:
+        return Refusal(left[0][0], left[0][2], left[0][1]) if left else Unchanged()
+    kept = tuple(sorted({r for r in RELEASES if since <= r < target} if source is None else {source}))
+    changes = _unsafe_changes(flags, winner, cases, target) if unsafe else ()
+    return Rewrite(winner, kept or (since,), changes, notes=_domains_note(found), left=left)
+
+
+def _unsafe_changes(
+    flags: Mapping[str, Known], winner: Template, cases: list[Case], target: Version
+) -> tuple[str, ...]:
+    """What the `--unsafe-fixes` rewrite changes, and for which values (``find_unused_parameters True ->
+    False for gpus=2, 4 or 8``)."""
+    found: dict[str, list[str]] = {}
+    for case in cases:
+        if case.keep is None:
+            continue
+        fields = modernizable(substitute(flags, case), target)
+        for change in differences(substitute(winner, case), case.keep, target, fields):
+            values = found.setdefault(change, [])
+            values += [f"{flag}={value!r}" for flag, value in case.values.items()]
+    return tuple(f"{change} for {_joined(values, ' or ')}" for change, values in found.items())
+
+
+def _rereads_otherwise(template: Template, cases: list[Case], source: Version) -> bool:
+    return any(
+        case.keep is not None and rereads_otherwise(substitute(template, case), case.keep, source, case.same)
+        for case in cases
+    )
+
+
+def _domains_note(found: Mapping[str, Hole]) -> tuple[str, ...]:
+    """What the rewrite was checked for: the values each run-time value was taken to range over."""
+    ranged = [hole for hole in found.values() if isinstance(hole, RunTime)]
+    ranged += [
+        b
+        for hole in found.values()
+        if isinstance(hole, Choice)
+        for b in hole.branches
+        if isinstance(b, RunTime)
+    ]
+    if not ranged:
+        return ()
+    spelled = "; ".join(f"`{value!r}` in {_listed(value.domain)}" for value in ranged)
+    return (f"the same for every value it may take at run time: {spelled}",)
+
+
+# --- cases --------------------------------------------------------------------------------------------------
+
+
+def _cases(
+    flags: Mapping[str, Known],
+    found: Mapping[str, Hole],
+    target: Version,
+    source: Version | None,
+    unsafe: bool,
+    since: Version,
+    planner: Planner,
+) -> list[Case] | Refusal:
+    options = [list(values_of(hole)) for hole in found.values()]
+    combinations = list(itertools.islice(itertools.product(*options), MAX_CASES + 1))
+    if len(combinations) > MAX_CASES:
+        return Refusal(
+            "LM101",
+            f"{_named(found)}: only known at run time, and may take too many combinations of values to"
+            " check each",
+        )
+    sources = (source,) if source else tuple(r for r in RELEASES if since <= r < target) or (since,)
+    cases: list[Case] = []
+    for combination in combinations:
+        values = {flag: value for flag, (_, value) in zip(found, combination)}
+        branches = {flag: index for flag, (index, _) in zip(found, combination)}
+        whole = substitute(flags, Case(values, branches, None, comparable))
+        same = modernized(modernizable(whole, target)) if unsafe else comparable
+        behaviour = _behaviour(whole, sources)
+        if isinstance(behaviour, Refusal):
+            if behaviour.code != "LM100":  # the releases disagree: no rewrite can keep both
+                cases.append(Case(values, branches, None, same, behaviour.message))
+            # (a value no source release builds on any machine is one the old code never ran with)
+            continue
+        cases.append(Case(values, branches, behaviour[0], same))
+    if not cases:
+        said = f"no value {_named(found)} may take makes a call any release builds"
+        return _nowhere(flags, found, combinations, target, planner) or Refusal("LM100", said)
+    return cases
+
+
+def _nowhere(
+    flags: Mapping[str, Known],
+    found: Mapping[str, Hole],
+    combinations: Sequence[tuple[tuple[int, Value], ...]],
+    target: Version,
+    planner: Planner,
+) -> Refusal | None:
+    """Where no release builds the call with any of its values (a test of a conflict, its values listed by
+    `pytest.mark.parametrize`): what the target says of the first (``rejected``); None otherwise."""
+    first: tuple[dict[str, Value], Refusal] | None = None
+    for combination in combinations:
+        values = {flag: value for flag, (_, value) in zip(found, combination)}
+        branches = {flag: index for flag, (index, _) in zip(found, combination)}
+        told = rejected.everywhere(
+            substitute(flags, Case(values, branches, None, comparable)), target, planner
+        )
+        if told is None:
+            return None
+        first = first or (values, told)
+    if first is None:
+        return None
+    values, told = first
+    message = f"{_named(found)}: only known at run time, and for {keywords(values)}: {told.message}"
+    return replace(told, message=message)
+
+
+def substitute(template: Mapping[str, Known], case: Case) -> dict[str, Value]:
+    """``template`` with the case's values in place of the unknown ones."""
+    out: dict[str, Value] = {}
+    for key, value in template.items():
+        if isinstance(value, RunTime):
+            out[key] = case.values[value.flag]
+        elif isinstance(value, Choice):
+            branch = value.branches[case.branches[value.flag]]
+            out[key] = case.values[value.flag] if isinstance(branch, RunTime) else branch
+        else:
+            out[key] = value
+    return out
+
+
+# --- templates ----------------------------------------------------------------------------------------------
+
+
+def _templates(
+    flags: Mapping[str, Known],
+    found: Mapping[str, Hole],
+    cases: Sequence[Case],
+    target: Version,
+    unsafe: bool,
+    read: frozenset[str] = frozenset(),
+) -> list[Template]:
+    """Every candidate of every case with the unknown values taken back out, cheapest first (a value in
+    ``read`` is read elsewhere, a split conditional's test: a template need not keep it)."""
+    templates: dict[object, Template] = {}
+    for case in cases:
+        if case.keep is None:
+            continue
+        for candidate in _candidates(substitute(flags, case), case.keep, target, unsafe):
+            for template in _abstract(candidate, flags, found, case, read):
+                templates.setdefault(tuple((k, token(val)) for k, val in template.items()), template)
+    return sorted(templates.values(), key=lambda template: _cost(flags, template))  # type: ignore[arg-type]
+
+
+def _abstract(
+    candidate: Mapping[str, Value],
+    flags: Mapping[str, Known],
+    found: Mapping[str, Hole],
+    case: Case,
+    read: frozenset[str],
+) -> Iterator[Template]:
+    """``candidate`` (a rewrite of the call with ``case``'s values) with every unknown value as written, at
+    its own keyword or at one the call does not have; nothing when the candidate changes one. A value in
+    ``read`` may also stay the candidate's literal, or go."""
+    templates: list[Template] = [dict(candidate)]
+    for flag, hole in found.items():
+        value = case.values[flag]
+        if flag in candidate and _same(candidate[flag], value):
+            where: str | None = flag
+        else:
+            moved = [k for k, val in candidate.items() if k not in flags and _same(val, value)]
+            where = None if flag in candidate or not moved else moved[0]
+        if where is None and flag not in read:
+            return
+        if where is not None:
+            kept = [{**template, where: hole} for template in templates]
+            templates = kept + templates if flag in read else kept
+    yield from templates
+
+
+def _same(a: Value, b: Value) -> bool:
+    return type(a) is type(b) and a == b
+
+
+def _broken(
+    template: Mapping[str, Known], cases: Sequence[Case], target: Version, first: bool = False
+) -> list[tuple[Case, str]]:
+    """The cases ``template`` does not keep, each with what goes wrong (only the first with ``first``)."""
+    tolerated = frozenset(_left(template, target))
+    broken = []
+    for case in cases:
+        why = case.why
+        if case.keep is not None:
+            concrete = substitute(template, case)
+            found = difference(concrete, case.keep, target, case.same, tolerated)
+            why = f"on {found[0].describe()} Lightning {target} would build {found[1]}" if found else ""
+            if not why and _misplaced(concrete, target):
+                why = f"the training type stays outside `strategy=`, never Lightning {target}'s form"
+        if why:
+            broken.append((case, why))
+            if first:
+                break
+    return broken
+
+
+def _left(template: Mapping[str, Known], target: Version) -> list[str]:
+    """The unknown values left as written at a keyword ``target`` deprecates: work for the user (its
+    warning is not held against the rewrite, which keeps the value where it was)."""
+    return [
+        k
+        for k, val in template.items()
+        if isinstance(val, (RunTime, Choice)) and val.flag == k and not current(k, target)
+    ]
+
+
+def _choices(
+    flags: dict[str, Known],
+    found: Mapping[str, Hole],
+    cases: list[Case],
+    target: Version,
+    source: Version | None,
+    unsafe: bool,
+    since: Version,
+    planner: Planner,
+) -> Iterator[tuple[Choice, dict[str, Known], list[Case]]]:
+    """The conditionals a call may be rewritten branch by branch on: the one it has, or else one made of a
+    run-time value split on its truth (``gpus=n`` is the CPU for 0 and None, GPUs otherwise: ``accelerator=
+    "cuda" if n else "cpu"``), each with the call and its cases in its terms."""
+    written = next((hole for hole in found.values() if isinstance(hole, Choice)), None)
+    if written is not None:
+        yield written, flags, cases
+        return
+    for flag, hole in found.items():
+        assert isinstance(hole, RunTime)
+        truthy = tuple(value for value in hole.domain if value)
+        falsy = tuple(value for value in hole.domain if not value)
+        if not truthy or not falsy:
+            continue
+        parts = (replace(hole, domain=truthy), replace(hole, domain=falsy))
+        choice = Choice(flag, parts, (hole.text,), hole.pure, split=True)
+        split = {**flags, flag: choice}
+        split_cases = _cases(split, holes(split), target, source, unsafe, since, planner)
+        if not isinstance(split_cases, Refusal):
+            yield choice, split, split_cases
+
+
+# --- a conditional, branch by branch ------------------------------------------------------------------------
+
+
+def _by_branch(
+    flags: Mapping[str, Known], choice: Choice, cases: Sequence[Case], target: Version, unsafe: bool
+) -> Template | None:
+    """The cheapest merge of rewrites of each branch of ``choice`` that keeps every case, if any."""
+    per_branch: list[list[Template]] = []
+    for index, branch in enumerate(choice.branches):
+        sub = {**flags, choice.flag: branch}
+        mine = [case for case in cases if case.branches[choice.flag] == index]
+        templates = _templates(sub, holes(sub), mine, target, unsafe, _split_reads(choice))
+        ranked = sorted(templates, key=lambda t: len(_left(t, target)))
+        passing = [t for t in ranked if not _broken(t, mine, target, first=True)][:MAX_BRANCH_TEMPLATES]
+        if not passing:
+            return None
+        per_branch.append(passing)
+    merges = [
+        merged
+        for combination in itertools.product(*per_branch)
+        for merged in _merges(choice, combination, target)
+    ]
+    # fewest conditional expressions first, then the smallest edit
+    # no deprecated keyword left first, then the fewest conditional expressions, then the fewest branches
+    # left at a default (`devices=n or 1` says more than `devices=n or None`), then the smallest edit
+    for merged in sorted(merges, key=lambda m: _rank(m, flags, target)):
+        if not _broken(merged, cases, target, first=True):
+            return merged
+    return None
+
+
+def _merges(choice: Choice, templates: Sequence[Template], target: Version) -> Iterator[Template]:
+    """Templates whose keywords take, branch by branch, the values of ``templates`` (one per branch of
+    ``choice``): equal values once, different ones as a conditional expression with ``choice``'s tests. A
+    keyword a branch leaves out takes its default there."""
+    keys = list(dict.fromkeys(k for template in templates for k in template))
+    merged: Template = {}
+    for key in keys:
+        values = [template.get(key, _absent(key, target)) for template in templates]
+        if any(value is _NO_DEFAULT for value in values):
+            return
+        if all(token(value) == token(values[0]) for value in values):
+            merged[key] = values[0]
+        elif all(isinstance(v, RunTime) and v.text == values[0].text for v in values):  # type: ignore[union-attr]
+            # the same expression in each branch (a split value's parts): as written, with all its values
+            domain = tuple(d for v in values for d in v.domain)  # type: ignore[union-attr]
+            merged[key] = replace(values[0], domain=domain)  # type: ignore[type-var]
+        elif any(isinstance(v, (Choice, RunTime)) and v.flag != choice.flag for v in values):
+            return  # another unknown value would be written twice
+        else:
+            merged[key] = choice.with_branches(tuple(values))  # type: ignore[arg-type]
+    # one conditional evaluates the tests once, as the call did; more write them again (and read worse); a
+    # value split on its truth is read again wherever it is also written as a value
+    again = _conditionals(merged) > 1 or (choice.split and any(_reads(v, choice) for v in merged.values()))
+    if not again or (choice.pure and _conditionals(merged) <= MAX_CONDITIONALS):
+        yield merged
+
+
+def _split_reads(choice: Choice) -> frozenset[str]:
+    """The value a split conditional reads in its test: its branches need not keep it."""
+    return frozenset({choice.flag}) if choice.split else frozenset()
+
+
+def _reads(value: Known, choice: Choice) -> bool:
+    """Is ``value`` (or a branch of it) the run-time value ``choice`` was split from?"""
+    parts = value.branches if isinstance(value, Choice) else (value,)
+    return any(isinstance(part, RunTime) and part.text == choice.tests[0] for part in parts)
+
+
+def _rank(merged: Template, flags: Mapping[str, Known], target: Version) -> tuple[int, ...]:
+    """Branches that read badly cost: a default (`devices=n or None`), the value tested written again other
+    than as `n or ...` (`"cpu" if n else n`, where `else None` says what n is), an object built from scratch
+    (`DDPSpawnPlugin(...) if n else "ddp_spawn"`)."""
+    unclear = sum(
+        _unclear(index, branch)
+        for value in merged.values()
+        if isinstance(value, Choice)
+        for index, branch in enumerate(value.branches)
+    )
+    return len(_left(merged, target)), _conditionals(merged), unclear, _cost(flags, merged)  # type: ignore[arg-type]
+
+
+def _unclear(index: int, branch: Value | RunTime) -> int:
+    if branch is None or branch == "auto":
+        return 1
+    if index and isinstance(branch, RunTime):
+        return 2
+    return 3 if isinstance(branch, Obj) else 0
+
+
+def _conditionals(template: Mapping[str, Known]) -> int:
+    return sum(isinstance(value, Choice) for value in template.values())
+
+
+_NO_DEFAULT = object()
+# The keywords a branch may leave out where another branch sets them: left out, they are at their default.
+_FILLED = frozenset({"strategy", "accelerator", "devices", "plugins"})
+
+
+def _absent(flag: str, target: Version) -> Known:
+    """What leaving ``flag`` out means in ``target``, written out; ``_NO_DEFAULT`` for a flag not filled."""
+    if flag not in _FILLED:
+        return _NO_DEFAULT  # type: ignore[return-value]
+    return "auto" if target >= V20 and flag != "plugins" else None
+
+
+# --- what the user is told ----------------------------------------------------------------------------------
+
+
+def _breaking(
+    flags: Mapping[str, Known],
+    found: Mapping[str, Hole],
+    templates: Sequence[Template],
+    cases: Sequence[Case],
+    run: tuple[Version, Version | None, bool, Version],
+    planner: Planner,
+) -> Refusal:
+    """Why no rewrite keeps the call for every run-time value: where no rewrite keeps it for any value,
+    what the call with the first of them is told; else (LM101) the rewrite that holds for the most values,
+    the values that break it and what it does with the first of them."""
+    target = run[0]
+    judged = [(t, _broken(t, cases, target)) for t in _changed(flags, templates)]
+    accepted = [case for case in cases if case.keep is not None]
+    best = min(judged, key=lambda pair: len(pair[1])) if judged else None
+    if accepted and (best is None or len(best[1]) == len(cases)):
+        for case in accepted:
+            told = planner(substitute(flags, case), *run)
+            if isinstance(told, Refusal):
+                values = keywords(case.values)
+                return Refusal(
+                    told.code, f"{_named(found)}: only known at run time, and for {values}: {told.message}"
+                )
+    if best is None:
+        return Refusal(
+            "LM101",
+            f"{_named(found)}: only known at run time, and no spelling of Lightning {target} keeps this"
+            " call's behaviour for the values it may take; pass the value literally or use the runtime shim"
+            " (`--shim`)",
+        )
+    template, broken = best
+    # (where the releases disagree about the values, the reason already asks for --source-version)
+    advice = (
+        ""
+        if all(case.keep is None for case, _ in broken)
+        else f"; {NARROW}, pass it literally, or use the runtime shim (`--shim`)"
+    )
+    return Refusal(
+        "LM101",
+        f"{_named(found)}: only known at run time, and no rewrite keeps this call's behaviour for every"
+        f" value: the closest, `{_spelled(flags, template)}`, {_breaks(broken)}{advice}",
+    )
+
+
+def _why_left(
+    flags: Mapping[str, Known],
+    flag: str,
+    templates: Sequence[Template],
+    cases: Sequence[Case],
+    target: Version,
+) -> str:
+    """Why the run-time value at ``flag`` (a keyword ``target`` deprecates) is left as written."""
+    hole = flags[flag]
+    moving = [t for t in templates if token(t.get(flag)) != token(hole)]  # the value moved elsewhere
+    judged = [(t, _broken(t, cases, target)) for t in moving[:8]]
+    head = f"`{flag}={hole!r}`: Lightning {target} deprecates `{flag}=`"
+    if not judged:
+        return (
+            f"{head}, and no spelling of it keeps the call's behaviour for the values it may take; change it"
+            " by hand"
+        )
+    template, broken = min(judged, key=lambda pair: len(pair[1]))
+    assert broken, "a template that moves the value and keeps every case would have been chosen"
+    return (
+        f"{head}, and no spelling of it keeps the call's behaviour for every value: the closest,"
+        f" `{_spelled(flags, template)}`, {_breaks(broken)}; {NARROW} or change it by hand"
+    )
+
+
+def _changed(flags: Mapping[str, Known], templates: Sequence[Template]) -> Iterator[Template]:
+    for template in templates[:MAX_EXPLAINED]:
+        if template != flags:
+            yield template
+
+
+def _spelled(flags: Mapping[str, Known], template: Mapping[str, Known]) -> str:
+    written = [
+        f"{k}={val!r}" for k, val in template.items() if k not in flags or token(flags[k]) != token(val)
+    ]
+    return ", ".join(written + [f"no {k}=" for k in flags if k not in template])
+
+
+def _breaks(broken: Sequence[tuple[Case, str]]) -> str:
+    """``breaks for gpus=0 or None (gpus=0: on CPU only ...)``."""
+    flags = list(broken[0][0].values)
+    if len(flags) == 1:
+        which = f"{flags[0]}={_listed([case.values[flags[0]] for case, _ in broken], ' or ')}"
+    else:
+        which = " or ".join(keywords(case.values) for case, _ in broken[:3]) + (
+            " or others" if len(broken) > 3 else ""
+        )
+    first, why = broken[0]
+    values = keywords(first.values)
+    return f"breaks for {which} ({values}: {why})"
+
+
+def _named(found: Mapping[str, Hole]) -> str:
+    return ", ".join(f"`{k}={hole!r}`" for k, hole in found.items())
+
+
+def _listed(values: Sequence[Value], last: str = ", ") -> str:
+    return _joined([repr(val) for val in values], last)
+
+
+def _joined(spelled: Sequence[str], last: str) -> str:
+    """``a``, ``a, b``, ``a, b, c, d, e, 3 more`` (``last`` before the last one), each once."""
+    spelled = list(dict.fromkeys(spelled))
+    if len(spelled) > 6:
+        spelled = [*spelled[:5], f"{len(spelled) - 5} more"]
+    return spelled[0] if len(spelled) == 1 else ", ".join(spelled[:-1]) + last + spelled[-1]

@@ -1,0 +1,199 @@
+"""Read a flag value that is only known at run time into what the planner can quantify over (``knowledge``).
+
+- A conditional expression is a ``Choice`` of its branches (``1 if args.cuda else 0``), each a value or, in
+  turn, a run-time value; the branches of ``a if t0 else b if t1 else c`` are read as one chain.
+- Any other expression is a ``RunTime`` over its flag's domain (``domains``), narrowed by what the file says:
+  a name bound once is what it is bound to; an option of the file's own ``argparse`` parser (``args.gpus``
+  with ``add_argument("--gpus", type=int)``) or of ``Trainer.add_argparse_args`` holds what that option gives;
+  ``int(x)``/``str(x)`` hold what the conversion makes of ``x``'s values.
+
+A flag with no domain (``accelerator=``, ``strategy=``, objects...) cannot be quantified over: ``None``, and
+the call is reported as before.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+from dataclasses import dataclass
+
+from lightning_migrate.files.text import Text
+from lightning_migrate.plan import domains
+from lightning_migrate.plan.ast_values import Reader, Unknown
+from lightning_migrate.plan.domains import Domain
+from lightning_migrate.plan.knowledge import Choice, RunTime
+from lightning_migrate.plan.locate import Located, Scope
+from lightning_migrate.semantics.model import Obj, Value
+
+# Tests made of these nodes only read values: written a second time, they choose the same branch.
+_PURE = (
+    ast.Name,
+    ast.Attribute,
+    ast.Constant,
+    ast.Compare,
+    ast.BoolOp,
+    ast.UnaryOp,
+    ast.BinOp,
+    ast.Subscript,
+    ast.Tuple,
+    ast.List,
+    ast.Load,
+    ast.cmpop,
+    ast.boolop,
+    ast.unaryop,
+    ast.operator,
+)
+MAX_DEPTH = 8
+_PARSE = ("parse_args", "parse_known_args")
+
+
+@dataclass(frozen=True)
+class RunTimeReader:
+    located: Located
+    reader: Reader
+    text: Text
+
+    def known(self, node: ast.expr, scope: Scope, flag: str) -> RunTime | Choice | None:
+        """What the planner may take ``node`` (the value of ``flag``) to be, or None."""
+        if isinstance(node, ast.IfExp):
+            return self._choice(node, scope, flag)
+        found = self.domain(node, scope, flag)
+        if found is None or not found.values:
+            return None
+        return RunTime(flag, self.text.segment(node), found.values, _pure(node), found.told, found.written)
+
+    def _choice(self, node: ast.IfExp, scope: Scope, flag: str) -> Choice | None:
+        chain: list[ast.expr] = []
+        tests: list[ast.expr] = []
+        current: ast.expr = node
+        while isinstance(current, ast.IfExp):
+            chain.append(current.body)
+            tests.append(current.test)
+            current = current.orelse
+        chain.append(current)
+        branches: list[Value | RunTime] = []
+        for branch in chain:
+            value = self.reader.read(branch, scope)
+            if isinstance(value, Unknown):
+                if isinstance(branch, ast.IfExp):
+                    return None  # a conditional inside a branch's body: not one chain
+                inner = self.known(branch, scope, flag)
+                if not isinstance(inner, RunTime):
+                    return None
+                branches.append(inner)
+            elif _has_object(value):
+                return None  # an object in a branch is decided where it is built, not here
+            else:
+                branches.append(value)
+        pure = all(map(_pure, tests))
+        return Choice(flag, tuple(branches), tuple(self.text.segment(t) for t in tests), pure)
+
+    def domain(self, node: ast.expr, scope: Scope, flag: str, depth: int = 0) -> Domain | None:
+        """The values ``node`` may hold as ``flag``, and whether the file writes each of them."""
+        if depth > MAX_DEPTH:
+            return None
+        value = self.reader.read(node, scope)
+        if not isinstance(value, Unknown):
+            return None if _has_object(value) else Domain((value,), told=True)
+        if isinstance(node, ast.IfExp):
+            parts = [self.domain(branch, scope, flag, depth + 1) for branch in (node.body, node.orelse)]
+            return domains.union(parts)
+        if isinstance(node, ast.Name):
+            return self._named(node, scope, flag, depth)
+        if isinstance(node, ast.Attribute) and self._parsed(node.value, scope):
+            options, trainer = self._options
+            option = options.get(node.attr)
+            if option is not None:
+                return domains.of_option(flag, option)
+            if trainer and node.attr == flag:
+                return domains.whole(domains.TRAINER_OPTIONS.get(flag))
+        if isinstance(node, ast.Call) and not node.keywords:
+            return self._called(node, scope, flag, depth)
+        return domains.whole(domains.DOMAINS.get(flag))
+
+    def _parsed(self, node: ast.expr, scope: Scope) -> bool:
+        """Is ``node`` what the file's argparse parser gave: a name bound to ``parser.parse_args()`` (or
+        ``parse_known_args()[0]``), or a function's parameter in a file that parses arguments (``def
+        main(args)``)? Only its attributes are the parser's options (``cfg.gpus`` from a YAML file is
+        not)."""
+        if not isinstance(node, ast.Name):
+            return False
+        bound = self.located.bound(node, scope)
+        if bound is not None:
+            value = bound[0].value if isinstance(bound[0], ast.Subscript) else bound[0]
+            return isinstance(value, ast.Call) and domains.dotted(value.func).endswith(_PARSE)
+        return self.located.parameter(node, scope) is not None and any(
+            domains.dotted(call.func).endswith(_PARSE) for call in self.located.every_call
+        )
+
+    def _named(self, node: ast.Name, scope: Scope, flag: str, depth: int) -> Domain | None:
+        """A name bound once is what it is bound to; a parameter what its test's parametrize lists, or its
+        annotation and default say; a name bound in branches any of its values."""
+        bound = self.located.bound(node, scope)
+        if bound is not None:
+            return self.domain(bound[0], bound[1], flag, depth + 1)
+        parameter = self.located.parameter(node, scope)
+        if parameter is not None:
+            binding, outside = parameter
+            assert binding.parameter is not None
+            tested = domains.parametrized(binding.function, node.id) if binding.function else None
+            if tested is not None:  # a test run with each value `pytest.mark.parametrize` lists
+                return Domain(tested, told=True)
+            default = binding.default
+            given: object = domains.MISSING if default is None else self.reader.read(default, outside)
+            values = domains.of_annotation(flag, binding.parameter.annotation, given)
+            if values is None:
+                return None
+            # the default is a value the file writes: `strategy: Optional[str] = None` is a call with
+            # `strategy=None` whenever the caller leaves it out
+            if given is None or isinstance(given, (bool, int, float, str)):
+                return Domain(values, written=(given,))
+            return Domain(values)
+        assigned = self.located.assigned(node, scope)
+        if assigned is not None:  # bound in branches: any of the values
+            return domains.union(self.domain(value, where, flag, depth + 1) for value, where in assigned)
+        return domains.whole(domains.DOMAINS.get(flag))
+
+    def _called(self, node: ast.Call, scope: Scope, flag: str, depth: int) -> Domain | None:
+        """What a call gives: a builtin conversion of a value (``int(args.gpus)``), ``min``/``max`` of values,
+        a function whose results the model knows (``torch.cuda.device_count()``), else the whole domain."""
+        known = next(
+            (domains.CALLS[n] for n in self.located.qualified(node.func, scope) if n in domains.CALLS), None
+        )
+        if known is not None and not node.args:
+            return domains.whole(known)
+        if not self.located.builtin(node.func, scope):
+            return domains.whole(domains.DOMAINS.get(flag))
+        assert isinstance(node.func, ast.Name)
+        parts = [self.domain(arg, scope, flag, depth + 1) for arg in node.args]
+        if not parts or any(part is None for part in parts):
+            return None
+        given = [part for part in parts if part is not None]
+        if node.func.id in ("min", "max") and len(given) > 1:
+            values = domains.extreme(node.func.id, [part.values for part in given])
+        elif len(given) == 1:
+            values = domains.converted(node.func.id, given[0].values)
+        else:
+            return domains.whole(domains.DOMAINS.get(flag))
+        # (what a call gives is never told: only values the file writes out show a sign of the old API)
+        return domains.whole(values)
+
+    @functools.cached_property
+    def _options(self) -> tuple[dict[str, domains.Option], bool]:
+        """The file's own argparse options, and whether it adds the Trainer's (``domains.options``)."""
+        return domains.options(self.located.every_call)
+
+
+def _pure(node: ast.expr) -> bool:
+    """Does ``node`` only read values (names, attributes, operators, and the calls that read the machine or
+    convert, ``domains.PURE_CALLS``)? Written twice, it gives the same value twice."""
+    return all(
+        isinstance(n, _PURE) or (isinstance(n, ast.Call) and domains.dotted(n.func) in domains.PURE_CALLS)
+        for n in ast.walk(node)
+    )
+
+
+def _has_object(value: Value) -> bool:
+    if isinstance(value, (list, tuple)):
+        return any(map(_has_object, value))
+    return isinstance(value, Obj)

@@ -1,0 +1,60 @@
+"""The one decision the front ends other than Python's take for a call site whose flags they have read:
+a YAML Trainer config, a command line, a set of ``PL_TRAINER_*`` variables.
+
+A value only known at run time that ranges over its flag's domain (a YAML interpolation ``${nodes}``) is a
+``knowledge.RunTime`` among the site's flags, and the planner quantifies over it. One the front end cannot
+range over (a shell variable ``$GPUS``, a key shared through a YAML merge, the flags of a config the site
+overrides) is put in ``CallSite.unknown``: such a site is never rewritten, and it is reported (LM101) only
+where ``Run.old_api`` sees a sign of the old API, exactly as the Python front end does for ``Trainer(**cfg)``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from lightning_migrate.plan.callsite import CallSite, Run
+from lightning_migrate.plan.planner import Decision, Rewrite, Unchanged
+from lightning_migrate.report.findings import Finding
+
+
+@dataclass(frozen=True)
+class Unknown:
+    """Why a flag's value is only known at run time, and where it is written (1-based line and column)."""
+
+    reason: str
+    line: int
+    column: int
+    cls: str | None = None  # the Lightning class its value builds, where that is known
+
+
+@dataclass(frozen=True)
+class Verdict:
+    decision: Decision
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def rewrite(self) -> Rewrite | None:
+        return self.decision if isinstance(self.decision, Rewrite) else None
+
+
+def judge(run: Run, site: CallSite, unknown: dict[str, Unknown], advice: str) -> Verdict:
+    """Decide ``site`` (its known flags); where some flags are ``unknown``, report the first of them
+    (LM101, with ``advice``: what the user can do) when the site shows a sign of the old API."""
+    if not unknown:
+        decision, findings = run.decide(site)
+        return Verdict(decision, findings)
+    given = replace(site, unknown={k: u.cls for k, u in unknown.items()})
+    sign = run.old_api(given)
+    if sign is None:
+        return Verdict(Unchanged())
+    first = min(unknown.values(), key=lambda u: (u.line, u.column))
+    message = f"{first.reason}; {sign}; {advice}"
+    return Verdict(Unchanged(), [Finding(first.line, first.column, "LM101", message, False)])
+
+
+def not_fixed(findings: list[Finding], why: str) -> list[Finding]:
+    """``findings`` of a rewrite that cannot be written, each saying why."""
+    return [
+        replace(f, message=f"{f.message} (not fixed: {why})", fixable=False) if f.fixable else f
+        for f in findings
+    ]

@@ -1,0 +1,150 @@
+"""Which classes build a Lightning Trainer from the flags they are called with.
+
+Lightning's own ``Trainer`` (every path it is exported from), the Lightning-ecosystem subclasses that pass
+every flag through (``ECOSYSTEM``), and a class defined in the file that subclasses one of those and passes
+its keyword arguments through: no ``__init__``, or one that takes ``*args, **kwargs`` and hands them to
+``super().__init__`` untouched. Their calls are migrated like ``Trainer(...)``.
+
+A subclass whose ``__init__`` takes a flag itself (``def __init__(self, gpus, **kwargs)``), sets one on its
+way to Lightning (``super().__init__(gpus=..., **kwargs)``, ``kwargs["gpus"] = ...``) or takes no
+``**kwargs`` *consumes* flags: what reaches Lightning is its business, so its calls are reported, never
+rewritten.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Iterable
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass
+
+from lightning_migrate.semantics.signature import MODELLED
+
+PACKAGES = ("pytorch_lightning", "lightning.pytorch", "lightning")
+LIGHTNING_TRAINERS = frozenset(
+    f"{package}.{path}Trainer" for package in PACKAGES for path in ("", "trainer.", "trainer.trainer.")
+)
+# Subclasses of Lightning's Trainer in Lightning-ecosystem packages whose `__init__` passes every hardware
+# and distribution flag through (read from their sources): `flash.core.trainer.Trainer.__init__(self, *args,
+# serve_sanity_check=False, **kwargs)` hands both to `super().__init__`.
+ECOSYSTEM = frozenset({"flash.Trainer", "flash.core.trainer.Trainer"})
+# A class the file defines is qualified under this prefix (no import can bind a name that starts so).
+LOCAL = "<file>"
+
+
+@dataclass(frozen=True)
+class RunSubclasses:
+    """The Trainer subclasses the files of one run define, by every dotted name another file may import
+    them under (``project.subclasses.module_names``): those that pass the flags through, and those that
+    consume some, with why. (Plain data: it goes to the workers.)"""
+
+    passing: frozenset[str] = frozenset()
+    consuming: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def names(self) -> frozenset[str]:
+        """The classes' own names (what a call of one ends with)."""
+        return frozenset(name.rsplit(".", 1)[-1] for name in (*self.passing, *dict(self.consuming)))
+
+
+NO_SUBCLASSES = RunSubclasses()
+
+
+def subclasses(
+    classes: Iterable[ast.ClassDef],
+    qualified: Callable[[ast.expr], AbstractSet[str]],
+    known: frozenset[str],
+    consumers: dict[str, str] | None = None,
+) -> tuple[frozenset[str], dict[str, str]]:
+    """The file's module-level ``classes`` that subclass a Trainer of ``known`` (or of ``consumers``, which
+    consume flags, or of each other): those that pass the flags through, and those that consume one, with
+    why (qualified ``<file>.Name``)."""
+    passing: set[str] = set(known)
+    consuming: dict[str, str] = dict(consumers or {})
+    pending = list(classes)
+    changed = True
+    while changed:  # a subclass of a subclass defined further down is found on a later round
+        changed = False
+        for node in list(pending):
+            bases = set().union(*(qualified(base) for base in node.bases)) if node.bases else set()
+            inherited = next((consuming[b] for b in bases if b in consuming), None)
+            if not bases & passing and inherited is None:
+                continue
+            name = f"{LOCAL}.{node.name}"
+            why = inherited or consumes(node)
+            if why:
+                consuming[name] = why
+            else:
+                passing.add(name)
+            pending.remove(node)
+            changed = True
+    return frozenset(passing - known), {k: why for k, why in consuming.items() if k.startswith(LOCAL)}
+
+
+def consumes(node: ast.ClassDef) -> str:
+    """Why ``node``'s ``__init__`` does not hand the Trainer flags it is called with to Lightning as they are
+    ("" when it does)."""
+    init = next(
+        (
+            s
+            for s in node.body
+            if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == "__init__"
+        ),
+        None,
+    )
+    if init is None:
+        return ""
+    args = init.args
+    taken = [a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs) if a.arg in MODELLED]
+    if taken:
+        return f"its `__init__` takes `{taken[0]}=` itself"
+    if args.kwarg is None:
+        return "its `__init__` takes no `**kwargs` to pass the flags on"
+    kwargs = args.kwarg.arg
+    passed = False
+    for child in ast.walk(init):
+        if isinstance(child, ast.Call) and _is_super_init(child):
+            passed = passed or any(k.arg is None and _is_name(k.value, kwargs) for k in child.keywords)
+            set_here = [k.arg for k in child.keywords if k.arg in MODELLED]
+            if set_here:
+                return f"its `__init__` sets `{set_here[0]}=` itself"
+        elif isinstance(child, ast.Name) and child.id == kwargs and not _only_passed(init, child, kwargs):
+            return f"its `__init__` reads or changes `**{kwargs}` before passing it on"
+    return "" if passed else f"its `__init__` does not pass `**{kwargs}` to `super().__init__`"
+
+
+def _is_super_init(call: ast.Call) -> bool:
+    """``super().__init__(...)``, ``super(Cls, self).__init__(...)`` or ``Base.__init__(self, ...)``."""
+    func = call.func
+    if not isinstance(func, ast.Attribute) or func.attr != "__init__":
+        return False
+    owner = func.value
+    return (isinstance(owner, ast.Call) and _is_name(owner.func, "super")) or isinstance(
+        owner, (ast.Name, ast.Attribute)
+    )
+
+
+def _is_name(node: ast.expr, name: str) -> bool:
+    return isinstance(node, ast.Name) and node.id == name
+
+
+def _only_passed(init: ast.AST, name: ast.Name, kwargs: str) -> bool:
+    """Is this read of ``**kwargs`` its hand-over to ``super().__init__``, or a look at a key that is no
+    Trainer flag (``kwargs.pop("serve_sanity_check", False)``)?"""
+    for child in ast.walk(init):
+        if (
+            isinstance(child, ast.Call)
+            and _is_super_init(child)
+            and any(k.arg is None and k.value is name for k in child.keywords)
+        ):
+            return True
+        if isinstance(child, ast.Call) and isinstance(child.func, ast.Attribute) and child.func.value is name:
+            key = child.args[0] if child.args else None
+            looked = (
+                isinstance(key, ast.Constant) and isinstance(key.value, str) and key.value not in MODELLED
+            )
+            return child.func.attr in ("get", "pop") and looked
+        if isinstance(child, ast.Subscript) and child.value is name and isinstance(child.ctx, ast.Load):
+            key = child.slice
+            return isinstance(key, ast.Constant) and isinstance(key.value, str) and key.value not in MODELLED
+    return False

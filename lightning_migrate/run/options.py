@@ -1,0 +1,44 @@
+"""What a run decides once, before any file is read: the target and source releases, the rules selected, the
+modes (picklable: it goes to the workers of the pool)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from lightning_migrate.files.discovery import matches
+from lightning_migrate.plan.trainers import NO_SUBCLASSES, RunSubclasses
+from lightning_migrate.semantics.model import Version
+
+
+@dataclass(frozen=True)
+class Options:
+    """Everything a run decides once and every file's worker needs (picklable: it goes to the pool)."""
+
+    target: Version
+    source: Version | None = None
+    select: tuple[str, ...] = ("LM",)
+    ignore: tuple[str, ...] = ()
+    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (pattern, codes) pairs
+    root: Path = Path()  # per-file-ignores patterns are read from here
+    unsafe: bool = False  # --unsafe-fixes: the idiomatic form, even where it adopts a changed default
+    shim: bool = False  # --shim: calls with run-time flag values build the runtime shim's Trainer
+    subclasses: RunSubclasses = NO_SUBCLASSES  # the Trainer subclasses the run's files define
+
+    def selects(self, code: str, path: Path) -> bool:
+        """The most specific prefix wins; on a tie, ignore wins (``--select LM0 --ignore LM0`` is off)."""
+        ignored = [
+            *self.ignore,
+            *(
+                c
+                for pattern, codes in self.per_file_ignores
+                for c in codes
+                if matches([pattern], path, self.root)
+            ),
+        ]
+        return _longest(self.select, code) > _longest(ignored, code)
+
+
+def _longest(prefixes: Iterable[str], code: str) -> int:
+    return max((len(p) for p in prefixes if code.startswith(p)), default=-1)

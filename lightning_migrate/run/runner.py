@@ -1,0 +1,447 @@
+"""Run the codemod over files: one file per call of ``process_file`` (in a process pool for many), findings
+filtered by ``# noqa`` and the selection, and which target release was chosen and why."""
+
+from __future__ import annotations
+
+import codecs
+import difflib
+import gc
+import os
+import re
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from lightning_migrate.files import sourcefile
+from lightning_migrate.plan.prefilter import may_need_migration, mentions
+from lightning_migrate.plan.trainers import RunSubclasses
+from lightning_migrate.project.subclasses import of_run
+from lightning_migrate.report.findings import Finding
+from lightning_migrate.run import file_kinds as kinds
+from lightning_migrate.run.options import Options
+from lightning_migrate.semantics.model import RELEASES, Version, release
+
+if TYPE_CHECKING:  # (imported where a pool is started: most runs of a few files need none)
+    from concurrent.futures import ProcessPoolExecutor
+
+
+NOT_FIXED = (
+    " (not fixed: another finding of this call is suppressed or deselected, and they share its rewrite)"
+)
+
+
+@dataclass
+class FileResult:
+    path: Path
+    findings: list[Finding] = field(default_factory=list)
+    suppressed: int = 0  # findings hidden by a noqa comment
+    error: str = ""
+    error_line: int = 0
+    error_column: int = 0
+    # Only for a file that changes: the bytes read, the new text and the bytes to write.
+    before: bytes = b""
+    new: str = ""
+    data: bytes | None = None
+    skipped: bool = False  # the prefilter proved there is nothing to do
+    read_as: sourcefile.Stamp | None = None  # what the path was when read: a write checks it still is
+
+    @property
+    def changed(self) -> bool:
+        return self.data is not None
+
+    @property
+    def work_left(self) -> bool:
+        """Findings the rewrite does not fix."""
+        return any(not f.fixable for f in self.findings)
+
+    def diff(self) -> bytes:
+        """A unified diff that ``git apply`` and ``patch -p1`` accept from the current directory: applied to
+        the bytes read, it gives the bytes a rewrite writes. Bytes, not text: each line is the file's own
+        bytes, in its encoding (a Latin-1 file's diff is Latin-1, as ``git diff`` writes it), with its BOM
+        and its line end. A line ends at ``\\n`` only, as for git and GNU patch: a CRLF line keeps its
+        ``\\r``, and a file whose lines end with a lone ``\\r`` is one line (what ``git diff`` shows)."""
+        name = (
+            Path(os.path.relpath(self.path)).as_posix()
+            if not self.path.is_absolute()
+            else self.path.as_posix().lstrip("/")
+        )
+        path = os.fsencode(name)  # (the name's bytes on disk, whatever the locale)
+        after = self.data if self.data is not None else self.before
+        lines = difflib.diff_bytes(
+            difflib.unified_diff, _lines(self.before), _lines(after), _named(b"a/", path), _named(b"b/", path)
+        )
+        return b"".join(_terminated(line) for line in lines)
+
+
+# git's C quoting of a name (quote.c): these escapes, any other control character in octal
+_ESCAPES = {ord(c): b"\\" + e.encode() for c, e in zip('\a\b\t\n\v\f\r"\\', 'abtnvfr"\\')}
+
+
+def _named(prefix: bytes, path: bytes) -> bytes:
+    """A ``---``/``+++`` line's name as ``git diff`` writes it (with ``core.quotepath`` off), which ``git
+    apply`` and GNU patch both read back: in double quotes, C-escaped, where it holds a control character,
+    ``"`` or ``\\``; followed by a tab where it holds a space (GNU patch ends a bare name at a space)."""
+    name = prefix + path
+    if any(byte < 0x20 or byte == 0x7F or byte in _ESCAPES for byte in path):
+        name = b'"' + b"".join(map(_quoted, name)) + b'"'
+    return name + (b"\t" if b" " in path else b"")
+
+
+def _quoted(byte: int) -> bytes:
+    if byte in _ESCAPES:
+        return _ESCAPES[byte]
+    return b"\\%03o" % byte if byte < 0x20 or byte == 0x7F else bytes([byte])
+
+
+def _lines(data: bytes) -> list[bytes]:
+    """``data`` cut after each ``\\n``, the ends kept; a last line without one is the last item."""
+    *ended, last = data.split(b"\n")
+    return [line + b"\n" for line in ended] + ([last] if last else [])
+
+
+def _terminated(line: bytes) -> bytes:
+    return line if line.endswith(b"\n") else line + b"\n\\ No newline at end of file\n"
+
+
+def process_file(
+    path: Path, options: Options, data: bytes | None = None, cleared: bool | None = None
+) -> FileResult:
+    """Migrate one file (``data``: its bytes when already read, e.g. from standard input; ``cleared``: the
+    prefilter's verdict on them when already asked). Never raises: whatever goes wrong is the result's
+    error, so the other files of the run are still processed."""
+    result = FileResult(path)
+    try:
+        _process(result, options, data, cleared)
+    except sourcefile.SourceError as exc:
+        result.error, result.error_line, result.error_column = str(exc), exc.line, exc.column
+    except Exception as exc:  # a bug of ours must not stop the run; the file is left as it was
+        result.error = f"internal error, file left unchanged: {type(exc).__name__}: {exc}"
+    return result
+
+
+def _process(result: FileResult, options: Options, data: bytes | None, cleared: bool | None) -> None:
+    if data is None:
+        data = sourcefile.read_bytes(result.path)
+    try:
+        source = _decode(result.path, data)
+    except sourcefile.SourceError:
+        if kinds.kind_of(result.path, data.decode("latin-1")).undecodable_is_error(data, result.path):
+            raise
+        result.skipped = True  # (another tool's file in another encoding: nothing of ours can be in it)
+        return
+    old = source.text
+    kind = kinds.kind_of(result.path, old)
+    if cleared is None:
+        cleared = not (_needs_parsing(old, options) if kind.python else kind.candidate(old))
+    result.skipped = cleared
+    new, shown, hidden, address = _migrate(old, result, options, frozenset())
+    # a call with a suppressed or deselected fixable finding is left as it is: run again without its rewrite
+    # (every finding of one rewrite is reported at the call's position)
+    left = frozenset((f.line, f.column) for f in hidden if f.fixable)
+    if left and new != old:
+        new, shown, hidden, address = _migrate(old, result, options, left)
+        shown = [
+            replace(f, fixable=False, message=f.message + NOT_FIXED)
+            if f.fixable and (f.line, f.column) in left
+            else f
+            for f in shown
+        ]
+    result.findings = sorted(map(address, shown), key=lambda f: (f.line, f.column, f.code))
+    if new != old:
+        result.before, result.new, result.data = data, new, source.encode(new)
+
+
+def _decode(path: Path, data: bytes) -> sourcefile.Source:
+    """``data`` decoded as its kind is: a PEP 263 cookie only in Python (the kind is told by the suffix, else
+    by a ``#!`` line, which Latin-1 reads whatever the encoding, after a UTF-8 BOM)."""
+    head = data[:256].removeprefix(codecs.BOM_UTF8).decode("latin-1")
+    return sourcefile.decode(data, kinds.kind_of(path, head).python)
+
+
+def _migrate(
+    old: str, result: FileResult, options: Options, left: frozenset[tuple[int, int]]
+) -> tuple[str, list[Finding], list[Finding], Callable[[Finding], Finding]]:
+    """The new text, the findings to show (after ``# noqa`` and the selection) and those hidden, in the
+    front end's terms, and how to address them in the file."""
+    migrated = kinds.migrate(result.path, old, options, left, result.skipped)
+    outcome = migrated.suppress(migrated.findings)
+    result.suppressed = len(outcome.suppressed)
+    shown = [f for f in (*outcome.kept, *outcome.unused) if options.selects(f.code, result.path)]
+    seen = set(shown)  # (a list would make this quadratic in a file's findings)
+    return migrated.code, shown, [f for f in migrated.findings if f not in seen], migrated.address
+
+
+def process_all(
+    paths: Sequence[Path], options: Options, jobs: int, progress: Callable[[], object] = lambda: None
+) -> list[FileResult]:
+    """``process_file`` over ``paths``; the results come back in the order of ``paths``. Every file is read
+    here first (the run's Trainer subclasses are read from them) and given the word-level half of the
+    prefilter; those that pass go to a process pool in batches (``_batches``), and this process clears the
+    rest while the workers work. The pool starts for two such files or more (for none or one it would only
+    cost its start), and its workers are forked with the codemod's front end already imported."""
+    read: dict[Path, tuple[bytes, sourcefile.Source] | None] = {}
+    stamps: dict[Path, sourcefile.Stamp | None] = {}
+    for path in paths:
+        try:
+            data = sourcefile.read_bytes(path)
+            source = _decode(path, data)
+        except sourcefile.SourceError:  # `process_file` reports it
+            read[path] = None
+            continue
+        read[path], stamps[path] = (data, source), sourcefile.stamp(path, data)
+    options = replace(options, subclasses=_subclasses(read))
+    done: dict[Path, FileResult] = {}
+    candidates: list[tuple[Path, bytes]] = []  # the files for the workers
+    cleared: list[tuple[Path, bytes]] = []  # the files the words clear (only unused suppressions to find)
+    for path in paths:
+        found = read[path]
+        if found is None:
+            done[path] = process_file(path, options)  # (it reports why the file cannot be read)
+            progress()
+            continue
+        data, source = found
+        # the rest of the prefilter: in a worker (other kinds have a word test of their own there)
+        python = kinds.kind_of(path, source.text).python
+        called = any(name in source.text for name in options.subclasses.names)  # (a subclass's call)
+        if python and not called and mentions(source.text, (options.target,)) is False:
+            cleared.append((path, data))
+        else:
+            candidates.append((path, data))
+    if jobs <= 1 or len(candidates) <= 1:
+        for path, data in candidates:
+            done[path] = process_file(path, options, data)
+            progress()
+        for path, data in cleared:
+            done[path] = process_file(path, options, data, True)
+            progress()
+        return _stamped(done, paths, stamps)
+    _in_pool(candidates, cleared, options, jobs, done, progress)
+    return _stamped(done, paths, stamps)
+
+
+def _in_pool(
+    candidates: list[tuple[Path, bytes]],
+    cleared: list[tuple[Path, bytes]],
+    options: Options,
+    jobs: int,
+    done: dict[Path, FileResult],
+    progress: Callable[[], object],
+) -> None:
+    """The ``candidates`` in a pool's workers, the ``cleared`` files here meanwhile, into ``done``. A worker
+    that dies (a native crash) breaks the pool: the batches not done yet are migrated again a file at a time
+    (``_alone``), so the file that kills a worker is reported, never the run."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    pool = _pool(jobs)
+    lost: list[tuple[Path, bytes]] = []  # the files of the batches a dead worker took with it
+    try:
+        with _ended_by_sigterm(pool):
+            batches = _batches(candidates, jobs)
+            pending = [(batch, pool.submit(process_batch, batch, options)) for batch in batches]
+            for path, data in cleared:
+                done[path] = process_file(path, options, data, True)
+                progress()
+            for batch, future in pending:
+                try:
+                    results = future.result()
+                except BrokenProcessPool:  # (every batch not done yet when a worker dies)
+                    lost.extend(batch)
+                    continue
+                for result in results:
+                    done[result.path] = result
+                    progress()
+    finally:
+        pool.shutdown(cancel_futures=True)
+    for path, data in lost:
+        done[path] = _alone(path, data, options)
+        progress()
+
+
+def before_write() -> None:
+    """Called between the reads and the writes of a run: a test's hook to change files there."""
+
+
+def _stamped(
+    done: dict[Path, FileResult], paths: Sequence[Path], stamps: dict[Path, sourcefile.Stamp | None]
+) -> list[FileResult]:
+    """The results in the order of ``paths``, each with what its path was when read (this process read it:
+    the stamps never travel to the workers and back)."""
+    for path, result in done.items():
+        result.read_as = stamps.get(path)
+    before_write()
+    return [done[path] for path in paths]
+
+
+WORKER_DIED = (
+    "the process migrating this file died (a crash in LibCST's native parser: code nested too deeply?); "
+    "file left unchanged"
+)
+
+
+def _alone(path: Path, data: bytes, options: Options) -> FileResult:
+    """A file of a batch whose worker died, migrated again in a worker of its own: the file that kills it
+    is reported (``WORKER_DIED``), never the run, and the other files of its batch are migrated."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    pool = _pool(1)
+    try:
+        return pool.submit(process_file, path, options, data).result()
+    except BrokenProcessPool:
+        return FileResult(path, error=WORKER_DIED)
+    finally:
+        pool.shutdown()
+
+
+def process_batch(batch: Sequence[tuple[Path, bytes]], options: Options) -> list[FileResult]:
+    """``process_file`` over a batch of files, given their bytes: a worker's task."""
+    return [process_file(path, options, data) for path, data in batch]
+
+
+# Each batch is about this share of the work of one worker: few enough batches that little crosses between
+# the processes, enough that the workers finish together.
+BATCHES_PER_WORKER = 8
+
+
+def _batches(files: Sequence[tuple[Path, bytes]], jobs: int) -> list[list[tuple[Path, bytes]]]:
+    """The files in batches, the largest files first: a big file started last would leave the other workers
+    idle while it runs (the bigger a file, the longer its migration, roughly). A batch holds files up to
+    ``1 / BATCHES_PER_WORKER`` of a worker's share of the bytes, or one file larger than that."""
+    budget = sum(len(data) for _, data in files) / (jobs * BATCHES_PER_WORKER)
+    batches: list[list[tuple[Path, bytes]]] = []
+    size = 0
+    for path, data in sorted(files, key=lambda file: -len(file[1])):
+        if not batches or size + len(data) > budget:
+            batches.append([])
+            size = 0
+        batches[-1].append((path, data))
+        size += len(data)
+    return batches
+
+
+def _subclasses(read: dict[Path, tuple[bytes, sourcefile.Source] | None]) -> RunSubclasses:
+    """The Trainer subclasses the run's Python files define (read first, before any file is migrated: a
+    file may call a class another file of the run defines)."""
+    return of_run(
+        (path, found[1].text)
+        for path, found in read.items()
+        if found is not None and kinds.kind_of(path, found[1].text).python
+    )
+
+
+def _pool(jobs: int) -> ProcessPoolExecutor:
+    from concurrent.futures import ProcessPoolExecutor
+
+    from lightning_migrate.frontends.python import frontend as python  # noqa: F401 (imported once here, shared by forked workers)
+
+    gc.freeze()  # the workers' collections leave what they inherit alone (no copies of its memory pages)
+
+    return ProcessPoolExecutor(max_workers=jobs, initializer=_end_with_parent, initargs=(os.getpid(),))
+
+
+# Linux's prctl(2) option: the signal a process gets when the thread that started it ends (<linux/prctl.h>).
+PR_SET_PDEATHSIG = 1
+ORPHAN_POLL_S = 1.0  # where there is no prctl: how often a worker looks whether its parent is still there
+
+
+def _end_with_parent(parent: int) -> None:
+    """A worker's initializer: the worker ends with the run's process, even killed with ``kill -9`` (else it
+    would go on under PID 1, holding its memory and the output pipe that a CI step waits on). On Linux the
+    kernel kills it (PR_SET_PDEATHSIG); elsewhere a thread looks at its parent's id every second. Either way,
+    a parent gone before this ran (the id already changed) ends it at once."""
+    if not _kill_on_parent_death():
+        threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
+    if os.getppid() != parent:
+        os._exit(1)
+
+
+def _kill_on_parent_death() -> bool:
+    """Ask Linux to SIGKILL this process when its parent ends; False where that cannot be asked."""
+    if not sys.platform.startswith("linux"):
+        return False
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return int(libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)) == 0
+    except (OSError, AttributeError):  # no C library to load, or no prctl in it
+        return False
+
+
+def _watch_parent(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(ORPHAN_POLL_S)
+    os._exit(1)
+
+
+@contextmanager
+def _ended_by_sigterm(pool: ProcessPoolExecutor) -> Iterator[None]:
+    """While the pool works, SIGTERM ends its workers before this process: the default action would leave
+    them to finish their batches (or, where nothing ends them with their parent, to run on). The signal is
+    then delivered again with its default action, so the run ends as killed by it. Only where SIGTERM has
+    its default action and this is the main thread (the only one that can set a handler)."""
+    if threading.current_thread() is not threading.main_thread() or (
+        signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL
+    ):
+        yield
+        return
+
+    def terminate(signum: int, frame: object) -> None:
+        for process in list((getattr(pool, "_processes", None) or {}).values()):  # (no public way)
+            process.kill()
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+
+    signal.signal(signal.SIGTERM, terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def _needs_parsing(text: str, options: Options) -> bool:
+    return may_need_migration(text, (options.target,), (options.source,), options.subclasses.names)
+
+
+# --- the target release ------------------------------------------------------------------------------------
+
+_PIN = re.compile(
+    r"(?:pytorch[-_]lightning|lightning)\s*(?:\[[^\]]*\])?\s*(?:==|~=|>=)\s*v?(\d+\.\d+(?:\.\d+)?)", re.I
+)
+PIN_FILES = ("pyproject.toml", "setup.cfg", "setup.py", "environment.yml", "environment.yaml")
+
+
+def auto_target(start: Path) -> tuple[Version, str]:
+    """The release to migrate to: the project's own pin, else the installed release, else the newest."""
+    folder = start.resolve() if start.is_dir() else start.resolve().parent
+    for directory in (folder, *folder.parents):
+        candidates = [directory / name for name in PIN_FILES] + sorted(directory.glob("requirements*.txt"))
+        for candidate in candidates:
+            pinned = _pinned(candidate)
+            if pinned is not None:
+                return pinned, f"pinned in {candidate}"
+    import importlib.metadata  # (only for `auto`, and only where no pin is found: a slow import)
+
+    for distribution in ("lightning", "pytorch-lightning"):
+        try:
+            installed = importlib.metadata.version(distribution)
+        except importlib.metadata.PackageNotFoundError:
+            continue
+        version = release(Version.parse(installed))
+        if RELEASES[0] <= version <= RELEASES[-1]:
+            return version, f"{distribution} {installed} is installed"
+    return RELEASES[-1], "the newest release lightning-migrate knows"
+
+
+def _pinned(path: Path) -> Version | None:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    match = _PIN.search(text)
+    return release(match.group(1)) if match else None
