@@ -296,8 +296,8 @@ CASES: tuple[Case, ...] = (
         posix=True,
     ),
     Case(
-        "YAML alias bomb under gpus:",
-        _text({"config.yaml": _alias_bomb("gpus")}),
+        "YAML alias bomb under accelerator:",
+        _text({"config.yaml": _alias_bomb("accelerator")}),
         (1, 1, 1),
         "too large to read",
     ),
