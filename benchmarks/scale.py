@@ -1,4 +1,4 @@
-"""Time and memory of ``lightning-migrate --check`` on a tree of old projects, beside ``ruff check``, in one run.
+"""Time and memory of ``lightning-migrate --check`` on a tree of old projects beside ``ruff check``, one run.
 
     python benchmarks/scale.py PATH/TO/TREE --repeat 3
 

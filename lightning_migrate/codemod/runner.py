@@ -213,12 +213,14 @@ def process_each(
     of the tree."""
     sizes, quiet, subclasses = _first_pass(paths, options)
     options = replace(options, subclasses=subclasses)
-    candidates = [path for path in dict.fromkeys(paths) if sizes[path] is not None and path not in quiet]
-    here = [path for path in dict.fromkeys(paths) if path not in candidates]  # (read errors: reported here)
+    distinct = list(dict.fromkeys(paths))
+    candidates = [path for path in distinct if sizes[path] is not None and path not in quiet]
+    chosen = set(candidates)
+    here = [path for path in distinct if path not in chosen]  # (and those that cannot be read: reported here)
     ordered = _InOrder(paths)
     if jobs <= 1 or len(candidates) <= 1:
-        for path in dict.fromkeys(paths):
-            ordered.add(_here(path, options) if path in here else process_file(path, options))
+        for path in distinct:
+            ordered.add(process_file(path, options) if path in chosen else _here(path, options))
             progress()
             yield from ordered.ready()
         return
