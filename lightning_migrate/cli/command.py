@@ -8,18 +8,19 @@ import gc
 import os
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
+from itertools import chain
 from pathlib import Path
 
 import click
 
-from lightning_migrate.cli.output import Report, report
+from lightning_migrate.cli.output import Stream
 from lightning_migrate.cli.settings import Settings, start_of
 from lightning_migrate.files import sourcefile
 from lightning_migrate.files.discovery import discover
 from lightning_migrate.run.options import Options
-from lightning_migrate.run.runner import FileResult, auto_target, process_all, process_file
+from lightning_migrate.run.runner import FileResult, auto_target, process_all, process_each, process_file
 
 OK, WORK, ERROR = 0, 1, 2
 INTERRUPTED = 130  # the shell's status for a command ended by Ctrl-C (128 + SIGINT)
@@ -81,9 +82,12 @@ def _run(
         _say(how, f"lightning-migrate: target Lightning {target} ({why})")
     else:
         _say(how, f"lightning-migrate: target Lightning {target}")
-    options = settings.options(target)
+    # (--check needs to know only that a file would change: its texts stay in the worker)
+    options = replace(settings.options(target), texts=mode != "check")
+    stdout_taken = mode == "diff" or (mode == "rewrite" and list(paths) == [Path("-")])
+    stream = Stream(settings["output-format"], mode, stdout_taken, how.quiet, live=False)
     if list(paths) == [Path("-")]:
-        results = [_stdin(stdin_filename, settings, options, mode)]
+        stream.add(_stdin(stdin_filename, settings, options, mode))
     else:
         found = discover(paths, settings.selection())
         for path, warning in found.warnings:
@@ -93,19 +97,24 @@ def _run(
         if not found.files and not unread:
             _say(how, "lightning-migrate: no files to process (none found, or all excluded).")
             return OK
-        results = unread + (_process(found.files, options, how) if found.files else [])
-        if mode == "rewrite":
+        if mode == "rewrite":  # (every file is read before the first is written)
+            results = unread + (_process(found.files, options, how) if found.files else [])
             _write(results, started_ns, written)
-        elif mode == "diff":
             for result in results:
-                if result.changed:
+                stream.add(result)
+        else:
+            # findings as the files are done (a diff's come after the diffs, as they always did; a progress
+            # bar or the fates of -v keep them to the end too); each file's texts let go once written out
+            stream.live = mode == "check" and not how.verbose and not _bar(found.files, how)
+            for result in chain(unread, _each(found.files, options, how) if found.files else ()):
+                if mode == "diff" and result.changed:
                     _print_diff(result)
+                stream.add(result.let_go())
     if how.verbose:
-        for result in results:
+        for result in stream.results:
             click.echo(f"lightning-migrate: {_fate(result, mode)}", err=True)
-    stdout_taken = mode == "diff" or (mode == "rewrite" and list(paths) == [Path("-")])
-    report(settings["output-format"], Report(results, mode, stdout_taken, how.quiet))
-    return exit_status(results, how)
+    stream.close()
+    return exit_status(stream.results, how)
 
 
 def _say(how: Behaviour, message: str) -> None:
@@ -113,14 +122,29 @@ def _say(how: Behaviour, message: str) -> None:
         click.echo(message, err=True)
 
 
+def _bar(files: list[Path], how: Behaviour) -> bool:
+    """Whether the run shows a progress bar: on a terminal, for more than one file."""
+    return not how.quiet and sys.stderr.isatty() and len(files) > 1
+
+
 def _process(files: list[Path], options: Options, how: Behaviour) -> list[FileResult]:
+    return list(_each(files, options, how, process_all))
+
+
+def _each(
+    files: list[Path],
+    options: Options,
+    how: Behaviour,
+    each: Callable[..., Iterable[FileResult]] = process_each,
+) -> Iterator[FileResult]:
     jobs = how.jobs or default_jobs()
-    if how.quiet or not sys.stderr.isatty() or len(files) <= 1:
-        return process_all(files, options, jobs)
+    if not _bar(files, how):
+        yield from each(files, options, jobs)
+        return
     from tqdm import tqdm  # (only for a bar on a terminal: its import costs more than a small run)
 
     with tqdm(total=len(files), unit="file", delay=PROGRESS_DELAY_S, leave=False) as bar:
-        return process_all(files, options, jobs, progress=bar.update)
+        yield from each(files, options, jobs, progress=bar.update)
 
 
 def _stdin(name: Path | None, settings: Settings, options: Options, mode: str) -> FileResult:

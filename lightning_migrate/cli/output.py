@@ -5,7 +5,7 @@ for code scanning. Each writer gets the results in path order and the stream the
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import click
 
@@ -24,10 +24,49 @@ class Report:
 
 
 def report(output_format: str, run: Report) -> None:
-    WRITERS[output_format](run)
-    summary = _summary(run)
-    if summary:
-        click.echo(summary, err=True)
+    stream = Stream(output_format, run.mode, run.to_stderr, run.quiet, live=False)
+    for result in run.results:
+        stream.add(result)
+    stream.close()
+
+
+@dataclass
+class Stream:
+    """A report written as the run goes: ``live``, each result's findings (and errors) as soon as it is
+    added, in the order added; what needs every result comes at ``close`` (JSON's errors and closing
+    bracket, a SARIF log, the summary). The bytes are those of a report of all the results at once. Not
+    ``live``, everything is written at ``close`` (a diff's findings come after the diffs)."""
+
+    output_format: str
+    mode: str
+    to_stderr: bool
+    quiet: bool = False
+    live: bool = True
+    results: list[FileResult] = field(default_factory=list)  # every result added (for the summary)
+    written: int = 0  # how many of them are written out
+    rows: int = 0  # the JSON rows written
+
+    @property
+    def run(self) -> Report:
+        return Report(self.results, self.mode, self.to_stderr, self.quiet)
+
+    def add(self, result: FileResult) -> None:
+        self.results.append(result)
+        if self.live:
+            self._flush()
+
+    def close(self) -> None:
+        self._flush()
+        CLOSERS[self.output_format](self)
+        summary = _summary(self.run)
+        if summary:
+            click.echo(summary, err=True)
+
+    def _flush(self) -> None:
+        run = self.run
+        for result in self.results[self.written :]:
+            WRITERS[self.output_format](self, result, run)
+        self.written = len(self.results)
 
 
 def _where(result: FileResult, line: int, column: int) -> str:
@@ -42,56 +81,60 @@ def _where_finding(result: FileResult, finding: Finding) -> str:
     return f"{result.path.as_posix()}:{finding.in_cell}"
 
 
-def _text(run: Report) -> None:
-    for result in run.results:
-        if result.error:
-            where = _where(result, result.error_line, result.error_column)
-            click.echo(f"{where}: error: {result.error}", err=True)
-        if run.quiet:
-            continue
-        for f in result.findings:
-            mark = " [*]" if f.fixable else ""
-            click.echo(f"{_where_finding(result, f)}: {f.code} {f.message}{mark}", err=run.to_stderr)
+def _text(stream: Stream, result: FileResult, run: Report) -> None:
+    if result.error:
+        where = _where(result, result.error_line, result.error_column)
+        click.echo(f"{where}: error: {result.error}", err=True)
+    if run.quiet:
+        return
+    for f in result.findings:
+        mark = " [*]" if f.fixable else ""
+        click.echo(f"{_where_finding(result, f)}: {f.code} {f.message}{mark}", err=run.to_stderr)
 
 
-def _json(run: Report) -> None:
-    rows: list[dict[str, object]] = [
-        {
-            "path": r.path.as_posix(),
-            "line": f.line,
-            "column": f.column,
-            "code": f.code,
-            "message": f.message,
-            "fixable": f.fixable,
-            # in a notebook, line and column are those of the JSON file; the cell is where Jupyter shows it
-            **({"cell": dict(zip(("number", "line", "column"), f.cell))} if f.cell else {}),
-        }
-        for r in run.results
-        for f in r.findings
-    ]
-    rows += [
-        {
-            "path": r.path.as_posix(),
-            "line": r.error_line or None,
-            "column": r.error_column or None,
-            "error": r.error,
-        }
-        for r in run.results
-        if r.error
-    ]
+def _json(stream: Stream, result: FileResult, run: Report) -> None:
+    """The rows of a result's findings, each written as ``json.dumps`` of the list of every row with
+    ``indent=2`` writes it (the errors' rows come after all the findings', at ``_json_end``)."""
+    for f in result.findings:
+        _json_row(
+            stream,
+            {
+                "path": result.path.as_posix(),
+                "line": f.line,
+                "column": f.column,
+                "code": f.code,
+                "message": f.message,
+                "fixable": f.fixable,
+                # in a notebook, line and column are the JSON file's; the cell is where Jupyter shows it
+                **({"cell": dict(zip(("number", "line", "column"), f.cell))} if f.cell else {}),
+            },
+        )
+
+
+def _json_end(stream: Stream) -> None:
+    for r in stream.results:
+        if r.error:
+            row = {"path": r.path.as_posix(), "line": r.error_line or None, "column": r.error_column or None}
+            _json_row(stream, {**row, "error": r.error})
+    click.echo("\n]" if stream.rows else "[]", err=stream.to_stderr)
+
+
+def _json_row(stream: Stream, row: dict[str, object]) -> None:
     import json  # (only for these formats: a text report does not need it)
 
-    click.echo(json.dumps(rows, indent=2), err=run.to_stderr)
+    lead = ",\n" if stream.rows else "[\n"
+    indented = "\n".join("  " + line for line in json.dumps(row, indent=2).split("\n"))
+    click.echo(lead + indented, nl=False, err=stream.to_stderr)
+    stream.rows += 1
 
 
-def _github(run: Report) -> None:
+def _github(stream: Stream, result: FileResult, run: Report) -> None:
     """Workflow commands: GitHub shows each as an annotation on the line in the pull request."""
-    for result in run.results:
-        if result.error:
-            click.echo(_annotation(result, result.error_line, result.error_column, "error", result.error))
-        for f in result.findings:
-            message = (f"{f.in_cell}: " if f.cell else "") + f.message + (" [*]" if f.fixable else "")
-            click.echo(_annotation(result, f.line, f.column, f.code, message))
+    if result.error:
+        click.echo(_annotation(result, result.error_line, result.error_column, "error", result.error))
+    for f in result.findings:
+        message = (f"{f.in_cell}: " if f.cell else "") + f.message + (" [*]" if f.fixable else "")
+        click.echo(_annotation(result, f.line, f.column, f.code, message))
 
 
 def _annotation(result: FileResult, line: int, column: int, title: str, message: str) -> str:
@@ -106,16 +149,27 @@ def _escape(value: str, is_property: bool) -> str:
     return value.replace(":", "%3A").replace(",", "%2C") if is_property else value
 
 
-def _sarif(run: Report) -> None:
+def _sarif(stream: Stream) -> None:
     import json
 
-    click.echo(json.dumps(sarif_log(run.results, __version__), indent=2), err=run.to_stderr)
+    click.echo(json.dumps(sarif_log(stream.results, __version__), indent=2), err=stream.to_stderr)
 
 
-WRITERS: dict[str, Callable[[Report], None]] = {
+def _nothing(*_: object) -> None:
+    """(a format with nothing to write at this point)"""
+
+
+# what each format writes of a result as it comes, and what at the end
+WRITERS: dict[str, Callable[[Stream, FileResult, Report], None]] = {
     "text": _text,
     "json": _json,
     "github": _github,
+    "sarif": _nothing,
+}
+CLOSERS: dict[str, Callable[[Stream], None]] = {
+    "text": _nothing,
+    "json": _json_end,
+    "github": _nothing,
     "sarif": _sarif,
 }
 FORMATS = tuple(WRITERS)

@@ -78,10 +78,18 @@ def _common_ending(names: Iterable[str]) -> str:
 # What the names of the classes 1.6 renamed end with ("Plugin"): a text without it names none of them (one
 # search of the text, not one per class).
 _RENAMED_ENDING = _common_ending(RENAMED_STRATEGIES)
+# The word test of every kind but Python: what a file of it needs to hold a flag: one of the Trainer's
+# keywords the model reads (the signature's table: `replace_sampler_ddp: false` alone is work for 2.x), a
+# `*Plugin` class or a settings variable ...
+FLAG_NAMES = "|".join(sorted(MODELLED, key=len, reverse=True))
+# ... or a keyword beside the model's that some release rejects or deprecates (`plan.gone`)
+_GONE = gone.words(RELEASES)
+FLAG_WORDS = re.compile(
+    rf"{FLAG_NAMES}|Plugin|PL_TRAINER_" + (f"|{_GONE.pattern}" if _GONE else ""), re.IGNORECASE
+)
 # A class and its bases: one that subclasses a Trainer (or such a class) is called as a Trainer is.
 _CLASS = re.compile(r"class\s+(\w+)\s*\(([^)]*)\)")
-_WORDS = "|".join(sorted(MODELLED, key=len, reverse=True))
-_MODELLED_WORD = re.compile(rf"\b(?:{_WORDS})\b")
+_MODELLED_WORD = re.compile(rf"\b(?:{FLAG_NAMES})\b")
 # The `*Plugin` training-type classes 1.6 renamed: a file that imports one follows the rename (from 1.6 on)
 # even without a Trainer call (`edit.imports.stale_imports`).
 V16 = Version(1, 6)

@@ -14,14 +14,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from lightning_migrate.files import word_test
 from lightning_migrate.frontends.contract import FrontEnd, Migrated, Request
 from lightning_migrate.frontends.yaml.words import holds
-from lightning_migrate.plan import gone
 from lightning_migrate.plan.callsite import Run
+from lightning_migrate.plan.prefilter import FLAG_NAMES, FLAG_WORDS
 from lightning_migrate.report import noqa
 from lightning_migrate.run.options import Options
-from lightning_migrate.semantics.model import RELEASES
-from lightning_migrate.semantics.signature import MODELLED
 
 
 @dataclass(frozen=True)
@@ -45,7 +44,7 @@ class Kind:
         return importlib.import_module(self.module)
 
     def candidate(self, text: str) -> bool:
-        return self.words is None or self.words.search(text) is not None
+        return self.words is None or word_test.search(self.words, text)
 
     def undecodable_is_error(self, data: bytes, path: Path) -> bool:
         """Whether a file of this kind whose bytes cannot be decoded is reported (exit 2), or left alone as
@@ -56,17 +55,6 @@ class Kind:
         return self.candidate(text) and self.undecodable(text, path)
 
 
-# What every non-Python kind needs to hold a flag: one of the Trainer's keywords the model reads (the
-# signature's table: `replace_sampler_ddp: false` alone is work for 2.x), a `*Plugin` class or a settings
-# variable.
-_FLAGS = "|".join(sorted(MODELLED, key=len, reverse=True))
-# ... or a keyword beside the model's that some release rejects or deprecates (`plan.gone`)
-_GONE = gone.words(RELEASES)
-_FLAG_WORDS = re.compile(
-    rf"{_FLAGS}|Plugin|PL_TRAINER_" + (f"|{_GONE.pattern}" if _GONE else ""), re.IGNORECASE
-)
-
-
 def _front(kind: str) -> str:
     """The module of a kind's front end: each front end's package has its ``frontend``."""
     return f"lightning_migrate.frontends.{kind}.frontend"
@@ -75,11 +63,11 @@ def _front(kind: str) -> str:
 PYTHON = Kind("python", (".py", ".pyi"), _front("python"), True)
 KINDS: tuple[Kind, ...] = (
     PYTHON,
-    Kind("notebook", (".ipynb",), _front("notebook"), True, _FLAG_WORDS),
-    Kind("yaml", (".yaml", ".yml"), _front("yaml"), True, _FLAG_WORDS, True, holds),
-    Kind("markdown", (".md", ".markdown"), _front("docs"), False, _FLAG_WORDS),
-    Kind("rest", (".rst",), _front("docs"), False, _FLAG_WORDS),
-    Kind("shell", (".sh", ".bash", ".zsh"), _front("shell"), False, _FLAG_WORDS, True),
+    Kind("notebook", (".ipynb",), _front("notebook"), True, FLAG_WORDS),
+    Kind("yaml", (".yaml", ".yml"), _front("yaml"), True, FLAG_WORDS, True, holds),
+    Kind("markdown", (".md", ".markdown"), _front("docs"), False, FLAG_WORDS),
+    Kind("rest", (".rst",), _front("docs"), False, FLAG_WORDS),
+    Kind("shell", (".sh", ".bash", ".zsh"), _front("shell"), False, FLAG_WORDS, True),
 )
 BY_SUFFIX = {suffix: kind for kind in KINDS for suffix in kind.suffixes}
 WALKED_SUFFIXES = tuple(suffix for kind in KINDS if kind.walked for suffix in kind.suffixes)
@@ -148,4 +136,4 @@ def _python(text: str, request: Request, skipped: bool) -> Migrated:
 
 
 # a string literal that may hold a Trainer option (`frontends.python.arglists`): asked of every Python file
-_ARGUMENT_WORDS = re.compile(rf"""["'][^"'\n]*(?:--(?:trainer\.)?(?:{_FLAGS})\b|PL_TRAINER_)""")
+_ARGUMENT_WORDS = re.compile(rf"""["'][^"'\n]*(?:--(?:trainer\.)?(?:{FLAG_NAMES})\b|PL_TRAINER_)""")

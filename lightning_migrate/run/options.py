@@ -25,6 +25,9 @@ class Options:
     unsafe: bool = False  # --unsafe-fixes: the idiomatic form, even where it adopts a changed default
     shim: bool = False  # --shim: calls with run-time flag values build the runtime shim's Trainer
     subclasses: RunSubclasses = NO_SUBCLASSES  # the Trainer subclasses the run's files define
+    # whether a result keeps the old and new text and the bytes to write (a rewrite, a diff); --check only
+    # needs to know that a file would change, and a big notebook's texts need not cross from the worker
+    texts: bool = True
 
     def selects(self, code: str, path: Path) -> bool:
         """The most specific prefix wins; on a tie, ignore wins (``--select LM0 --ignore LM0`` is off)."""

@@ -12,6 +12,7 @@ import signal
 import sys
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -21,7 +22,7 @@ from typing import TYPE_CHECKING
 from lightning_migrate.files import sourcefile
 from lightning_migrate.plan.prefilter import may_need_migration, mentions
 from lightning_migrate.plan.trainers import RunSubclasses
-from lightning_migrate.project.subclasses import of_run
+from lightning_migrate.project.subclasses import may_define, of_run
 from lightning_migrate.report.findings import Finding
 from lightning_migrate.run import file_kinds as kinds
 from lightning_migrate.run.options import Options
@@ -50,10 +51,19 @@ class FileResult:
     data: bytes | None = None
     skipped: bool = False  # the prefilter proved there is nothing to do
     read_as: sourcefile.Stamp | None = None  # what the path was when read: a write checks it still is
+    would_change: bool = False  # the file changes, where its texts were not kept (``Options.texts``)
 
     @property
     def changed(self) -> bool:
-        return self.data is not None
+        return self.data is not None or self.would_change
+
+    def let_go(self) -> FileResult:
+        """This result without its texts and bytes (written out, or not needed), still saying whether the
+        file changes: what a run keeps of each file for its summary and exit status."""
+        self.would_change = self.changed
+        self.before, self.new = b"", ""
+        self.data = None
+        return self
 
     @property
     def work_left(self) -> bool:
@@ -128,6 +138,7 @@ def process_file(
 def _process(result: FileResult, options: Options, data: bytes | None, cleared: bool | None) -> None:
     if data is None:
         data = sourcefile.read_bytes(result.path)
+        result.read_as = sourcefile.stamp(result.path, data)  # (what this process read: a write checks it)
     try:
         source = _decode(result.path, data)
     except sourcefile.SourceError:
@@ -153,8 +164,9 @@ def _process(result: FileResult, options: Options, data: bytes | None, cleared: 
             for f in shown
         ]
     result.findings = sorted(map(address, shown), key=lambda f: (f.line, f.column, f.code))
-    if new != old:
+    if new != old and options.texts:
         result.before, result.new, result.data = data, new, source.encode(new)
+    result.would_change = new != old and not options.texts
 
 
 def _decode(path: Path, data: bytes) -> sourcefile.Source:
@@ -180,102 +192,158 @@ def _migrate(
 def process_all(
     paths: Sequence[Path], options: Options, jobs: int, progress: Callable[[], object] = lambda: None
 ) -> list[FileResult]:
-    """``process_file`` over ``paths``; the results come back in the order of ``paths``. Every file is read
-    here first (the run's Trainer subclasses are read from them) and given the word-level half of the
-    prefilter; those that pass go to a process pool in batches (``_batches``), and this process clears the
-    rest while the workers work. The pool starts for two such files or more (for none or one it would only
-    cost its start), and its workers are forked with the codemod's front end already imported."""
-    read: dict[Path, tuple[bytes, sourcefile.Source] | None] = {}
-    stamps: dict[Path, sourcefile.Stamp | None] = {}
+    """``process_each``, all of it: the results in the order of ``paths``, for a run that needs them all
+    before it goes on (a rewrite writes once every file is read)."""
+    results = list(process_each(paths, options, jobs, progress))
+    before_write()
+    return results
+
+
+def process_each(
+    paths: Sequence[Path], options: Options, jobs: int, progress: Callable[[], object] = lambda: None
+) -> Iterator[FileResult]:
+    """``process_file`` over ``paths``, each result given as soon as it and those of every path before it are
+    done, in the order of ``paths`` (so the output can be written as the run goes, in the order it always
+    had). Every file is read here first, for the run's Trainer subclasses and the word-level half of the
+    prefilter, and none is kept: those the words pass go to a process pool in batches (``_batches``) that
+    each worker reads itself, and this process reads again and clears the rest while the workers work. The
+    pool starts for two such files or more (for none or one it would only cost its start), and its workers
+    are forked with the codemod's front end already imported. Memory stays that of the files at work, not
+    of the tree."""
+    sizes, quiet, subclasses = _first_pass(paths, options)
+    options = replace(options, subclasses=subclasses)
+    distinct = list(dict.fromkeys(paths))
+    candidates = [path for path in distinct if sizes[path] is not None and path not in quiet]
+    chosen = set(candidates)
+    here = [path for path in distinct if path not in chosen]  # (and those that cannot be read: reported here)
+    ordered = _InOrder(paths)
+    if jobs <= 1 or len(candidates) <= 1:
+        for path in distinct:
+            ordered.add(process_file(path, options) if path in chosen else _here(path, options))
+            progress()
+            yield from ordered.ready()
+        return
+    yield from _in_pool(
+        [(path, sizes[path] or 0) for path in candidates], here, options, jobs, ordered, progress
+    )
+
+
+def _first_pass(
+    paths: Sequence[Path], options: Options
+) -> tuple[dict[Path, int | None], set[Path], RunSubclasses]:
+    """Each file read once and let go: its size (None: it cannot be read or decoded), whether it is a Python
+    file the prefilter's words clear, and the Trainer subclasses the run's Python files define (read before
+    any file is migrated: a file may call a class another file of the run defines)."""
+    sizes: dict[Path, int | None] = {}
+    quiet: set[Path] = set()  # Python files without the words any candidate needs
+    defining: list[tuple[Path, str]] = []  # (only the few files that may define a subclass are kept)
     for path in paths:
         try:
             data = sourcefile.read_bytes(path)
-            source = _decode(path, data)
+            text = _decode(path, data).text
         except sourcefile.SourceError:  # `process_file` reports it
-            read[path] = None
+            sizes[path] = None
             continue
-        read[path], stamps[path] = (data, source), sourcefile.stamp(path, data)
-    options = replace(options, subclasses=_subclasses(read))
-    done: dict[Path, FileResult] = {}
-    candidates: list[tuple[Path, bytes]] = []  # the files for the workers
-    cleared: list[tuple[Path, bytes]] = []  # the files the words clear (only unused suppressions to find)
-    for path in paths:
-        found = read[path]
-        if found is None:
-            done[path] = process_file(path, options)  # (it reports why the file cannot be read)
-            progress()
+        sizes[path] = len(data)
+        if not kinds.kind_of(path, text).python:
             continue
-        data, source = found
-        # the rest of the prefilter: in a worker (other kinds have a word test of their own there)
-        python = kinds.kind_of(path, source.text).python
-        called = any(name in source.text for name in options.subclasses.names)  # (a subclass's call)
-        if python and not called and mentions(source.text, (options.target,)) is False:
-            cleared.append((path, data))
-        else:
-            candidates.append((path, data))
-    if jobs <= 1 or len(candidates) <= 1:
-        for path, data in candidates:
-            done[path] = process_file(path, options, data)
-            progress()
-        for path, data in cleared:
-            done[path] = process_file(path, options, data, True)
-            progress()
-        return _stamped(done, paths, stamps)
-    _in_pool(candidates, cleared, options, jobs, done, progress)
-    return _stamped(done, paths, stamps)
+        if mentions(text, (options.target,)) is False:
+            quiet.add(path)
+        if may_define(text):
+            defining.append((path, text))
+    return sizes, quiet, of_run(defining)
+
+
+def _here(path: Path, options: Options) -> FileResult:
+    """A file the words cleared (or one that cannot be read), migrated in this process; one that calls a
+    Trainer subclass of the run's is a candidate after all (its call is found by the class's name)."""
+    try:
+        data = sourcefile.read_bytes(path)
+        text = _decode(path, data).text
+    except sourcefile.SourceError:
+        return process_file(path, options)  # (it reports why the file cannot be read)
+    called = any(name in text for name in options.subclasses.names)
+    result = process_file(path, options, data, None if called else True)
+    result.read_as = sourcefile.stamp(path, data)
+    return result
+
+
+class _InOrder:
+    """Results taken in any order and given back in the order of ``paths``, each as soon as it and those of
+    every path before it are there (a path named twice gets its result twice, as it always did)."""
+
+    def __init__(self, paths: Sequence[Path]) -> None:
+        self.paths = paths
+        self.next = 0
+        self.done: dict[Path, FileResult] = {}
+        self.left = Counter(paths)  # how many times each path is still to be given
+
+    def add(self, result: FileResult) -> None:
+        self.done[result.path] = result
+
+    def ready(self) -> Iterator[FileResult]:
+        while self.next < len(self.paths) and self.paths[self.next] in self.done:
+            path = self.paths[self.next]
+            self.left[path] -= 1
+            yield self.done[path] if self.left[path] else self.done.pop(path)
+            self.next += 1
 
 
 def _in_pool(
-    candidates: list[tuple[Path, bytes]],
-    cleared: list[tuple[Path, bytes]],
+    candidates: list[tuple[Path, int]],
+    here: list[Path],
     options: Options,
     jobs: int,
-    done: dict[Path, FileResult],
+    ordered: _InOrder,
     progress: Callable[[], object],
-) -> None:
-    """The ``candidates`` in a pool's workers, the ``cleared`` files here meanwhile, into ``done``. A worker
-    that dies (a native crash) breaks the pool: the batches not done yet are migrated again a file at a time
-    (``_alone``), so the file that kills a worker is reported, never the run."""
+) -> Iterator[FileResult]:
+    """The ``candidates`` (path, size) in a pool's workers, the files ``here`` in this process meanwhile,
+    each result given by ``ordered`` as soon as it can be. A worker that dies (a native crash) breaks the
+    pool: the batches not done yet are migrated again a file at a time (``_alone``), so the file that kills
+    a worker is reported, never the run."""
+    from concurrent.futures import FIRST_COMPLETED, Future, wait
     from concurrent.futures.process import BrokenProcessPool
 
     pool = _pool(jobs)
-    lost: list[tuple[Path, bytes]] = []  # the files of the batches a dead worker took with it
+    lost: list[Path] = []  # the files of the batches a dead worker took with it
+
+    def take(batch: list[Path], future: Future[list[FileResult]]) -> None:
+        try:
+            results = future.result()
+        except BrokenProcessPool:  # (every batch not done yet when a worker dies)
+            lost.extend(batch)
+            return
+        for result in results:
+            ordered.add(result)
+            progress()
+
     try:
         with _ended_by_sigterm(pool):
-            batches = _batches(candidates, jobs)
-            pending = [(batch, pool.submit(process_batch, batch, options)) for batch in batches]
-            for path, data in cleared:
-                done[path] = process_file(path, options, data, True)
+            pending = {
+                pool.submit(process_batch, [path for path, _ in batch], options): [path for path, _ in batch]
+                for batch in _batches(candidates, jobs)
+            }
+            for path in here:
+                ordered.add(_here(path, options))
                 progress()
-            for batch, future in pending:
-                try:
-                    results = future.result()
-                except BrokenProcessPool:  # (every batch not done yet when a worker dies)
-                    lost.extend(batch)
-                    continue
-                for result in results:
-                    done[result.path] = result
-                    progress()
+                for future in [future for future in pending if future.done()]:
+                    take(pending.pop(future), future)
+                yield from ordered.ready()
+            while pending:
+                finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    take(pending.pop(future), future)
+                yield from ordered.ready()
     finally:
         pool.shutdown(cancel_futures=True)
-    for path, data in lost:
-        done[path] = _alone(path, data, options)
+    for path in lost:
+        ordered.add(_alone(path, options))
         progress()
+        yield from ordered.ready()
 
 
 def before_write() -> None:
     """Called between the reads and the writes of a run: a test's hook to change files there."""
-
-
-def _stamped(
-    done: dict[Path, FileResult], paths: Sequence[Path], stamps: dict[Path, sourcefile.Stamp | None]
-) -> list[FileResult]:
-    """The results in the order of ``paths``, each with what its path was when read (this process read it:
-    the stamps never travel to the workers and back)."""
-    for path, result in done.items():
-        result.read_as = stamps.get(path)
-    before_write()
-    return [done[path] for path in paths]
 
 
 WORKER_DIED = (
@@ -284,23 +352,24 @@ WORKER_DIED = (
 )
 
 
-def _alone(path: Path, data: bytes, options: Options) -> FileResult:
+def _alone(path: Path, options: Options) -> FileResult:
     """A file of a batch whose worker died, migrated again in a worker of its own: the file that kills it
     is reported (``WORKER_DIED``), never the run, and the other files of its batch are migrated."""
     from concurrent.futures.process import BrokenProcessPool
 
     pool = _pool(1)
     try:
-        return pool.submit(process_file, path, options, data).result()
+        return pool.submit(process_file, path, options).result()
     except BrokenProcessPool:
         return FileResult(path, error=WORKER_DIED)
     finally:
         pool.shutdown()
 
 
-def process_batch(batch: Sequence[tuple[Path, bytes]], options: Options) -> list[FileResult]:
-    """``process_file`` over a batch of files, given their bytes: a worker's task."""
-    return [process_file(path, options, data) for path, data in batch]
+def process_batch(batch: Sequence[Path], options: Options) -> list[FileResult]:
+    """``process_file`` over a batch of files, each read here: a worker's task (no file's bytes cross
+    between the processes, and a worker holds only those of the file at work)."""
+    return [process_file(path, options) for path in batch]
 
 
 # Each batch is about this share of the work of one worker: few enough batches that little crosses between
@@ -308,30 +377,21 @@ def process_batch(batch: Sequence[tuple[Path, bytes]], options: Options) -> list
 BATCHES_PER_WORKER = 8
 
 
-def _batches(files: Sequence[tuple[Path, bytes]], jobs: int) -> list[list[tuple[Path, bytes]]]:
-    """The files in batches, the largest files first: a big file started last would leave the other workers
-    idle while it runs (the bigger a file, the longer its migration, roughly). A batch holds files up to
-    ``1 / BATCHES_PER_WORKER`` of a worker's share of the bytes, or one file larger than that."""
-    budget = sum(len(data) for _, data in files) / (jobs * BATCHES_PER_WORKER)
-    batches: list[list[tuple[Path, bytes]]] = []
-    size = 0
-    for path, data in sorted(files, key=lambda file: -len(file[1])):
-        if not batches or size + len(data) > budget:
+def _batches(files: Sequence[tuple[Path, int]], jobs: int) -> list[list[tuple[Path, int]]]:
+    """The files (path, size in bytes) in batches, the largest files first: a big file started last would
+    leave the other workers idle while it runs (the bigger a file, the longer its migration, roughly). A
+    batch holds files up to ``1 / BATCHES_PER_WORKER`` of a worker's share of the bytes, or one file larger
+    than that."""
+    budget = sum(size for _, size in files) / (jobs * BATCHES_PER_WORKER)
+    batches: list[list[tuple[Path, int]]] = []
+    total = 0
+    for path, size in sorted(files, key=lambda file: -file[1]):
+        if not batches or total + size > budget:
             batches.append([])
-            size = 0
-        batches[-1].append((path, data))
-        size += len(data)
+            total = 0
+        batches[-1].append((path, size))
+        total += size
     return batches
-
-
-def _subclasses(read: dict[Path, tuple[bytes, sourcefile.Source] | None]) -> RunSubclasses:
-    """The Trainer subclasses the run's Python files define (read first, before any file is migrated: a
-    file may call a class another file of the run defines)."""
-    return of_run(
-        (path, found[1].text)
-        for path, found in read.items()
-        if found is not None and kinds.kind_of(path, found[1].text).python
-    )
 
 
 def _pool(jobs: int) -> ProcessPoolExecutor:
