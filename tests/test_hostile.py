@@ -3,6 +3,7 @@ and, where there is one, the line, in words a user can act on, and leaves the fi
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import resource
@@ -93,6 +94,22 @@ def test_depth_limit_has_room_below_and_refuses_above(tmp_path: Path) -> None:
     assert "above.py:4:" in done.out + done.err
     assert f"expressions nested more than {depth.MAX_DEPTH} deep" in done.out + done.err
     assert above.read_text() == PLUGIN_CALL + _sum(depth.MAX_DEPTH + 5)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        *(_sum(n) for n in range(197, 203)),  # each term one node deeper: across the limit
+        *("def f():\n    y = " + "-" * n + "1\n" for n in range(194, 200)),  # in a function, unary
+        "x = 1\n",
+        "",
+    ],
+)
+def test_the_quick_depth_test_agrees_with_the_exact_one(source: str) -> None:
+    """``depth._deeper`` (a level at a time, every file) says a tree is too deep exactly where
+    ``depth._too_deep`` (which finds the node to report) finds a node, on both sides of ``MAX_DEPTH``."""
+    tree = ast.parse(source)
+    assert depth._deeper(tree) == (depth._too_deep(tree) is not None)
 
 
 def test_null_byte_is_named(tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from cli_helpers import FIXABLE, run
 
+from lightning_migrate.report import noqa
 from lightning_migrate.report.noqa import suppressions
 
 TARGET = ("--target-version", "2.6")
@@ -125,3 +126,21 @@ def test_a_suppressed_call_is_left_and_the_other_calls_are_still_rewritten(tmp_p
     assert "train.py:3:8: LM004" in outcome.out
     assert "not fixed" in outcome.out
     assert "train.py:4:9: LM001" in outcome.out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "x = 1  # NoQa: lm001\n",
+        "x = 1  # noqa\ny = 2  # nOqA:foo LM\n",
+        "noqa noqa: E501 and lm",  # the first "noqa" is not the one that matches
+        "noqa: E501\nlm",  # the code must be on the line of the noqa
+        "\u0130 # noqa: LM001",  # a character that lowers to two: positions shift
+        "\u212a # noqa: LM001",  # the Kelvin sign lowers to one
+        "nothing of ours  # noqa: E501",
+        "",
+    ],
+)
+def test_may_name_ours_is_the_case_blind_search(text: str) -> None:
+    """``_may_name_ours`` tries the pattern only at each "noqa": it answers as the whole text's search."""
+    assert noqa._may_name_ours(text) == (noqa._NAMES_OURS.search(text) is not None)

@@ -182,6 +182,30 @@ def test_every_alternative_starts_with_a_word_the_shortcut_looks_for() -> None:
     assert word_test.first_start(re.compile(r"\s+y", re.I), "no y here") == 0
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "x gpus y plugins z",  # the later word is found first in the stems' order
+        "plugins gpus",
+        "gpu gpus",  # a word that is another's start, at the bound
+        "ab gpusgpus",
+        "gpu",  # a word cut short at the end of the text
+        "nothing here " * 1000,
+        "Max_Steps then GPUS",
+        "l\u00e9 gpus",  # not ASCII, no special character
+        "\u017f gpus",  # a special character: 0, the search decides
+    ],
+)
+def test_the_first_start_is_the_earliest_word_of_all(text: str) -> None:
+    """``first_start`` looks for each word only before the earliest found so far: the answer is the earliest
+    of all the words, wherever each one is."""
+    stems = word_test._stems(FLAG_WORDS)
+    assert stems is not None
+    found = [at for at in (text.lower().find(stem) for stem in stems) if at >= 0]
+    special = word_test._CASE_SPECIAL.search(text) is not None
+    assert word_test.first_start(FLAG_WORDS, text) == (0 if special else min(found, default=None))
+
+
 def test_the_special_characters_are_every_one_a_case_blind_search_takes_for_an_ascii_letter() -> None:
     letter = re.compile("[a-z]", re.IGNORECASE)
     found = {

@@ -31,11 +31,35 @@ def parse(source: str) -> ast.Module:
         if exc.msg in _PYTHON_TOO_DEEP:
             raise SourceError(f"{TOO_DEEP}: {exc.msg}", exc.lineno or 0, exc.offset or 0) from exc
         raise
-    deepest = _too_deep(tree)
+    deepest = _too_deep(tree) if _deeper(tree) else None  # (the quick test first; the node only when it is)
     if deepest is not None:
         line, column = getattr(deepest, "lineno", 0), getattr(deepest, "col_offset", -1) + 1
         raise SourceError(f"{TOO_DEEP}: expressions nested more than {MAX_DEPTH} deep", line, column)
     return tree
+
+
+def _deeper(tree: ast.AST) -> bool:
+    """Does ``tree`` hold a node deeper than ``MAX_DEPTH``? (A level at a time, without recursion: about
+    three times as fast as ``_too_deep``'s stack of (node, depth) pairs, and every file takes it.)"""
+    level = [tree]
+    for _ in range(MAX_DEPTH + 1):  # after n rounds, ``level`` is the nodes n deep
+        level = _children(level)
+        if not level:
+            return False
+    return True
+
+
+def _children(nodes: list[ast.AST]) -> list[ast.AST]:
+    """The children of ``nodes``, as ``ast.iter_child_nodes`` finds them (without its two generators)."""
+    found: list[ast.AST] = []
+    for node in nodes:
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if isinstance(value, ast.AST):
+                found.append(value)
+            elif isinstance(value, list):
+                found.extend([item for item in value if isinstance(item, ast.AST)])
+    return found
 
 
 def _too_deep(tree: ast.AST) -> ast.AST | None:

@@ -27,11 +27,18 @@ def first_start(pattern: re.Pattern[str], text: str) -> int | None:
     ASCII letter only case-blind (one whose lower case is longer, too), or where an alternative starts with
     no word: then only the search can tell."""
     stems = _stems(pattern)
-    if stems is None or _CASE_SPECIAL.search(text):
+    # (an ASCII text holds no special character, and says so at no cost: the search for one is skipped)
+    if stems is None or (not text.isascii() and _CASE_SPECIAL.search(text)):
         return 0
     lowered = text.lower()  # (as long as the text: the one character whose lower case is longer is special)
-    found = [at for at in (lowered.find(stem) for stem in stems) if at >= 0]
-    return min(found, default=None)
+    first: int | None = None
+    for stem in stems:
+        # once one word is found, the others are looked for only where they would start before it: a word
+        # absent from a large text (a notebook of outputs) is not looked for in all of it, stem after stem
+        at = lowered.find(stem) if first is None else lowered.find(stem, 0, first + len(stem) - 1)
+        if at >= 0:
+            first = at
+    return first
 
 
 @functools.cache

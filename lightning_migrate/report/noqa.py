@@ -90,6 +90,22 @@ def _suppression(match: re.Match[str], line: int, offset: int) -> Suppression:
     return Suppression(line, offset + 1, parsed)
 
 
+def _may_name_ours(text: str) -> bool:
+    """``_NAMES_OURS.search(text)``, tried only where the text lowered holds "noqa": a case-blind search tries
+    the pattern at every character at Python's speed (a second over the run's notebooks). Only an ASCII
+    letter matches n, o, q or a case-blind, so a match starts at such a "noqa"; the positions of the text
+    and of its lowered copy are the same unless a character lowers to two (then the search decides)."""
+    lowered = text.lower()
+    if len(lowered) != len(text):
+        return _NAMES_OURS.search(text) is not None
+    at = lowered.find("noqa")
+    while at >= 0:
+        if _NAMES_OURS.match(text, at):
+            return True
+        at = lowered.find("noqa", at + 1)
+    return False
+
+
 def apply(
     text: str,
     findings: Sequence[Finding],
@@ -99,7 +115,7 @@ def apply(
     """Split ``findings`` into kept and suppressed, and report the suppressions that matched nothing
     (``calls``: where the calls of ``text`` are, when already known; else ``text`` is parsed for them;
     ``comments``: the suppressions of a file that is not Python, else ``text``'s Python comments)."""
-    if not findings and not ("noqa" in text.lower() and _NAMES_OURS.search(text)):
+    if not findings and not _may_name_ours(text):
         # nothing to suppress, no code of ours to call unused (a case-blind regex is slow on a whole file)
         return Outcome([], [], [])
     if comments is None:

@@ -7,6 +7,7 @@ very same setup. So a rendering is correct by construction, or it is refused wit
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -194,14 +195,18 @@ def device_spellings(setup: Setup, version: Version) -> Iterator[Value]:
 def strategy_spellings(strategy: Strategy, version: Version) -> Iterator[Value]:
     """Registered names that build ``strategy`` (shortest first), then a strategy object."""
     target = resolve(strategy, version)
+    yield from [name for name, built in _names(version) if built == target]
+    yield from strategy_objects(target, version)
+
+
+@functools.lru_cache(maxsize=64)
+def _names(version: Version) -> tuple[tuple[str, Strategy], ...]:
+    """The strategy names ``version`` takes, shortest first, each with what it builds there (resolved):
+    the same for every call, and worked out once (the planner asks for every candidate of every call)."""
     names = dict(registered(version))
     if version < v("1.6"):
         names.update(DISTRIBUTED_TYPES)
-    matching = sorted(
-        (n for n, s in names.items() if resolve(s, version) == target), key=lambda n: (len(n), n)
-    )
-    yield from matching
-    yield from strategy_objects(target, version)
+    return tuple((n, resolve(names[n], version)) for n in sorted(names, key=lambda n: (len(n), n)))
 
 
 def strategy_objects(strategy: Strategy, version: Version) -> Iterator[Obj]:
