@@ -18,7 +18,7 @@ import pytest
 import lightning_migrate
 
 PACKAGE = Path(lightning_migrate.__file__).parent
-README = PACKAGE.parent / "README.md"
+README = Path(__file__).parent.parent / "README.md"  # (the package may be installed elsewhere, as tox does)
 # The README's "Layout" list, in pipeline order: a package imports only from those before it (and from its
 # own). `lightning_migrate` itself (the version) is below them all.
 LAYERS = ("semantics", "report", "files", "plan", "project", "edit", "frontends", "run", "shim", "cli")
