@@ -121,14 +121,9 @@ def nothing_to_find(text: str, run: Run) -> bool:
         return False
     if not isinstance(notebook, dict):
         return False  # (an error of its own)
-    metadata = _object(notebook.get("metadata"))
-    language = _object(metadata.get("kernelspec")).get("language") or _object(
-        metadata.get("language_info")
-    ).get("name", "python")
-    if language != "python":
+    if _language(notebook) != "python":
         return True  # another kernel's code
-    nbformat = notebook.get("nbformat")
-    layout = LAYOUTS.get(nbformat) if type(nbformat) is int else None
+    layout = _layout_of(notebook.get("nbformat"))
     holders = notebook.get("worksheets") if layout is not None and layout.worksheets else [notebook]
     if layout is None or not isinstance(holders, list):
         return False  # (an error of its own)
@@ -144,13 +139,10 @@ def nothing_to_find(text: str, run: Run) -> bool:
                 continue
             if cell.get("language", "python") != "python":  # (nbformat 3 names each cell's language)
                 continue
-            value = cell[layout.source]
-            if isinstance(value, list) and all(isinstance(line, str) for line in value):
-                sources.append("".join(value))
-            elif isinstance(value, str):
-                sources.append(value)
-            else:
+            source = _text(cell[layout.source])
+            if source is None:
                 return False
+            sources.append(source)
     if any(search(FLAG_WORDS, source) or "noqa" in source.lower() for source in sources):
         return False
     code = [_mask(source, number, _NOWHERE) for number, source in enumerate(sources, 1)]
@@ -182,6 +174,21 @@ def _object(value: object) -> dict[str, object]:
     return value if isinstance(value, dict) else {}
 
 
+def _language(notebook: dict[str, object]) -> object:
+    """The language of the notebook's kernel, as its metadata names it (Python where it names none)."""
+    metadata = _object(notebook.get("metadata"))
+    return _object(metadata.get("kernelspec")).get("language") or _object(metadata.get("language_info")).get(
+        "name", "python"
+    )
+
+
+def _text(source: object) -> str | None:
+    """A cell's source: text, or a list of lines joined; None where it is neither."""
+    if isinstance(source, list) and all(isinstance(line, str) for line in source):
+        return "".join(source)
+    return source if isinstance(source, str) else None
+
+
 def _code_cells(notebook: Node, json_text: str) -> list[_Cell]:
     """The code cells (those of every worksheet of an nbformat 3 notebook, counted as Jupyter counts them
     once it has read the file as nbformat 4); a notebook Jupyter cannot read either is a ``SourceError`` at
@@ -193,11 +200,7 @@ def _code_cells(notebook: Node, json_text: str) -> list[_Cell]:
 
     if not isinstance(notebook.value, dict):
         raise malformed("the file is not a JSON object", notebook)
-    metadata = _object(notebook.value.get("metadata"))
-    language = _object(metadata.get("kernelspec")).get("language") or _object(
-        metadata.get("language_info")
-    ).get("name", "python")
-    if language != "python":  # another kernel's code
+    if _language(notebook.value) != "python":  # another kernel's code
         return []
     layout = _layout(notebook, json_text)
     found = []
@@ -209,9 +212,7 @@ def _code_cells(notebook: Node, json_text: str) -> list[_Cell]:
             continue
         if cell.value.get("language", "python") != "python":  # (nbformat 3 names each cell's language)
             continue
-        value = source.value
-        lines = isinstance(value, list) and all(isinstance(line, str) for line in value)
-        text = "".join(value) if lines else value if isinstance(value, str) else None
+        text = _text(source.value)
         if text is None:
             raise malformed(f"cell {number}'s `{layout.source}` is neither text nor a list of lines", source)
         masked = _mask(text, number, source)
@@ -233,11 +234,15 @@ class _Layout:
 LAYOUTS = {3: _Layout(True, "input"), 4: _Layout(False, "source")}
 
 
+def _layout_of(nbformat: object) -> _Layout | None:
+    """The layout of an nbformat this front end reads (an int: not `true`, not `4.0`)."""
+    return LAYOUTS.get(nbformat) if type(nbformat) is int else None
+
+
 def _layout(notebook: Node, json_text: str) -> _Layout:
     """The layout of the notebook's nbformat; an nbformat this front end does not read is an error."""
     node = notebook.members.get("nbformat")
-    value = None if node is None else node.value
-    layout = LAYOUTS.get(value) if type(value) is int else None
+    layout = _layout_of(None if node is None else node.value)
     if layout is not None:
         return layout
     known = " and ".join(str(v) for v in LAYOUTS)
