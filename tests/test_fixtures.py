@@ -26,12 +26,15 @@ FIXTURES = Path(__file__).parent.parent / "fixtures"
 DEFAULT_TARGET = "2.6"
 NO_FINDING = "no_finding"  # calls in the target's own form, or that no release builds: no finding at all
 UNSAFE = ".unsafe"  # `<case>.2.6.unsafe.expected.py`: the output of `--unsafe-fixes`
+# Python that `test_kind_fixtures` checks as a file of its folder: argument lists of command lines, and
+# scripts whose parser another module of the folder builds (read from disk, by the file's path)
+PROJECTS = ("python_command_lines", "project_options")
 
 
 def cases() -> list[tuple[Path, Path | None, str]]:
     found = []
     for case in sorted(FIXTURES.rglob("*.py")):
-        if ".expected" in case.name or case.parent.name == "python_command_lines":  # `test_kind_fixtures`
+        if ".expected" in case.name or case.parent.name in PROJECTS:  # `test_kind_fixtures`
             continue
         expected = sorted(case.parent.glob(f"{case.stem}.*.expected.py"))
         if not expected:

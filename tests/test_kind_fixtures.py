@@ -96,8 +96,9 @@ def test_fixture(case: Path, expected: Path | None, target: str) -> None:
     if expected and case.suffix == ".sh":
         checked = assert_commands_kept(text, out.decode(), version)
         assert checked + assert_python_heredocs_kept(text, out.decode(), version) > 0
-    if expected and case.suffix == ".py":
-        assert assert_arg_lists_kept(text, out.decode(), version) > 0
+    if expected and case.suffix == ".py":  # argument lists, or a script of a project folder's
+        checked = assert_arg_lists_kept(text, out.decode(), version)
+        assert checked + assert_behaviour_kept(text, out.decode(), version, None) > 0
 
 
 def assert_arg_lists_kept(old: str, new: str, target: Version) -> int:

@@ -329,14 +329,15 @@ def options(every_call: Iterable[ast.Call]) -> tuple[dict[str, Option], bool]:
             trainer = True
         if name != "add_argument":
             continue
-        dest = _destination(call)
+        dest = destination(call)
         if dest is None:
             continue
         found[dest] = None if dest in found else _option(call)
     return {dest: option for dest, option in found.items() if option is not None}, trainer
 
 
-def _destination(call: ast.Call) -> str | None:
+def destination(call: ast.Call) -> str | None:
+    """Where ``parser.add_argument(...)`` puts its option's value (``--num-gpus`` is ``num_gpus``)."""
     keywords = {k.arg: k.value for k in call.keywords if k.arg}
     dest = keywords.get("dest")
     if dest is not None:

@@ -4,7 +4,8 @@
   turn, a run-time value; the branches of ``a if t0 else b if t1 else c`` are read as one chain.
 - Any other expression is a ``RunTime`` over its flag's domain (``domains``), narrowed by what the file says:
   a name bound once is what it is bound to; an option of the file's own ``argparse`` parser (``args.gpus``
-  with ``add_argument("--gpus", type=int)``) or of ``Trainer.add_argparse_args`` holds what that option gives;
+  with ``add_argument("--gpus", type=int)``; or of a parser another module of the project builds for it,
+  ``Imported``) or of ``Trainer.add_argparse_args`` holds what that option gives;
   ``int(x)``/``str(x)`` hold what the conversion makes of ``x``'s values.
 
 A flag with no domain (``accelerator=``, ``strategy=``, objects...) cannot be quantified over: ``None``, and
@@ -15,7 +16,8 @@ from __future__ import annotations
 
 import ast
 import functools
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from lightning_migrate.files.text import Text
 from lightning_migrate.plan import domains
@@ -48,10 +50,30 @@ _PARSE = ("parse_args", "parse_known_args")
 
 
 @dataclass(frozen=True)
+class Imported:
+    """What the project's other modules say about a file's argparse options (``project.script_options``):
+    the options of the parser they build for it, by destination, and the dotted names under which the file
+    calls the functions of theirs that return what that parser parsed (``get_opts``, ``opt.get_opts``)."""
+
+    options: tuple[tuple[str, domains.Option], ...] = ()
+    parsers: frozenset[str] = frozenset()
+    trainer: bool = False  # the parser adds the Trainer's options (``Trainer.add_argparse_args``)
+
+
+NOTHING_IMPORTED = Imported()
+
+
+def _nothing() -> Imported:
+    return NOTHING_IMPORTED
+
+
+@dataclass(frozen=True)
 class RunTimeReader:
     located: Located
     reader: Reader
     text: Text
+    # what other modules say, asked only when a value may be an argparse option (a file read from disk)
+    imported: Callable[[], Imported] = field(default=_nothing)
 
     def known(self, node: ast.expr, scope: Scope, flag: str) -> RunTime | Choice | None:
         """What the planner may take ``node`` (the value of ``flag``) to be, or None."""
@@ -121,10 +143,18 @@ class RunTimeReader:
         bound = self.located.bound(node, scope)
         if bound is not None:
             value = bound[0].value if isinstance(bound[0], ast.Subscript) else bound[0]
-            return isinstance(value, ast.Call) and domains.dotted(value.func).endswith(_PARSE)
+            return isinstance(value, ast.Call) and self._parses(value)
         return self.located.parameter(node, scope) is not None and any(
-            domains.dotted(call.func).endswith(_PARSE) for call in self.located.every_call
+            map(self._parses, self.located.every_call)
         )
+
+    def _parses(self, call: ast.Call) -> bool:
+        """Does ``call`` return what an argparse parser parsed: ``parser.parse_args()``, or a function of
+        another module of the project that returns it (``get_opts()``, ``Imported.parsers``)?"""
+        name = domains.dotted(call.func)
+        if name.endswith(_PARSE):
+            return True
+        return bool(name) and not call.args and name in self._imported.parsers
 
     def _named(self, node: ast.Name, scope: Scope, flag: str, depth: int) -> Domain | None:
         """A name bound once is what it is bound to; a parameter what its test's parametrize lists, or its
@@ -179,9 +209,20 @@ class RunTimeReader:
         return domains.whole(values)
 
     @functools.cached_property
+    def _imported(self) -> Imported:
+        return self.imported()
+
+    @functools.cached_property
     def _options(self) -> tuple[dict[str, domains.Option], bool]:
-        """The file's own argparse options, and whether it adds the Trainer's (``domains.options``)."""
-        return domains.options(self.located.every_call)
+        """The file's own argparse options (``domains.options``), and whether it adds the Trainer's; with
+        those of the parser another module of the project builds or extends for it where the file parses
+        (``get_opts()``, or ``parser.parse_args()`` after ``Model.add_model_specific_args(parser)``); the
+        file's own ``add_argument`` of an option wins."""
+        own, trainer = domains.options(self.located.every_call)
+        imported = self._imported
+        if not any(self._parses(call) for call in self.located.every_call):
+            return own, trainer
+        return {**dict(imported.options), **own}, trainer or imported.trainer
 
 
 def _pure(node: ast.expr) -> bool:

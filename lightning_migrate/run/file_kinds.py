@@ -127,8 +127,9 @@ def _python(text: str, request: Request, skipped: bool) -> Migrated:
     )
 
     run = request.run
+    path = request.path if str(request.path) != "-" else None
     result = migrate_python(
-        source, run.target, run.source, run.unsafe, run.leave, request.shim, request.subclasses
+        source, run.target, run.source, run.unsafe, run.leave, request.shim, request.subclasses, path
     )
     return Migrated(
         result.code, [*result.findings, *found], lambda seen: noqa.apply(text, seen, result.calls)

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import ast
 import bisect
+import functools
 import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lightning_migrate.edit.imports import ImportChanges, StaleImport, stale_imports
@@ -32,8 +34,9 @@ from lightning_migrate.plan.planner import (
     changed_keyword,
     derived,
 )
-from lightning_migrate.plan.ranges import RunTimeReader
+from lightning_migrate.plan.ranges import NOTHING_IMPORTED, Imported, RunTimeReader
 from lightning_migrate.plan.trainers import NO_SUBCLASSES, PACKAGES, RunSubclasses
+from lightning_migrate.project import script_options
 from lightning_migrate.report.findings import Finding, Result
 from lightning_migrate.report.rules import BY_CODE
 from lightning_migrate.semantics.classes import RENAMED_STRATEGIES, lookup
@@ -62,16 +65,19 @@ def migrate(
     leave: frozenset[tuple[int, int]] = frozenset(),
     shim: bool = False,
     subclasses: RunSubclasses = NO_SUBCLASSES,
+    path: Path | None = None,
 ) -> Result:
     """Rewrite ``source`` (a whole Python file) for Lightning ``target``; with ``unsafe``, in the idiomatic
     modern spelling even where it adopts a changed default (each such finding says what changes). The calls
     at the (line, column) positions in ``leave`` are reported but not rewritten (``# noqa``). With ``shim``,
     a call whose flags are only known at run time builds the runtime shim's Trainer instead. ``subclasses``:
-    the Trainer subclasses the other files of the run define (their calls are Trainer calls too)."""
+    the Trainer subclasses the other files of the run define (their calls are Trainer calls too). ``path``:
+    where the file is, to read the argparse parsers the project's other modules build for it."""
     tree = _parse(source)
     text = Text(source)
     located = locate(tree, text, subclasses)
-    migrator = _Migrator(text, located, Run(target, source_version, unsafe, leave), shim)
+    imported = functools.partial(script_options.imported, path) if path is not None else _nothing_imported
+    migrator = _Migrator(text, located, Run(target, source_version, unsafe, leave), shim, imported)
     migrator.run()
     kept: set[str] = set()
     if "Plugin" in source:  # the renamed classes are all `*Plugin`s
@@ -96,6 +102,10 @@ def migrate(
         _check_parses(new_code)
     findings = sorted(migrator.findings, key=lambda f: (f.line, f.column, f.code))
     return Result(new_code, findings, located.call_spans())
+
+
+def _nothing_imported() -> Imported:
+    return NOTHING_IMPORTED
 
 
 def _parse(source: str) -> ast.Module:
@@ -174,11 +184,12 @@ class _Migrator:
         located: Located,
         run_options: Run,
         shim: bool,
+        imported: Callable[[], Imported] = _nothing_imported,
     ) -> None:
         self.text = text
         self.located = located
         self.reader = Reader(located, text)
-        self.ranges = RunTimeReader(located, self.reader, text)
+        self.ranges = RunTimeReader(located, self.reader, text, imported)
         self.run_options = run_options
         self.shim = shim
         self.shim_imports: set[str] = set()  # shim modules the file now imports

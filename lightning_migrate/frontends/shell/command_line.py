@@ -22,11 +22,12 @@ import functools
 import os
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from lightning_migrate.frontends.shell.words import Command, Word
 from lightning_migrate.plan.locate import TRAINER_NAMES
+from lightning_migrate.project.script_options import ancestors, of_script, script_file
 from lightning_migrate.semantics.model import Value
 from lightning_migrate.semantics.signature import MODELLED
 
@@ -155,6 +156,7 @@ class Site:
     unknown_rest: str = ""  # why flags this site does not show also reach the Trainer ("" if none do)
     script: str = ""  # the script whose options these are (argparse, hydra)
     reaches: bool = True  # False: not known to reach Lightning's Trainer (a script's own options)
+    changed_by: str = ""  # how the script changes these options of Lightning's parser itself (not reaching)
 
     @property
     def first(self) -> Entry:
@@ -217,8 +219,43 @@ def read(command: Command, source: str, folder: Path | None) -> list[Site]:
     script_options = options(arguments, source, "argparse")
     if script_options.entries:
         script_options.script = script
-        script_options.reaches = folder is not None and _uses_trainer_parser(folder, script)
-        sites.append(script_options)
+        sites.extend(_script_sites(script_options, folder))
+    return sites
+
+
+def _script_sites(site: Site, folder: Path | None) -> list[Site]:
+    """A script's options as the script takes them (``project.script_options``): those its own parser
+    defines and hands to a Trainer call are that call's business (no site: the call is migrated so that they
+    keep their meaning, or reported); those ``Trainer.add_argparse_args`` adds reach the Trainer as flags,
+    except those the script changes or reads itself (a site of its own options, never rewritten, and the
+    rest judged with unknown flags beside them); any other is not known to reach the Trainer. A script that
+    cannot be found or read is not known to."""
+    path = script_file(folder, site.script) if folder is not None else None
+    script = of_script(path) if path is not None else None
+    if script is None:
+        site.reaches = False
+        return [site]
+    # (an option of Lightning's parser that a Trainer call's keyword reads too is that call's: its
+    # `gpus=args.gpus` overrides what the namespace passes)
+    ours = frozenset(site.entries) if script.trainer_parser else script.own
+    followed = {flag for flag in site.entries if flag in script.reaching and flag in ours}
+    entries = {flag: entry for flag, entry in site.entries.items() if flag not in followed}
+    if not script.trainer_parser:
+        return [replace(site, entries=entries, reaches=False)] if entries else []
+    changed = {flag: entry for flag, entry in entries.items() if flag in script.changed}
+    flags = {flag: entry for flag, entry in entries.items() if flag not in changed}
+    sites = []
+    if changed:
+        why = "; ".join(script.changed[flag] for flag in changed)
+        sites.append(replace(site, entries=changed, reaches=False, changed_by=why))
+    if flags:
+        rest = ""
+        if script.changed:
+            names = ", ".join(f"`{flag}`" for flag in sorted(script.changed))
+            rest = (
+                f"the script sets or reads the Trainer flags {names} itself, which may change what it passes"
+            )
+        sites.append(replace(site, entries=flags, unknown_rest=rest))
     return sites
 
 
@@ -289,51 +326,10 @@ def _hydra(words: list[Word], source: str) -> Site:
 # --- what the project says ---------------------------------------------------------------------------------
 
 
-_PROJECT_MARKERS = (".git", "pyproject.toml", "setup.py", "setup.cfg")
-
-
-@functools.lru_cache(maxsize=256)
-def project_root(folder: Path) -> Path:
-    """The project ``folder`` is in: the nearest folder at or above it with ``.git``, ``pyproject.toml``,
-    ``setup.py`` or ``setup.cfg`` (a few levels up at most), else ``folder`` itself."""
-    folder = folder.resolve()
-    for candidate in [folder, *folder.parents][:6]:
-        if any((candidate / marker).exists() for marker in _PROJECT_MARKERS):
-            return candidate
-    return folder
-
-
-def _ancestors(folder: Path) -> list[Path]:
-    """``folder`` and the folders above it, up to its project's root."""
-    folder, root = folder.resolve(), project_root(folder)
-    found = [folder]
-    for parent in folder.parents:
-        if found[-1] == root:
-            break
-        found.append(parent)
-    return found if found[-1] == root else [folder]
-
-
-@functools.lru_cache(maxsize=64)
-def _uses_trainer_parser(folder: Path, script: str) -> bool:
-    """Whether ``script`` (a path, or a module run with ``-m``) builds its parser with
-    ``Trainer.add_argparse_args``, looked for from ``folder`` up to the repository's root."""
-    names = [script] if script.endswith(".py") else [script.replace(".", "/") + ".py"]
-    for ancestor in _ancestors(folder):
-        for name in names:
-            candidate = ancestor / name
-            try:
-                text = candidate.read_text(encoding="utf-8", errors="replace")
-            except OSError:
-                continue
-            return "add_argparse_args" in text and ("lightning" in text or "Trainer" in text)
-    return False
-
-
 @functools.lru_cache(maxsize=64)
 def _hydra_trainer_group(folder: Path) -> bool:
     """Whether the project has a Hydra ``trainer`` config group whose configs build Lightning's Trainer."""
-    for ancestor in _ancestors(folder):
+    for ancestor in ancestors(folder):
         for top, dirs, files in os.walk(ancestor):
             depth = Path(top).relative_to(ancestor).parts
             dirs[:] = [

@@ -249,11 +249,24 @@ def _own_options(site: Site, call: CallSite, words: str, run: Run) -> list[Findi
     did, they would be old usage, with what to pass instead."""
     decision = run.plan(call)
     if isinstance(decision, Rewrite):
-        change = f"pass `{_spelled(site, decision.values)}` instead"
+        spelled = _spelled(site, decision.values)
+        change = f"pass `{spelled}` instead"
     elif isinstance(decision, Refusal):
         change = decision.message
     else:
         return []
+    if site.changed_by:  # Lightning's options, but what the script does with them would change too
+        alone = (
+            f"alone, Lightning's parser would take them as `{spelled}`"
+            if isinstance(decision, Rewrite)
+            else change
+        )
+        message = (
+            f"`{words}`: options `{site.script}` takes from `Trainer.add_argparse_args` but sets or reads"
+            f" itself ({site.changed_by}): not rewritten, what the script does with them could change;"
+            f" migrate the script's use of them first ({alone})"
+        )
+        return [Finding(call.line, call.column, "LM101", message, False)]
     how = (
         "no Hydra trainer config of Lightning's Trainer was found in this project"
         if site.flavour.name == "hydra"
