@@ -154,3 +154,23 @@ def test_a_parser_in_another_module_narrows_the_values_where_the_trainer_is_buil
     alone = process_file(Path("-"), Options(release("2.6")), train.encode())
     assert alone.data is None
     assert any(f.code == "LM101" for f in alone.findings)
+
+
+def test_flags_beside_a_default_the_script_sets_are_judged_with_it_unknown(tmp_path: Path) -> None:
+    train = (
+        "import argparse\nimport pytorch_lightning as pl\nparser = argparse.ArgumentParser()\n"
+        "parser = pl.Trainer.add_argparse_args(parser)\nparser.set_defaults(accelerator='ddp')\n"
+        "pl.Trainer.from_argparse_args(parser.parse_args())\n"
+    )
+    write(tmp_path, {"train.py": train, "run.sh": "python train.py --gpus 2\n"})
+    result = process_file(tmp_path / "run.sh", Options(release("2.6")))
+    assert result.data is None  # `--devices 2 --accelerator cuda` would drop the default's training type
+    (message,) = [f.message for f in result.findings]
+    assert "the script sets or reads the Trainer flags `accelerator` itself" in message
+
+
+def test_a_project_without_a_marker_is_searched_a_few_levels_up(tmp_path: Path) -> None:
+    (tmp_path / "parser").mkdir()
+    (tmp_path / "scripts" / "ctb").mkdir(parents=True)
+    (tmp_path / "parser" / "train.py").write_text("")
+    assert script_file(tmp_path / "scripts" / "ctb", "parser/train.py") == tmp_path / "parser" / "train.py"

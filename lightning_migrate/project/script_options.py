@@ -13,7 +13,7 @@ parser that defines them (in the script, or in a function of another module it c
   could change what the script does with it.
 
 A module is found the way the script would import it, from the script's folder up to its project's root
-(``project_root``); what cannot be found or read is not followed, and the command line is judged as before.
+(``search_folders``); what cannot be found or read is not followed, and the command line is judged as before.
 The files are read from disk once per process (a run's command lines name few scripts).
 """
 
@@ -41,14 +41,19 @@ _PARSE = ("parse_args", "parse_known_args")
 
 
 @functools.lru_cache(maxsize=256)
-def project_root(folder: Path) -> Path:
-    """The project ``folder`` is in: the nearest folder at or above it with ``.git``, ``pyproject.toml``,
-    ``setup.py`` or ``setup.cfg`` (a few levels up at most), else ``folder`` itself."""
+def marked_root(folder: Path) -> Path | None:
+    """The nearest folder at or above ``folder`` with ``.git``, ``pyproject.toml``, ``setup.py`` or
+    ``setup.cfg`` (a few levels up at most), if any."""
     folder = folder.resolve()
     for candidate in [folder, *folder.parents][:6]:
         if any((candidate / marker).exists() for marker in _PROJECT_MARKERS):
             return candidate
-    return folder
+    return None
+
+
+def project_root(folder: Path) -> Path:
+    """The project ``folder`` is in: its ``marked_root``, else ``folder`` itself."""
+    return marked_root(folder) or folder.resolve()
 
 
 def ancestors(folder: Path) -> list[Path]:
@@ -62,11 +67,24 @@ def ancestors(folder: Path) -> list[Path]:
     return found if found[-1] == root else [folder]
 
 
+UNMARKED_LEVELS = 4  # a project without a marker: how far above a file its scripts and modules are looked for
+
+
+def search_folders(folder: Path) -> list[Path]:
+    """Where a command line's script or an import is looked for: from ``folder`` up to its project's root,
+    or, in a project without a marker (a copied tree, no ``.git``), up to a few levels above ``folder`` (a
+    script runs from the folder its command line names it from: the top of the project, most often)."""
+    if marked_root(folder) is not None:
+        return ancestors(folder)
+    folder = folder.resolve()
+    return [folder, *folder.parents][: UNMARKED_LEVELS + 1]
+
+
 def script_file(folder: Path, script: str) -> Path | None:
     """The file of ``script`` (a path, or a module run with ``-m``) a command line in ``folder`` runs,
     looked for from ``folder`` up to the project's root."""
     name = script if script.endswith(".py") else script.replace(".", "/") + ".py"
-    for ancestor in ancestors(folder):
+    for ancestor in search_folders(folder):
         candidate = ancestor / name
         if candidate.is_file():
             return candidate.resolve()
@@ -136,7 +154,7 @@ def _resolve(module: str, level: int, importer: Path) -> Path | None:
             base = base.parent
         roots = [base]
     else:
-        roots = ancestors(importer.parent)
+        roots = search_folders(importer.parent)
     relative = module.replace(".", os.sep)
     for root in roots:
         for candidate in (root / f"{relative}.py", root / relative / "__init__.py"):

@@ -227,9 +227,9 @@ def _script_sites(site: Site, folder: Path | None) -> list[Site]:
     """A script's options as the script takes them (``project.script_options``): those its own parser
     defines and hands to a Trainer call are that call's business (no site: the call is migrated so that they
     keep their meaning, or reported); those ``Trainer.add_argparse_args`` adds reach the Trainer as flags,
-    except those the script changes or reads itself (a site of its own options, never rewritten, and the
-    rest judged with unknown flags beside them); any other is not known to reach the Trainer. A script that
-    cannot be found or read is not known to."""
+    judged with unknown flags beside them where the script changes others itself, and never rewritten where
+    it changes or reads one of them (the command line's flags are then all the script's, reported once); any
+    other is not known to reach the Trainer. A script that cannot be found or read is not known to."""
     path = script_file(folder, site.script) if folder is not None else None
     script = of_script(path) if path is not None else None
     if script is None:
@@ -242,21 +242,17 @@ def _script_sites(site: Site, folder: Path | None) -> list[Site]:
     entries = {flag: entry for flag, entry in site.entries.items() if flag not in followed}
     if not script.trainer_parser:
         return [replace(site, entries=entries, reaches=False)] if entries else []
-    changed = {flag: entry for flag, entry in entries.items() if flag in script.changed}
-    flags = {flag: entry for flag, entry in entries.items() if flag not in changed}
-    sites = []
-    if changed:
+    changed = [flag for flag in entries if flag in script.changed]
+    if changed:  # (one site: the command line's other flags go with them, and are not rewritten either)
         why = "; ".join(script.changed[flag] for flag in changed)
-        sites.append(replace(site, entries=changed, reaches=False, changed_by=why))
-    if flags:
-        rest = ""
-        if script.changed:
-            names = ", ".join(f"`{flag}`" for flag in sorted(script.changed))
-            rest = (
-                f"the script sets or reads the Trainer flags {names} itself, which may change what it passes"
-            )
-        sites.append(replace(site, entries=flags, unknown_rest=rest))
-    return sites
+        return [replace(site, entries=entries, reaches=False, changed_by=why)]
+    if not entries:
+        return []
+    rest = ""
+    if script.changed:
+        names = ", ".join(f"`{flag}`" for flag in sorted(script.changed))
+        rest = f"the script sets or reads the Trainer flags {names} itself, which may change what it passes"
+    return [replace(site, entries=entries, unknown_rest=rest)]
 
 
 def _script(words: list[Word]) -> int | None:
