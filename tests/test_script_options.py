@@ -174,3 +174,17 @@ def test_a_project_without_a_marker_is_searched_a_few_levels_up(tmp_path: Path) 
     (tmp_path / "scripts" / "ctb").mkdir(parents=True)
     (tmp_path / "parser" / "train.py").write_text("")
     assert script_file(tmp_path / "scripts" / "ctb", "parser/train.py") == tmp_path / "parser" / "train.py"
+
+
+def test_a_packages_setup_module_is_no_project_root(tmp_path: Path) -> None:
+    setup = "from solo.args.utils import fix\n\ndef parse():\n    return fix(parser.parse_args())\n"
+    utils = "def fix(args):\n    args.devices = [int(d) for d in args.devices.split(',')]\n    return args\n"
+    script = (
+        "import pytorch_lightning as pl\nfrom solo.args.setup import parse\n"
+        "parser = pl.Trainer.add_argparse_args(None)\npl.Trainer.from_argparse_args(parse())\n"
+    )
+    write(tmp_path, {"solo/__init__.py": "", "solo/args/__init__.py": "", "solo/args/setup.py": setup})
+    write(tmp_path, {"solo/args/utils.py": utils, "main.py": script})
+    found = of_script(tmp_path / "main.py")
+    assert found is not None
+    assert found.changed["devices"].endswith("at utils.py:2")

@@ -43,9 +43,12 @@ _PARSE = ("parse_args", "parse_known_args")
 @functools.lru_cache(maxsize=256)
 def marked_root(folder: Path) -> Path | None:
     """The nearest folder at or above ``folder`` with ``.git``, ``pyproject.toml``, ``setup.py`` or
-    ``setup.cfg`` (a few levels up at most), if any."""
+    ``setup.cfg`` (a few levels up at most), if any; a package's folder (with ``__init__.py``) is no project
+    root, whatever its modules are called (``solo/args/setup.py`` is a module of ``solo.args``)."""
     folder = folder.resolve()
     for candidate in [folder, *folder.parents][:6]:
+        if (candidate / "__init__.py").exists() and not (candidate / ".git").exists():
+            continue
         if any((candidate / marker).exists() for marker in _PROJECT_MARKERS):
             return candidate
     return None
