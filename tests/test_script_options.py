@@ -188,3 +188,18 @@ def test_a_packages_setup_module_is_no_project_root(tmp_path: Path) -> None:
     found = of_script(tmp_path / "main.py")
     assert found is not None
     assert found.changed["devices"].endswith("at utils.py:2")
+
+
+def test_flags_beside_an_option_a_trainer_keyword_reads_are_judged_with_it_unknown(tmp_path: Path) -> None:
+    train = (
+        "import argparse\nimport pytorch_lightning as pl\nparser = argparse.ArgumentParser()\n"
+        "parser = pl.Trainer.add_argparse_args(parser)\nargs = parser.parse_args()\n"
+        "pl.Trainer.from_argparse_args(args, num_nodes=args.num_nodes)\n"
+    )
+    write(tmp_path, {"train.py": train, "run.sh": "python train.py --num_nodes 2 --accelerator ddp\n"})
+    result = process_file(tmp_path / "run.sh", Options(release("1.6")))
+    assert (
+        result.data is None
+    )  # `--num_nodes 2` is the call's, and reaches the Trainer beside `--accelerator`
+    (message,) = [f.message for f in result.findings]
+    assert "`--num_nodes` reach the Trainer too, through a keyword of the script's call" in message

@@ -252,6 +252,9 @@ def _script_sites(site: Site, folder: Path | None) -> list[Site]:
     if script.changed:
         names = ", ".join(f"`{flag}`" for flag in sorted(script.changed))
         rest = f"the script sets or reads the Trainer flags {names} itself, which may change what it passes"
+    elif followed:  # (they still reach the Trainer beside these, as its call passes them)
+        names = ", ".join(f"`--{flag}`" for flag in sorted(followed))
+        rest = f"the command line's {names} reach the Trainer too, through a keyword of the script's call"
     return [replace(site, entries=entries, unknown_rest=rest)]
 
 
