@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 import bisect
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -34,6 +34,7 @@ from lightning_migrate.plan.planner import (
 )
 from lightning_migrate.plan.ranges import RunTimeReader
 from lightning_migrate.plan.trainers import NO_SUBCLASSES, PACKAGES, RunSubclasses
+from lightning_migrate.project.lightning_cli import CLIDefaults
 from lightning_migrate.report.findings import Finding, Result
 from lightning_migrate.report.rules import BY_CODE
 from lightning_migrate.semantics.classes import RENAMED_STRATEGIES, lookup
@@ -62,16 +63,19 @@ def migrate(
     leave: frozenset[tuple[int, int]] = frozenset(),
     shim: bool = False,
     subclasses: RunSubclasses = NO_SUBCLASSES,
+    clis: Sequence[CLIDefaults] = (),
 ) -> Result:
     """Rewrite ``source`` (a whole Python file) for Lightning ``target``; with ``unsafe``, in the idiomatic
     modern spelling even where it adopts a changed default (each such finding says what changes). The calls
     at the (line, column) positions in ``leave`` are reported but not rewritten (``# noqa``). With ``shim``,
     a call whose flags are only known at run time builds the runtime shim's Trainer instead. ``subclasses``:
-    the Trainer subclasses the other files of the run define (their calls are Trainer calls too)."""
+    the Trainer subclasses the other files of the run define (their calls are Trainer calls too); ``clis``:
+    the file's LightningCLI calls whose ``trainer_defaults`` the run judged with their configs."""
     tree = _parse(source)
     text = Text(source)
     located = locate(tree, text, subclasses)
     migrator = _Migrator(text, located, Run(target, source_version, unsafe, leave), shim)
+    migrator.cli_defaults(clis)
     migrator.run()
     kept: set[str] = set()
     if "Plugin" in source:  # the renamed classes are all `*Plugin`s
@@ -553,6 +557,35 @@ class _Migrator:
             rejected.everywhere({**known, **{f: case[n] for f, n in written.items()}}, target, plan)
             for case in cases or ()
         )
+
+    # --- a LightningCLI's `trainer_defaults` ---------------------------------------------------------------
+
+    def cli_defaults(self, clis: Sequence[CLIDefaults]) -> None:
+        """The ``trainer_defaults`` dicts the run judged with the configs they feed
+        (``project.lightning_cli``): their findings, and their rewrite, made where the dict is written, as a
+        ``**cfg`` dict's is."""
+        for cli in clis:
+            found = self._cli_call(cli)
+            if found is None:
+                continue
+            call, node = found
+            held = (cli.line, cli.column + 1) in self.run_options.leave
+            self.findings.extend(cli.findings)
+            new = cli.new_flags()
+            if new is not None and not held:
+                self._dict_edits[id(node)] = _DictEdit(node, call, cli.flags(), new)
+
+    def _cli_call(self, cli: CLIDefaults) -> tuple[TrainerCall, ast.Dict | ast.Call] | None:
+        """The LightningCLI call whose ``trainer_defaults`` is the dict at the position ``cli`` names, as a
+        call that passes that dict, and the dict."""
+        for call, scope in self.located.scoped_calls:
+            for keyword in call.keywords:
+                if keyword.arg == "trainer_defaults":
+                    found = self._dict_of(keyword.value, scope)
+                    if found is not None and (found[0].lineno, found[0].col_offset) == (cli.line, cli.column):
+                        indent = self.located.indents.get(id(call), "")
+                        return TrainerCall(call, 0, scope, indent), found[0]
+        return None
 
     # --- `Trainer(**cfg)` -----------------------------------------------------------------------------------
 
