@@ -34,7 +34,7 @@ from lightning_migrate.plan.ast_values import Reader, Unknown, dict_entries
 from lightning_migrate.plan.callsite import CallSite, Run, rewrite_findings
 from lightning_migrate.plan.knowledge import Known
 from lightning_migrate.plan.locate import Located, Scope, locate
-from lightning_migrate.plan.planner import Refusal, Rewrite, Unchanged
+from lightning_migrate.plan.planner import Decision, Refusal, Rewrite, Unchanged
 from lightning_migrate.report.findings import Finding
 from lightning_migrate.semantics.classes import lookup
 from lightning_migrate.semantics.model import Obj, Value
@@ -61,6 +61,18 @@ MOVES: dict[str, tuple[str, ...]] = {
 
 
 @dataclass(frozen=True)
+class Tied:
+    """A config tied to a CLI: the flags merged under it (the CLI's defaults, then the
+    ``default_config_files`` before it), and as the run rewrites them (None: as written); or why it is
+    judged with flags no one file shows (``held``: given together with other configs in one command)."""
+
+    path: str  # absolute
+    base: tuple[tuple[str, Known], ...]
+    base_new: tuple[tuple[str, Known], ...] | None = None
+    held: str = ""
+
+
+@dataclass(frozen=True)
 class CLIDefaults:
     """One LightningCLI call's ``trainer_defaults`` dict, judged with the configs tied to it. (Plain data:
     it goes to the workers.)"""
@@ -69,7 +81,7 @@ class CLIDefaults:
     line: int  # where its dict display is (1-based line, 0-based column, as ``ast`` says)
     column: int
     old: tuple[tuple[str, Known], ...]  # its modelled flags
-    configs: tuple[str, ...]  # the configs tied to it (absolute), in path order
+    configs: tuple[Tied, ...]  # the configs tied to it: its `default_config_files`, in order, then the others
     new: tuple[tuple[str, Known], ...] | None = None  # the flags it is rewritten to; None: left as written
     findings: tuple[Finding, ...] = ()  # at the dict: the rewrite's, or why there is none
 
@@ -86,9 +98,9 @@ class RunCLIs:
 
     calls: tuple[CLIDefaults, ...] = ()
 
-    def of_config(self, path: Path) -> CLIDefaults | None:
+    def of_config(self, path: Path) -> Tied | None:
         where = os.path.abspath(path)
-        return next((c for c in self.calls if where in c.configs), None)
+        return next((t for c in self.calls for t in c.configs if t.path == where), None)
 
     def of_script(self, path: Path) -> list[CLIDefaults]:
         where = os.path.abspath(path)
@@ -126,11 +138,12 @@ def of_run(
     calls = []
     for path, source in scripts:
         for node, flags, default_files in _cli_calls(path, source):
-            configs = [c for c in _tied(path, default_files, commands) if c in in_run]
-            read = {config: _config_flags(config) for config in configs}
+            layers, launched, together = _tied(path, default_files, commands)
+            read = {c: _config_flags(c) for c in dict.fromkeys([*layers, *launched]) if c in in_run}
             readable = {config: flags for config, flags in read.items() if flags is not None}
             if readable:
-                calls.append(_judged(path, node, flags, readable, run))
+                ordered = [c for c in layers if c in readable]
+                calls.append(_judged(path, node, flags, ordered, readable, together, run))
     return RunCLIs(tuple(calls))
 
 
@@ -232,19 +245,28 @@ def _commands(path: Path, text: str) -> list[tuple[Path, str, list[str]]]:
     return found
 
 
-def _tied(script: Path, default_files: list[str], commands: list[tuple[Path, str, list[str]]]) -> list[str]:
-    """The configs (absolute paths, each once, in path order) tied to the CLI of ``script``."""
+def _tied(
+    script: Path, default_files: list[str], commands: list[tuple[Path, str, list[str]]]
+) -> tuple[list[str], list[str], set[str]]:
+    """The configs (absolute paths) tied to the CLI of ``script``: its ``default_config_files`` (in order:
+    each is merged over those before it), the others (each once, in path order), and those a command gives
+    together with another (merged over each other: not judged here)."""
     here = Path(os.path.abspath(script))
-    tied = [_found(name, here.parent) for name in default_files]
+    layers = [f for f in (_found(name, here.parent) for name in default_files) if f is not None]
+    launched: list[str | None] = []
+    together: set[str] = set()
     for folder, named, configs in commands:
         ran = _found(named, Path(os.path.abspath(folder)))
         if ran is not None and ran == str(here):
-            tied += [_found(config, Path(os.path.abspath(folder))) for config in configs]
+            given = [_found(config, Path(os.path.abspath(folder))) for config in configs]
+            launched += given
+            together |= {g for g in given if g is not None} if len(given) > 1 else set()
     for name in CONFIG_FOLDERS:
         beside = here.parent / name
         if beside.is_dir():
-            tied += [str(p) for p in sorted(beside.rglob("*.y*ml")) if p.suffix in (".yaml", ".yml")]
-    return sorted({t for t in tied if t is not None})
+            launched += [str(p) for p in sorted(beside.rglob("*.y*ml")) if p.suffix in (".yaml", ".yml")]
+    others = sorted({t for t in launched if t is not None} - set(layers))
+    return layers, others, together
 
 
 def _found(name: str, folder: Path) -> str | None:
@@ -316,25 +338,74 @@ def _judged(
     path: Path,
     node: ast.Dict | ast.Call,
     flags: dict[str, Known],
+    layers: list[str],
     configs: Mapping[str, dict[str, Known]],
+    together: set[str],
     run: Run,
 ) -> CLIDefaults:
-    """The CLI's defaults judged with each config over them: rewritten where every config needs the same
-    defaults, else left with a finding that names the configs."""
-    tied = CLIDefaults(
-        os.path.abspath(path), node.lineno, node.col_offset, tuple(flags.items()), tuple(configs)
+    """The CLI's defaults judged with each config merged over them (and over the ``default_config_files``
+    before it, ``layers``): rewritten where every config needs the same defaults, else left with a finding
+    that names the configs; and each config tied with the flags under it, before and after."""
+    under: dict[str, dict[str, Known]] = {}
+    stacked = dict(flags)
+    for layer in layers:
+        under[layer] = dict(stacked)
+        stacked.update(configs[layer])
+    for config in configs:
+        under.setdefault(config, dict(stacked))
+    decisions = {
+        config: run.plan(CallSite(0, 0, {**under[config], **own}, conditionals=False))
+        for config, own in configs.items()
+    }
+    held = sorted(c for c in configs if c in together and c not in layers)
+    new, findings = _defaults(path, node, flags, decisions, held, run)
+    ties = []
+    stacked_new = dict(new if new is not None else flags)
+    for layer in layers:
+        ties.append(Tied(layer, tuple(under[layer].items()), tuple(stacked_new.items())))
+        desired = _desired(decisions[layer], under[layer], configs[layer])
+        written = written_over(stacked_new, configs[layer], desired) if desired is not None else None
+        stacked_new.update(written if written is not None else configs[layer])
+    for config in configs:
+        if config not in layers:
+            why = TOGETHER if config in held else ""
+            ties.append(Tied(config, tuple(under[config].items()), tuple(stacked_new.items()), why))
+    return CLIDefaults(
+        os.path.abspath(path),
+        node.lineno,
+        node.col_offset,
+        tuple(flags.items()),
+        tuple(ties),
+        tuple(new.items()) if new is not None else None,
+        tuple(findings),
     )
+
+
+TOGETHER = (
+    "a launch command gives it together with other configs, merged over each other: the flags it is merged"
+    " with are not judged here"
+)
+
+
+def _defaults(
+    path: Path,
+    node: ast.Dict | ast.Call,
+    flags: dict[str, Known],
+    decisions: Mapping[str, Decision],
+    held: list[str],
+    run: Run,
+) -> tuple[dict[str, Known] | None, list[Finding]]:
+    """The defaults as every config needs them written (None: as they are) and the findings at the dict."""
     wanted: dict[str, dict[str, Known]] = {}
-    rewrites: dict[str, Rewrite] = {}
-    refused: list[str] = []
-    for config, own in configs.items():
-        decision = run.plan(CallSite(0, 0, {**flags, **own}))
+    rewrites: list[Rewrite] = []
+    refused: list[str] = [*held]
+    for config, decision in decisions.items():
         if isinstance(decision, Refusal):
             refused.append(config)
         elif isinstance(decision, Unchanged):
             wanted[config] = dict(flags)
         else:
-            rewrites[config] = decision
+            rewrites.append(decision)
             moved = move(flags, decision.flags, run)
             # (a default the config's rewrite does not write cannot be unset by the config)
             if moved is None or any(k not in decision.flags for k in moved):
@@ -342,12 +413,12 @@ def _judged(
             else:
                 wanted[config] = moved
     if not rewrites:
-        return tied
+        return None, []
     where = (node.lineno, node.col_offset + 1)
     if refused or len({repr(w) for w in wanted.values()}) > 1:
-        names = ", ".join(f"`{_shown(c, path)}`" for c in configs)
+        names = ", ".join(f"`{_shown(c, path)}`" for c in decisions)
         why = (
-            f"{_shown(refused[0], path)} cannot be migrated over them"
+            f"`{_shown(refused[0], path)}` cannot be migrated over them"
             if refused
             else f"the configs they feed need them written differently ({names})"
         )
@@ -355,14 +426,30 @@ def _judged(
             f"`trainer_defaults` not rewritten: {why}; write the defaults for the target by hand, or move"
             " these flags into the configs"
         )
-        return replace(tied, findings=(Finding(*where, "LM101", message, False),))
+        return None, [Finding(*where, "LM101", message, False)]
     new = next(iter(wanted.values()))
     if new == flags:
-        return tied
-    first = next(iter(rewrites.values()))
+        return None, []
     site = CallSite(*where, flags)
-    findings = rewrite_findings(site, replace(first, flags=new, changes=(), notes=(), left=()))
-    return replace(tied, new=tuple(new.items()), findings=tuple(findings))
+    return new, rewrite_findings(site, replace(rewrites[0], flags=new, changes=(), notes=(), left=()))
+
+
+def _desired(decision: Decision, under: dict[str, Known], own: dict[str, Known]) -> dict[str, Known] | None:
+    """The flags a config merged over ``under`` must give the Trainer in the target (None: none)."""
+    if isinstance(decision, Rewrite):
+        return decision.flags
+    return {**under, **own} if isinstance(decision, Unchanged) else None
+
+
+def written_over(
+    base: Mapping[str, Known], own: Mapping[str, Known], desired: Mapping[str, Known]
+) -> dict[str, Known] | None:
+    """The flags a config must write so that, merged over ``base``, the Trainer gets ``desired`` (those it
+    writes already stay, as the YAML front end writes them); None where a flag of ``base`` would have to
+    be unset."""
+    if any(key not in desired for key in base):
+        return None
+    return {k: v for k, v in desired.items() if k in own or k not in base or base[k] != v}
 
 
 def move(defaults: Mapping[str, Known], rewrite: Mapping[str, Known], run: Run) -> dict[str, Known] | None:

@@ -34,6 +34,7 @@ from lightning_migrate.plan.callsite import UNPACKED, CallSite, Run, rewrite_fin
 from lightning_migrate.plan.knowledge import Choice, Known, RunTime
 from lightning_migrate.plan.planner import V16, Refusal, Rewrite, derived, interpreter, machines
 from lightning_migrate.plan.site_judge import Unknown, judge, not_fixed
+from lightning_migrate.project.lightning_cli import written_over
 from lightning_migrate.report import noqa
 from lightning_migrate.report.findings import Finding, Span
 from lightning_migrate.semantics import Setup
@@ -156,7 +157,9 @@ def _cli_findings(own: CallSite, rewrite: Rewrite) -> list[Finding]:
     written as it was)."""
     if dict(own.flags) == rewrite.flags and not rewrite.left:
         return []
-    return rewrite_findings(own, rewrite)
+    written = {*own.flags, *rewrite.flags}  # (a note on a flag another file writes is that file's)
+    notes = tuple(note for note in rewrite.notes if note.partition("=")[0] in written)
+    return rewrite_findings(own, replace(rewrite, notes=notes))
 
 
 def _order(mapping: CommentedMap, keys: Mapping[str, object]) -> list[str]:
@@ -242,17 +245,18 @@ def _own_flags(
     if not config.base:
         return desired
     if config.cli is not None:
-        base_new = config.cli.new_flags() or config.base
-        extended = "the CLI's `trainer_defaults`"
-    else:
-        base = request.run.plan(CallSite(0, 0, config.base, config.since))
-        if isinstance(base, Refusal):
-            raise Unwritable("the config it extends cannot be migrated")
-        base_new = base.flags if isinstance(base, Rewrite) else config.base
-        extended = "the config it extends"
+        under = config.cli.base_new
+        written = written_over(dict(under) if under is not None else config.base, own, desired)
+        if written is None:
+            raise Unwritable("a flag the CLI merges under it (its `trainer_defaults`) would have to be unset")
+        return written
+    base = request.run.plan(CallSite(0, 0, config.base, config.since))
+    if isinstance(base, Refusal):
+        raise Unwritable("the config it extends cannot be migrated")
+    base_new = base.flags if isinstance(base, Rewrite) else config.base
     stale = [key for key in base_new if key not in desired]
     if stale:
-        raise Unwritable(f"`{stale[0]}` of {extended} would have to be unset")
+        raise Unwritable(f"`{stale[0]}` of the config it extends would have to be unset")
     return {k: v for k, v in desired.items() if k in own or k not in base_new or base_new[k] != v}
 
 
