@@ -36,8 +36,8 @@ def clis(root: Path, target: str = "2.6") -> lightning_cli.RunCLIs:
     files = sorted(p for p in root.rglob("*") if p.is_file())
     texts = [(p, p.read_text()) for p in files]
     scripts = [(p, t) for p, t in texts if lightning_cli.may_build(t)]
-    launchers = [(p, t) for p, t in texts if lightning_cli.may_launch(t)]
-    return lightning_cli.of_run(scripts, launchers, Run(release(target)), files)
+    commands = [c for p, t in texts for c in lightning_cli.launch_commands(p, t)]
+    return lightning_cli.of_run(scripts, commands, Run(release(target)), files)
 
 
 def tied(root: Path, target: str = "2.6") -> list[str]:

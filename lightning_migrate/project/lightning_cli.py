@@ -119,21 +119,33 @@ def may_build(source: str) -> bool:
     return CLI_CLASS in source and "trainer_defaults" in source
 
 
-def may_launch(text: str) -> bool:
-    """Whether a file may hold a launch command that gives a config."""
-    return "python" in text and ("--config" in text or "-c " in text)
+Command = tuple[Path, str, list[str]]  # a launch command: the folder of its file, its script, its configs
+
+
+def launch_commands(path: Path, text: str) -> list[Command]:
+    """The launch commands of the file ``path`` that give a config: (its folder, the script, the configs it
+    names). Asked of every file of the run: a file without the words costs a substring search."""
+    if "python" not in text or not ("--config" in text or "-c " in text):
+        return []
+    joined = text.replace("\\\n", " ")
+    found = []
+    for command in _COMMAND.finditer(joined):
+        configs = [m.group("path") for m in _CONFIG_OPTION.finditer(command.group("rest"))]
+        if configs:
+            found.append((path.parent, command.group("script"), configs))
+    return found
 
 
 def of_run(
     scripts: Iterable[tuple[Path, str]],
-    launchers: Iterable[tuple[Path, str]],
+    commands: Iterable[Command],
     run: Run,
     files: Iterable[Path],
 ) -> RunCLIs:
     """The LightningCLI calls the Python ``scripts`` (path, text) build, each judged with the configs the
-    ``launchers`` (path, text), its ``parser_kwargs`` and its folder tie to it among the run's ``files``
+    launch ``commands``, its ``parser_kwargs`` and its folder tie to it among the run's ``files``
     (a config the run does not migrate is not rewritten with its defaults: the defaults stay as they are)."""
-    commands = [command for path, text in launchers for command in _commands(path, text)]
+    commands = list(commands)
     in_run = {os.path.abspath(path) for path in files}
     calls = []
     for path, source in scripts:
@@ -234,19 +246,8 @@ def _default_config_files(node: ast.expr | None) -> list[str]:
 # --- which configs a CLI is given ---------------------------------------------------------------------------
 
 
-def _commands(path: Path, text: str) -> list[tuple[Path, str, list[str]]]:
-    """The launch commands of a file: (its folder, the script, the configs each names)."""
-    joined = text.replace("\\\n", " ")
-    found = []
-    for command in _COMMAND.finditer(joined):
-        configs = [m.group("path") for m in _CONFIG_OPTION.finditer(command.group("rest"))]
-        if configs:
-            found.append((path.parent, command.group("script"), configs))
-    return found
-
-
 def _tied(
-    script: Path, default_files: list[str], commands: list[tuple[Path, str, list[str]]]
+    script: Path, default_files: list[str], commands: list[Command]
 ) -> tuple[list[str], list[str], set[str]]:
     """The configs (absolute paths) tied to the CLI of ``script``: its ``default_config_files`` (in order:
     each is merged over those before it), the others (each once, in path order), and those a command gives

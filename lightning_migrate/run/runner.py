@@ -24,7 +24,7 @@ from lightning_migrate.plan.callsite import Run
 from lightning_migrate.plan.prefilter import may_need_migration, mentions
 from lightning_migrate.plan.trainers import RunSubclasses
 from lightning_migrate.project import lightning_cli
-from lightning_migrate.project.lightning_cli import NO_CLIS, RunCLIs, may_build, may_launch
+from lightning_migrate.project.lightning_cli import NO_CLIS, Command, RunCLIs, launch_commands, may_build
 from lightning_migrate.project.subclasses import may_define, of_run
 from lightning_migrate.report.findings import Finding
 from lightning_migrate.run import file_kinds as kinds
@@ -244,7 +244,7 @@ def _first_pass(
     quiet: set[Path] = set()  # Python files without the words any candidate needs
     defining: list[tuple[Path, str]] = []  # (only the few files that may define a subclass are kept)
     building: list[tuple[Path, str]] = []  # (and those that may build a LightningCLI with defaults)
-    launching: list[tuple[Path, str]] = []  # (and the files of launch commands, if there is such a CLI)
+    commands: list[Command] = []  # the launch commands that give a config (not their files' texts)
     for path in paths:
         try:
             data = sourcefile.read_bytes(path)
@@ -253,8 +253,7 @@ def _first_pass(
             sizes[path] = None
             continue
         sizes[path] = len(data)
-        if may_launch(text):
-            launching.append((path, text))
+        commands += launch_commands(path, text)
         if not kinds.kind_of(path, text).python:
             continue
         if may_build(text):
@@ -264,7 +263,7 @@ def _first_pass(
         if may_define(text):
             defining.append((path, text))
     run = Run(options.target, options.source, options.unsafe)
-    clis = lightning_cli.of_run(building, launching, run, paths) if building else NO_CLIS
+    clis = lightning_cli.of_run(building, commands, run, paths) if building else NO_CLIS
     return sizes, quiet, of_run(defining), clis
 
 
