@@ -109,6 +109,8 @@ def test_replacing_the_default_excludes_walks_run_outputs_too(project: Path) -> 
         ("version_0", [], ["model.py"], False),
         ("version_consistency", [], ["config.yaml"], False),
         ("12-00-00", [".hydra"], ["train.log"], True),
+        ("10-11-12", ["0", "1"], ["multirun.yaml"], True),
+        ("configs", ["trainer"], ["multirun.yaml", "train.yaml"], False),  # a project's own config
         ("outputs", ["2023-01-02"], [], False),  # a date folder of runs: each run is skipped itself
         ("outputs", [], ["__init__.py"], False),
         ("wandb", [], ["integration.py", "README.md"], False),

@@ -29,7 +29,10 @@ RUN_OUTPUTS: tuple[tuple[_Test, str], ...] = (
     (lambda name, dirs, files: name == "lightning_logs", "Lightning's log folder"),
     (lambda name, dirs, files: name == ".hydra", "Hydra's record of a run's composed config"),
     (lambda name, dirs, files: ".hydra" in dirs, "a Hydra run folder (it holds .hydra/)"),
-    (lambda name, dirs, files: "multirun.yaml" in files, "a Hydra sweep folder (it holds multirun.yaml)"),
+    (  # (a project's own `multirun.yaml` config sits among configs, not beside the numbered jobs of a sweep)
+        lambda name, dirs, files: "multirun.yaml" in files and any(d.isdigit() for d in dirs),
+        "a Hydra sweep folder (it holds multirun.yaml)",
+    ),
     (
         lambda name, dirs, files: (
             bool(_VERSION.match(name)) and (bool(_LOGGER_FILES.intersection(files)) or "checkpoints" in dirs)
