@@ -2,18 +2,21 @@
 the run learns of them before any file is migrated.
 
 LightningCLI sets ``trainer_defaults`` as the parser's defaults (``parser.set_defaults({"trainer." + k: v})``,
-1.5 to 2.6), then each ``--config`` file in order overrides them key by key, then the command line's
-``--trainer.*`` flags. So a config's ``accelerator: ddp`` beside a default ``plugins=DDPPlugin(...)`` is
-``Trainer(plugins=DDPPlugin(...), accelerator="ddp", ...)``, and each of the two files is rewritten so that
-together they build what they built: the default's training type moves to ``strategy=`` in
-``trainer_defaults`` (the same for every config it feeds) and each config writes the rest of the target's
-form over it (``plan`` judges the merged flags; ``move`` splits the rewrite between the two).
+1.5 to 2.6), then its ``default_config_files`` and each ``--config`` file, in order, override them key by key,
+then the command line's ``--trainer.*`` flags. So a config's ``accelerator: ddp`` beside a default
+``plugins=DDPPlugin(...)`` is ``Trainer(plugins=DDPPlugin(...), accelerator="ddp", ...)``, and each of the two
+files is rewritten so that together they build what they built: the default's training type moves to
+``strategy=`` in ``trainer_defaults`` (the same for every config it feeds) and each config writes the rest of
+the target's form over it (``plan`` judges the merged flags; ``move`` splits the rewrite between the two).
 
 A config is tied to a CLI by the project: a launch command (``python main.py fit --config configs/a.yaml``,
 ``-c``) in a file of the run, ``parser_kwargs={"default_config_files": [...]}``, or a ``config``/``configs``
 folder beside the CLI's script. A config tied to no CLI, or to a CLI whose defaults cannot be read, is judged
 alone, as any LightningCLI config; a default that its configs need rewritten in different ways is not
-rewritten, and the finding names them.
+rewritten, and the finding names them. A default config file is judged over the defaults and the default files
+before it, every other config over all of them; configs a command gives together (``--config a.yaml
+--config b.yaml``) are merged over each other, which is not judged here: they are reported, not rewritten, and
+the defaults stay as they are.
 """
 
 from __future__ import annotations
@@ -42,7 +45,7 @@ from lightning_migrate.semantics.signature import MODELLED
 
 CLI_CLASS = "LightningCLI"
 CONFIG_FOLDERS = ("configs", "config")  # a folder of configs beside the CLI's script
-# `python [-m ...] script.py ... --config PATH` (or `-c PATH`, `--config=PATH`): a launch command's script and
+# `python script.py ... --config PATH` (or `-c PATH`, `--config=PATH`): a launch command's script and
 # its configs (a command continued over lines with `\` is one line here)
 _COMMAND = re.compile(r"\bpython[\d.]*\s+(?P<script>[\w./-]+\.py)\b(?P<rest>[^\n;&|]*)")
 _CONFIG_OPTION = re.compile(r"(?:--config|-c)(?:=|\s+)(?P<path>[\w./${}-]+\.ya?ml)\b")
