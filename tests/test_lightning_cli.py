@@ -121,11 +121,18 @@ def test_a_config_given_with_another_in_one_command_is_reported_and_holds_the_de
     assert (root / "b.yaml").read_text() == before["b.yaml"]
 
 
-def test_a_config_the_run_does_not_migrate_ties_nothing(tmp_path: Path) -> None:
+def test_a_cli_no_config_of_the_run_is_tied_to_is_reported_and_its_classes_keep_their_names(
+    tmp_path: Path,
+) -> None:
     root = project(tmp_path, {"main.py": script(), "configs/a.yaml": "trainer:\n  accelerator: ddp\n"})
-    assert clis(root).calls  # (both in the run)
-    outcome = run("--check", "--target-version", "2.6", str(root / "main.py"))
-    assert "LM003" not in outcome.out  # the config is not migrated with it: the defaults are judged as today
+    assert clis(root).calls[0].configs  # (both in the run: tied)
+    before = (root / "main.py").read_text()
+    outcome = run("--check", "--target-version", "2.6", str(root / "main.py"))  # the config is not in the run
+    assert "LM003" not in outcome.out
+    assert "no config of the run is tied to this LightningCLI" in outcome.out
+    assert "alone, they would be written strategy=DDPStrategy(find_unused_parameters=False)" in outcome.out
+    run("--target-version", "2.6", str(root / "main.py"))
+    assert (root / "main.py").read_text() == before  # not `plugins=DDPStrategy(...)`, which 2.x rejects
 
 
 @pytest.mark.parametrize(

@@ -35,7 +35,7 @@ from lightning_migrate.files.sourcefile import SourceError
 from lightning_migrate.files.text import Text
 from lightning_migrate.plan.ast_values import Reader, Unknown, dict_entries
 from lightning_migrate.plan.callsite import CallSite, Run, rewrite_findings
-from lightning_migrate.plan.knowledge import Known
+from lightning_migrate.plan.knowledge import Known, keywords
 from lightning_migrate.plan.locate import Located, Scope, locate
 from lightning_migrate.plan.planner import Decision, Refusal, Rewrite, Unchanged
 from lightning_migrate.report.findings import Finding
@@ -159,6 +159,8 @@ def of_run(
             if readable:
                 ordered = [c for c in layers if c in readable]
                 calls.append(_judged(path, node, flags, ordered, readable, together, run))
+            elif (alone := _alone(path, node, flags, run)) is not None:
+                calls.append(alone)
     return RunCLIs(tuple(calls))
 
 
@@ -389,6 +391,27 @@ TOGETHER = (
     "a launch command gives it together with other configs, merged over each other: the flags it is merged"
     " with are not judged here"
 )
+
+
+def _alone(path: Path, node: ast.Dict | ast.Call, flags: dict[str, Known], run: Run) -> CLIDefaults | None:
+    """A CLI no config of the run is tied to, whose defaults are old usage: reported, not rewritten (what its
+    configs and command lines merge over them is not known; a rewrite of them alone could change it)."""
+    decision = run.plan(CallSite(0, 0, flags, conditionals=False))
+    if isinstance(decision, Unchanged):
+        return None
+    alone = (
+        f"alone, they would be written {keywords(decision.flags)}"
+        if isinstance(decision, Rewrite)
+        else decision.message.split(";")[0]
+    )
+    message = (
+        f"`trainer_defaults` {keywords(flags)} are old usage for Lightning {run.target}, and no config of the"
+        " run is tied to this LightningCLI: what its configs and command lines merge over them is not known"
+        f" here; write them for the target by hand ({alone})"
+    )
+    finding = Finding(node.lineno, node.col_offset + 1, "LM101", message, False)
+    where = os.path.abspath(path)
+    return CLIDefaults(where, node.lineno, node.col_offset, tuple(flags.items()), (), None, (finding,))
 
 
 def _defaults(

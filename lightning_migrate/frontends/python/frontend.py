@@ -198,6 +198,8 @@ class _Migrator:
         self.rewritten: list[tuple[tuple[int, int], tuple[int, int]]] = []  # (line, byte column) spans
         self._splats: dict[int, object] = {}  # id(call with `**`) -> how `_plan_splat` decided it
         self._dict_edits: dict[int, _DictEdit] = {}  # id(dict display or `dict(...)` call) -> its edit
+        # (line, column) spans of a LightningCLI's defaults reported, not rewritten: their classes keep names
+        self.held_spans: list[tuple[tuple[int, int], tuple[int, int]]] = []
 
     def run(self) -> None:
         """Decide every call, then turn the decisions into edits in the order a transformer would make
@@ -574,6 +576,12 @@ class _Migrator:
             new = cli.new_flags()
             if new is not None and not held:
                 self._dict_edits[id(node)] = _DictEdit(node, call, cli.flags(), new)
+            else:  # (a class renamed there alone would make the defaults look migrated)
+                assert node.end_lineno is not None
+                assert node.end_col_offset is not None
+                self.held_spans.append(
+                    ((node.lineno, node.col_offset), (node.end_lineno, node.end_col_offset))
+                )
 
     def _cli_call(self, cli: CLIDefaults) -> tuple[TrainerCall, ast.Dict | ast.Call] | None:
         """The LightningCLI call whose ``trainer_defaults`` is the dict at the position ``cli`` names, as a
@@ -931,6 +939,8 @@ def _held(located: Located, migrator: _Migrator) -> set[str]:
         if any(
             (a, b) <= where < (c, d) for a, b, c, d in calls if c is not None and d is not None
         ) and not any(start <= where < end for start, end in rewritten):
+            held.add(node.id)
+        if any(start <= where < end for start, end in migrator.held_spans):
             held.add(node.id)
     return held
 
