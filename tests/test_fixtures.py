@@ -25,6 +25,7 @@ from lightning_migrate.semantics.model import RELEASES, Interpretation, Value, V
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 DEFAULT_TARGET = "2.6"
 NO_FINDING = "no_finding"  # calls in the target's own form, or that no release builds: no finding at all
+PROJECTS = "projects"  # `projects/<name>/project/`: migrated as one run (`test_kind_fixtures`)
 UNSAFE = ".unsafe"  # `<case>.2.6.unsafe.expected.py`: the output of `--unsafe-fixes`
 # Python that `test_kind_fixtures` checks as a file of its folder: argument lists of command lines, and
 # scripts whose parser another module of the folder builds (read from disk, by the file's path)
@@ -35,6 +36,8 @@ def cases() -> list[tuple[Path, Path | None, str]]:
     found = []
     for case in sorted(FIXTURES.rglob("*.py")):
         if ".expected" in case.name or case.parent.name in PROJECTS:  # `test_kind_fixtures`
+            continue
+        if PROJECTS in case.relative_to(FIXTURES).parts:  # whole projects: `test_kind_fixtures`
             continue
         expected = sorted(case.parent.glob(f"{case.stem}.*.expected.py"))
         if not expected:

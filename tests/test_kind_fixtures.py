@@ -274,3 +274,116 @@ def _migrated_base(case: Path, document: object, target: Version) -> dict[str, V
         text = (migrated if migrated.exists() else base).read_text()
         flags.update(read(load(text)[0]).flags)
     return flags
+
+
+# --- whole projects ----------------------------------------------------------------------------------------
+# `fixtures/projects/<name>/project/` is migrated as one run (the run's pre-pass ties a LightningCLI's
+# `trainer_defaults` to its configs); `<name>/<target>.expected/` holds the files the rewrite changes, as it
+# writes them (a file not there must come out unchanged). Every config must build, merged over the defaults
+# and the default config files as LightningCLI merges them, what it built: read here independently of the
+# codemod (`ast` and a YAML loader).
+
+PROJECTS = FIXTURES / "projects"
+PROJECT_CASES = [
+    (folder, expected.name.removesuffix(".expected"))
+    for folder in sorted(p for p in PROJECTS.iterdir() if p.is_dir())
+    for expected in sorted(folder.glob("*.expected"))
+]
+
+
+def migrate_project(tree: Path, target: Version) -> dict[Path, FileResult]:
+    from lightning_migrate.run.runner import process_all
+
+    paths = sorted(p for p in tree.rglob("*") if p.is_file())
+    results = process_all(paths, Options(target), jobs=1)
+    for result in results:
+        assert not result.error, (result.path, result.error)
+    return {result.path: result for result in results}
+
+
+@pytest.mark.parametrize(("folder", "target"), PROJECT_CASES, ids=[f"{f.name}@{t}" for f, t in PROJECT_CASES])
+def test_project_fixture(tmp_path: Path, folder: Path, target: str) -> None:
+    import shutil
+
+    version = release(target)
+    tree = tmp_path / "project"
+    shutil.copytree(folder / "project", tree)
+    results = migrate_project(tree, version)
+    expected = folder / f"{target}.expected"
+    for path, result in results.items():
+        relative = path.relative_to(tree)
+        want = expected / relative if (expected / relative).exists() else folder / "project" / relative
+        assert (result.data if result.data is not None else path.read_bytes()) == want.read_bytes(), relative
+        if target == DEFAULT_TARGET:
+            named = set(re.findall(r"# expect: (LM\d+)", path.read_text()))
+            assert named <= {f.code for f in result.findings}, relative
+        if result.data is not None:
+            path.write_bytes(result.data)
+    again = migrate_project(tree, version)
+    assert all(result.data is None for result in again.values()), "not a fixed point"
+    checked = assert_cli_behaviour_kept(folder / "project", tree, version)
+    assert checked > 0
+
+
+def assert_cli_behaviour_kept(old_tree: Path, new_tree: Path, target: Version) -> int:
+    """Each config of the project's LightningCLI, merged as LightningCLI merges it (the script's
+    ``trainer_defaults``, then its default config files in order, then the config), builds in ``target``
+    what it built; returns how many merged configs changed."""
+    script = next(p for p in sorted(old_tree.rglob("*.py")) if "trainer_defaults=" in p.read_text())
+    relative = script.relative_to(old_tree)
+    (old_defaults, layers), (new_defaults, _) = (cli_of(tree / relative) for tree in (old_tree, new_tree))
+    configs = sorted(p.relative_to(old_tree) for p in old_tree.rglob("*.yaml"))
+    checked = 0
+    for config in configs:
+        stacked_old, stacked_new = dict(old_defaults), dict(new_defaults)
+        for layer in layers if config.as_posix() not in layers else layers[: layers.index(config.as_posix())]:
+            stacked_old.update(trainer_flags(old_tree / layer))
+            stacked_new.update(trainer_flags(new_tree / layer))
+        old = {**stacked_old, **trainer_flags(old_tree / config)}
+        new = {**stacked_new, **trainer_flags(new_tree / config)}
+        if old != new:
+            checked += 1
+            sources = [r for r in RELEASES if r < target]
+            assert_flags_kept(old, new, target, sources, label=config.as_posix())
+    return checked
+
+
+def cli_of(script: Path) -> tuple[dict[str, Value], list[str]]:
+    """The hardware flags of a script's ``trainer_defaults={...}`` display (literals and Lightning objects of
+    literals) and its ``default_config_files``, read with ``ast``."""
+    import ast
+
+    from lightning_migrate.semantics.model import Obj
+    from lightning_migrate.semantics.signature import MODELLED
+
+    def value(node: ast.expr) -> Value:
+        if isinstance(node, ast.Call):
+            assert isinstance(node.func, ast.Name)
+            return Obj.of(node.func.id, **{k.arg: ast.literal_eval(k.value) for k in node.keywords if k.arg})
+        return ast.literal_eval(node)  # type: ignore[no-any-return]
+
+    flags: dict[str, Value] = {}
+    layers: list[str] = []
+    for node in ast.walk(ast.parse(script.read_text())):
+        for keyword in node.keywords if isinstance(node, ast.Call) else ():
+            if keyword.arg == "trainer_defaults" and isinstance(keyword.value, ast.Dict):
+                for key, item in zip(keyword.value.keys, keyword.value.values):
+                    assert isinstance(key, ast.Constant)
+                    if key.value in MODELLED:
+                        flags[key.value] = value(item)
+            if keyword.arg == "parser_kwargs":
+                layers += ast.literal_eval(keyword.value).get("default_config_files", [])
+    return flags, layers
+
+
+def trainer_flags(path: Path) -> dict[str, Value]:
+    """The hardware flags of a LightningCLI config's ``trainer:``, read as YAML 1.1 (as PyYAML, which it
+    uses, reads them) by ruamel's safe loader, not the codemod's round-trip reader."""
+    from ruamel.yaml import YAML
+
+    from lightning_migrate.semantics.signature import MODELLED
+
+    loader = YAML(typ="safe", pure=True)
+    loader.version = (1, 1)
+    trainer = (loader.load(path.read_text()) or {}).get("trainer") or {}
+    return {key: value for key, value in trainer.items() if key in MODELLED}

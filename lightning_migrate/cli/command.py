@@ -92,6 +92,11 @@ def _run(
         found = discover(paths, settings.selection())
         for path, warning in found.warnings:
             _say(how, f"lightning-migrate: warning: {path.as_posix()}: {warning}")
+        if how.verbose:
+            for folder, why in found.skipped:
+                click.echo(
+                    f"lightning-migrate: skipped {folder.as_posix()}/: {why}, written by a run", err=True
+                )
         # a folder the walk cannot read is an error of its own: its files could hold old calls
         unread = [FileResult(path, error=message) for path, message in found.errors]
         if not found.files and not unread:

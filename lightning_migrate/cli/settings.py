@@ -83,6 +83,7 @@ class Settings:
             self["respect-gitignore"],
             WALKED_SUFFIXES,
             self["extend-include"],
+            skip_run_outputs=self["exclude"] == DEFAULT_EXCLUDES,  # (run outputs go with the default list)
         )
 
     def options(self, target: Version) -> Options:

@@ -3,7 +3,9 @@ excludes (gitignore-style patterns, matched from the project root); files named 
 unless ``force_exclude`` (what pre-commit needs, since it passes every staged file by name). A walk takes the
 files with one of the ``suffixes`` and those ``extend_include`` patterns match. A walk takes regular files
 only (a FIFO, socket or device named ``x.py`` is not source), skips a symbolic link that loops with a warning
-(it can hide no file) and reports a folder it cannot read as an error (it could hide one)."""
+(it can hide no file) and reports a folder it cannot read as an error (it could hide one). With the default
+excludes, a walk also skips the folders a training run writes (``run_outputs``): their saved configs and
+hyperparameters are records of a run, not sources to migrate."""
 
 from __future__ import annotations
 
@@ -16,6 +18,8 @@ from functools import lru_cache
 from pathlib import Path
 
 import pathspec
+
+from lightning_migrate.files import run_outputs
 
 DEFAULT_EXCLUDES = (
     ".git",
@@ -49,6 +53,7 @@ class FileSelection:
     respect_gitignore: bool = True
     suffixes: tuple[str, ...] = PYTHON_SUFFIXES
     extend_include: Sequence[str] = ()
+    skip_run_outputs: bool = True  # part of the default excludes: ``--exclude`` replaces both
 
     def excluded(self, path: Path, is_dir: bool = False) -> bool:
         return matches((*self.exclude, *self.extend_exclude), path, self.root, is_dir)
@@ -82,6 +87,7 @@ class Discovery:
     files: list[Path] = field(default_factory=list)
     errors: list[tuple[Path, str]] = field(default_factory=list)  # folders that cannot be read: exit 2
     warnings: list[tuple[Path, str]] = field(default_factory=list)  # entries skipped that hide no file
+    skipped: list[tuple[Path, str]] = field(default_factory=list)  # run output folders, and why (``-v``)
 
 
 def discover(paths: Iterable[Path], selection: FileSelection) -> Discovery:
@@ -93,10 +99,23 @@ def discover(paths: Iterable[Path], selection: FileSelection) -> Discovery:
     for path in paths:
         if path.is_dir():
             reached.extend(sorted(_walk(path, selection, found)))
-        elif not (selection.force_exclude and selection.excluded(path)):
+        elif not (selection.force_exclude and _force_excluded(path, selection, found)):
             reached.append(path)
     found.files = _once(reached)
     return found
+
+
+def _force_excluded(path: Path, selection: FileSelection, found: Discovery) -> bool:
+    """Whether ``--force-exclude`` drops the file ``path`` named on the command line: an exclude pattern
+    matches it, or (with the default excludes) a folder it lies in is a run output."""
+    if selection.excluded(path):
+        return True
+    if not selection.skip_run_outputs:
+        return False
+    output = run_outputs.output_folder(path)
+    if output is not None:
+        found.skipped.append(output)
+    return output is not None
 
 
 def _once(paths: Sequence[Path]) -> list[Path]:
@@ -141,6 +160,11 @@ def _walk(top: Path, selection: FileSelection, found: Discovery | None = None) -
 
     for folder, dirs, files in os.walk(top, onerror=unreadable):
         here = Path(folder)
+        why = run_outputs.why_output(here.name, dirs, files) if selection.skip_run_outputs else None
+        if why is not None and here != top:  # (a folder named on the command line is walked, as excludes go)
+            found.skipped.append((here, why))
+            dirs[:] = []
+            continue
         excluded = _excluded_here(selection, here)
         ignored = ignores.here(here) if ignores else None
         dirs[:] = sorted(d for d in dirs if not excluded(d, True) and not (ignored and ignored(d, True)))

@@ -15,6 +15,7 @@ from typing import Protocol
 
 from lightning_migrate.plan.callsite import Run
 from lightning_migrate.plan.trainers import NO_SUBCLASSES, RunSubclasses
+from lightning_migrate.project.lightning_cli import NO_CLIS, RunCLIs
 from lightning_migrate.report import noqa
 from lightning_migrate.report.findings import Finding
 
@@ -27,6 +28,7 @@ class Request:
     shim: bool = False
     path: Path = Path("-")
     subclasses: RunSubclasses = NO_SUBCLASSES  # the Trainer subclasses the run's files define
+    clis: RunCLIs = NO_CLIS  # the run's LightningCLI defaults, judged with their configs
 
     @property
     def folder(self) -> Path | None:

@@ -145,6 +145,8 @@ class Located:
     # id() of the guarded imports whose only guard is a `try:` that catches ImportError (the import is
     # the code's, the handler its fallback) -> that `try`
     tried: dict[int, ast.Try] = field(default_factory=dict)
+    # every call with the scope it is made in (a LightningCLI's `trainer_defaults` are read in its scope)
+    scoped_calls: list[tuple[ast.Call, Scope]] = field(default_factory=list)
 
     def call_spans(self) -> tuple[Span, ...]:
         """Where every call of the file is (for ``# noqa`` over a multi-line call)."""
@@ -266,6 +268,7 @@ def locate(tree: ast.Module, text: Text, run: RunSubclasses = NO_SUBCLASSES) -> 
         walker.class_names,
         [call for call, _ in walker.calls],
         tried=walker.tried,
+        scoped_calls=walker.calls,
     )
     module = walker.scopes[0]
     known = TRAINER_NAMES | ECOSYSTEM | run.passing

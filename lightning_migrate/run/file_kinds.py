@@ -94,7 +94,7 @@ def migrate(
     ``skipped`` is only searched for unused suppressions."""
     kind = kind_of(path, text)
     run = Run(options.target, options.source, options.unsafe, leave)
-    request = Request(run, options.shim, path, options.subclasses)
+    request = Request(run, options.shim, path, options.subclasses, options.clis)
     if kind.python:
         return _python(text, request, skipped)
     if not skipped:
@@ -129,7 +129,15 @@ def _python(text: str, request: Request, skipped: bool) -> Migrated:
     run = request.run
     path = request.path if str(request.path) != "-" else None
     result = migrate_python(
-        source, run.target, run.source, run.unsafe, run.leave, request.shim, request.subclasses, path
+        source,
+        run.target,
+        run.source,
+        run.unsafe,
+        run.leave,
+        request.shim,
+        request.subclasses,
+        path,
+        request.clis.of_script(request.path),
     )
     return Migrated(
         result.code, [*result.findings, *found], lambda seen: noqa.apply(text, seen, result.calls)

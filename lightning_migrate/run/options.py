@@ -9,6 +9,7 @@ from pathlib import Path
 
 from lightning_migrate.files.discovery import matches
 from lightning_migrate.plan.trainers import NO_SUBCLASSES, RunSubclasses
+from lightning_migrate.project.lightning_cli import NO_CLIS, RunCLIs
 from lightning_migrate.semantics.model import Version
 
 
@@ -25,6 +26,7 @@ class Options:
     unsafe: bool = False  # --unsafe-fixes: the idiomatic form, even where it adopts a changed default
     shim: bool = False  # --shim: calls with run-time flag values build the runtime shim's Trainer
     subclasses: RunSubclasses = NO_SUBCLASSES  # the Trainer subclasses the run's files define
+    clis: RunCLIs = NO_CLIS  # the LightningCLI defaults of the run, judged with the configs they feed
     # whether a result keeps the old and new text and the bytes to write (a rewrite, a diff); --check only
     # needs to know that a file would change, and a big notebook's texts need not cross from the worker
     texts: bool = True

@@ -20,8 +20,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lightning_migrate.files import sourcefile
+from lightning_migrate.plan.callsite import Run
 from lightning_migrate.plan.prefilter import may_need_migration, mentions
 from lightning_migrate.plan.trainers import RunSubclasses
+from lightning_migrate.project import lightning_cli
+from lightning_migrate.project.lightning_cli import NO_CLIS, Command, RunCLIs, launch_commands, may_build
 from lightning_migrate.project.subclasses import may_define, of_run
 from lightning_migrate.report.findings import Finding
 from lightning_migrate.run import file_kinds as kinds
@@ -150,6 +153,7 @@ def _process(result: FileResult, options: Options, data: bytes | None, cleared: 
     kind = kinds.kind_of(result.path, old)
     if cleared is None:
         cleared = not (_needs_parsing(old, options) if kind.python else kind.candidate(old))
+        cleared = cleared and not options.clis.of_script(result.path)  # (its CLI's defaults may change)
     result.skipped = cleared
     new, shown, hidden, address = _migrate(old, result, options, frozenset())
     # a call with a suppressed or deselected fixable finding is left as it is: run again without its rewrite
@@ -210,8 +214,9 @@ def process_each(
     pool starts for two such files or more (for none or one it would only cost its start), and its workers
     are forked with the codemod's front end already imported. Memory stays that of the files at work, not
     of the tree."""
-    sizes, quiet, subclasses = _first_pass(paths, options)
-    options = replace(options, subclasses=subclasses)
+    sizes, quiet, subclasses, clis = _first_pass(paths, options)
+    options = replace(options, subclasses=subclasses, clis=clis)
+    quiet -= {path for path in quiet if os.path.abspath(path) in clis.scripts}
     distinct = list(dict.fromkeys(paths))
     candidates = [path for path in distinct if sizes[path] is not None and path not in quiet]
     chosen = set(candidates)
@@ -230,13 +235,16 @@ def process_each(
 
 def _first_pass(
     paths: Sequence[Path], options: Options
-) -> tuple[dict[Path, int | None], set[Path], RunSubclasses]:
+) -> tuple[dict[Path, int | None], set[Path], RunSubclasses, RunCLIs]:
     """Each file read once and let go: its size (None: it cannot be read or decoded), whether it is a Python
     file the prefilter's words clear, and the Trainer subclasses the run's Python files define (read before
-    any file is migrated: a file may call a class another file of the run defines)."""
+    any file is migrated: a file may call a class another file of the run defines), and the LightningCLI
+    defaults of its scripts judged with the configs its launch commands and folders tie to them."""
     sizes: dict[Path, int | None] = {}
     quiet: set[Path] = set()  # Python files without the words any candidate needs
     defining: list[tuple[Path, str]] = []  # (only the few files that may define a subclass are kept)
+    building: list[tuple[Path, str]] = []  # (and those that may build a LightningCLI with defaults)
+    commands: list[Command] = []  # the launch commands that give a config (not their files' texts)
     for path in paths:
         try:
             data = sourcefile.read_bytes(path)
@@ -245,13 +253,18 @@ def _first_pass(
             sizes[path] = None
             continue
         sizes[path] = len(data)
+        commands += launch_commands(path, text)
         if not kinds.kind_of(path, text).python:
             continue
+        if may_build(text):
+            building.append((path, text))
         if mentions(text, (options.target,)) is False:
             quiet.add(path)
         if may_define(text):
             defining.append((path, text))
-    return sizes, quiet, of_run(defining)
+    run = Run(options.target, options.source, options.unsafe)
+    clis = lightning_cli.of_run(building, commands, run, paths) if building else NO_CLIS
+    return sizes, quiet, of_run(defining), clis
 
 
 def _here(path: Path, options: Options) -> FileResult:
@@ -262,7 +275,7 @@ def _here(path: Path, options: Options) -> FileResult:
         text = _decode(path, data).text
     except sourcefile.SourceError:
         return process_file(path, options)  # (it reports why the file cannot be read)
-    called = any(name in text for name in options.subclasses.names)
+    called = any(name in text for name in options.subclasses.names) or bool(options.clis.of_script(path))
     result = process_file(path, options, data, None if called else True)
     result.read_as = sourcefile.stamp(path, data)
     return result

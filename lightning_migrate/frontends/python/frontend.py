@@ -8,7 +8,7 @@ import ast
 import bisect
 import functools
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -37,6 +37,7 @@ from lightning_migrate.plan.planner import (
 from lightning_migrate.plan.ranges import NOTHING_IMPORTED, Imported, RunTimeReader
 from lightning_migrate.plan.trainers import NO_SUBCLASSES, PACKAGES, RunSubclasses
 from lightning_migrate.project import script_options
+from lightning_migrate.project.lightning_cli import CLIDefaults
 from lightning_migrate.report.findings import Finding, Result
 from lightning_migrate.report.rules import BY_CODE
 from lightning_migrate.semantics.classes import RENAMED_STRATEGIES, lookup
@@ -66,18 +67,21 @@ def migrate(
     shim: bool = False,
     subclasses: RunSubclasses = NO_SUBCLASSES,
     path: Path | None = None,
+    clis: Sequence[CLIDefaults] = (),
 ) -> Result:
     """Rewrite ``source`` (a whole Python file) for Lightning ``target``; with ``unsafe``, in the idiomatic
     modern spelling even where it adopts a changed default (each such finding says what changes). The calls
     at the (line, column) positions in ``leave`` are reported but not rewritten (``# noqa``). With ``shim``,
     a call whose flags are only known at run time builds the runtime shim's Trainer instead. ``subclasses``:
     the Trainer subclasses the other files of the run define (their calls are Trainer calls too). ``path``:
-    where the file is, to read the argparse parsers the project's other modules build for it."""
+    where the file is, to read the argparse parsers the project's other modules build for it; ``clis``: the
+    file's LightningCLI calls whose ``trainer_defaults`` the run judged with their configs."""
     tree = _parse(source)
     text = Text(source)
     located = locate(tree, text, subclasses)
     imported = functools.partial(script_options.imported, path) if path is not None else _nothing_imported
     migrator = _Migrator(text, located, Run(target, source_version, unsafe, leave), shim, imported)
+    migrator.cli_defaults(clis)
     migrator.run()
     kept: set[str] = set()
     if "Plugin" in source:  # the renamed classes are all `*Plugin`s
@@ -205,6 +209,8 @@ class _Migrator:
         self.rewritten: list[tuple[tuple[int, int], tuple[int, int]]] = []  # (line, byte column) spans
         self._splats: dict[int, object] = {}  # id(call with `**`) -> how `_plan_splat` decided it
         self._dict_edits: dict[int, _DictEdit] = {}  # id(dict display or `dict(...)` call) -> its edit
+        # (line, column) spans of a LightningCLI's defaults reported, not rewritten: their classes keep names
+        self.held_spans: list[tuple[tuple[int, int], tuple[int, int]]] = []
 
     def run(self) -> None:
         """Decide every call, then turn the decisions into edits in the order a transformer would make
@@ -565,6 +571,41 @@ class _Migrator:
             for case in cases or ()
         )
 
+    # --- a LightningCLI's `trainer_defaults` ---------------------------------------------------------------
+
+    def cli_defaults(self, clis: Sequence[CLIDefaults]) -> None:
+        """The ``trainer_defaults`` dicts the run judged with the configs they feed
+        (``project.lightning_cli``): their findings, and their rewrite, made where the dict is written, as a
+        ``**cfg`` dict's is."""
+        for cli in clis:
+            found = self._cli_call(cli)
+            if found is None:
+                continue
+            call, node = found
+            held = (cli.line, cli.column + 1) in self.run_options.leave
+            self.findings.extend(cli.findings)
+            new = cli.new_flags()
+            if new is not None and not held:
+                self._dict_edits[id(node)] = _DictEdit(node, call, cli.flags(), new)
+            else:  # (a class renamed there alone would make the defaults look migrated)
+                assert node.end_lineno is not None
+                assert node.end_col_offset is not None
+                self.held_spans.append(
+                    ((node.lineno, node.col_offset), (node.end_lineno, node.end_col_offset))
+                )
+
+    def _cli_call(self, cli: CLIDefaults) -> tuple[TrainerCall, ast.Dict | ast.Call] | None:
+        """The LightningCLI call whose ``trainer_defaults`` is the dict at the position ``cli`` names, as a
+        call that passes that dict, and the dict."""
+        for call, scope in self.located.scoped_calls:
+            for keyword in call.keywords:
+                if keyword.arg == "trainer_defaults":
+                    found = self._dict_of(keyword.value, scope)
+                    if found is not None and (found[0].lineno, found[0].col_offset) == (cli.line, cli.column):
+                        indent = self.located.indents.get(id(call), "")
+                        return TrainerCall(call, 0, scope, indent), found[0]
+        return None
+
     # --- `Trainer(**cfg)` -----------------------------------------------------------------------------------
 
     def _plan_splat(self, call: TrainerCall) -> object:
@@ -909,6 +950,8 @@ def _held(located: Located, migrator: _Migrator) -> set[str]:
         if any(
             (a, b) <= where < (c, d) for a, b, c, d in calls if c is not None and d is not None
         ) and not any(start <= where < end for start, end in rewritten):
+            held.add(node.id)
+        if any(start <= where < end for start, end in migrator.held_spans):
             held.add(node.id)
     return held
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from ruamel.yaml.comments import CommentedMap
@@ -29,10 +30,11 @@ from lightning_migrate.frontends.yaml.text import Document
 from lightning_migrate.frontends.yaml.words import holds, may_hold
 from lightning_migrate.frontends.yaml.write import Writer
 from lightning_migrate.plan import gone
-from lightning_migrate.plan.callsite import UNPACKED, CallSite, Run
+from lightning_migrate.plan.callsite import UNPACKED, CallSite, Run, rewrite_findings
 from lightning_migrate.plan.knowledge import Choice, Known, RunTime
 from lightning_migrate.plan.planner import V16, Refusal, Rewrite, derived, interpreter, machines
 from lightning_migrate.plan.site_judge import Unknown, judge, not_fixed
+from lightning_migrate.project.lightning_cli import written_over
 from lightning_migrate.report import noqa
 from lightning_migrate.report.findings import Finding, Span
 from lightning_migrate.semantics import Setup
@@ -64,7 +66,7 @@ def migrate(text: str, request: Request) -> Migrated:
     written: list[dict[str, Known] | None] = []  # each config's own flags as the rewrite writes them
     for document in documents:
         planned: set[int] = set()  # the objects the configs' flags hold: planned with their config
-        for config in configs(document, text, request.path):
+        for config in configs(document, text, request.path, request.clis.of_config(request.path)):
             findings += _config(config, writer, request, spans, written)
             planned |= _objects_in(config.mapping)
         findings += _plugin_objects(document, planned, writer, request.run)
@@ -77,7 +79,8 @@ def migrate(text: str, request: Request) -> Migrated:
 
 def _check(new: str, written: list[dict[str, Known] | None], request: Request) -> None:
     """Never hand out YAML that does not parse, or whose configs do not read back as the rewrite planned."""
-    found = [config for document in load(new) for config in configs(document, new, request.path)]
+    cli = request.clis.of_config(request.path)
+    found = [config for document in load(new) for config in configs(document, new, request.path, cli)]
     got = [_as_written(read(config.mapping).flags) for config in found]
     planned = [None if w is None else _as_written(w) for w in written]
     if len(got) != len(planned) or any(w is not None and w != g for w, g in zip(planned, got)):
@@ -137,6 +140,9 @@ def _config(
     try:
         _merged_keys_kept(config.mapping, own.order, flags, verdict.rewrite.flags)
         new = _own_flags(config, own.flags, verdict.rewrite.flags, request)
+        if config.cli is not None:  # (the defaults' own old flags are reported where they are written)
+            own_site = CallSite(line, column, own.flags, since, conditionals=False)
+            verdict = replace(verdict, findings=_cli_findings(own_site, replace(verdict.rewrite, flags=new)))
         # the keywords beside the model's are renamed in the same edit
         old_all, new_all = {**own.flags, **gone_old}, {**new, **gone_new}
         writer.rewrite(config.mapping, old_all, new_all, _order(config.mapping, old_all))
@@ -144,6 +150,16 @@ def _config(
     except Unwritable as exc:
         return not_fixed([*verdict.findings, *gone_found], f"{exc}; write it by hand")
     return [*verdict.findings, *gone_found]
+
+
+def _cli_findings(own: CallSite, rewrite: Rewrite) -> list[Finding]:
+    """The findings of a config merged over LightningCLI defaults: its own flags' (none where it is
+    written as it was)."""
+    if dict(own.flags) == rewrite.flags and not rewrite.left:
+        return []
+    written = {*own.flags, *rewrite.flags}  # (a note on a flag another file writes is that file's)
+    notes = tuple(note for note in rewrite.notes if note.partition("=")[0] in written)
+    return rewrite_findings(own, replace(rewrite, notes=notes))
 
 
 def _order(mapping: CommentedMap, keys: Mapping[str, object]) -> list[str]:
@@ -224,9 +240,16 @@ def _own_flags(
     config: Config, own: dict[str, Known], desired: dict[str, Known], request: Request
 ) -> dict[str, Known]:
     """The flags the config itself must write so that, over the flags of the sibling it extends (as that
-    sibling is migrated), the Trainer gets ``desired``."""
+    sibling is migrated) or the LightningCLI defaults it is merged over (as the run rewrites them), the
+    Trainer gets ``desired``."""
     if not config.base:
         return desired
+    if config.cli is not None:
+        under = config.cli.base_new
+        written = written_over(dict(under) if under is not None else config.base, own, desired)
+        if written is None:
+            raise Unwritable("a flag the CLI merges under it (its `trainer_defaults`) would have to be unset")
+        return written
     base = request.run.plan(CallSite(0, 0, config.base, config.since))
     if isinstance(base, Refusal):
         raise Unwritable("the config it extends cannot be migrated")

@@ -27,7 +27,7 @@ import functools
 import re
 import warnings
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +50,7 @@ from lightning_migrate.plan.domains import DOMAINS
 from lightning_migrate.plan.knowledge import Known, RunTime
 from lightning_migrate.plan.locate import TRAINER_NAMES
 from lightning_migrate.plan.site_judge import Unknown
+from lightning_migrate.project.lightning_cli import Tied
 from lightning_migrate.semantics.classes import lookup
 from lightning_migrate.semantics.model import RELEASES, Obj, Value, Version
 from lightning_migrate.semantics.signature import MODELLED
@@ -76,6 +77,9 @@ class Config:
     base: dict[str, Known] = field(default_factory=dict)  # flags of the sibling it extends, below its own
     base_unknown: dict[str, Unknown] = field(default_factory=dict)
     root: bool = False  # the mapping is the whole file
+    # the base is what a LightningCLI merges under the config (its `trainer_defaults`, then its default
+    # config files), as written and as the run rewrites it (``project.lightning_cli``)
+    cli: Tied | None = None
 
 
 @dataclass(frozen=True)
@@ -170,8 +174,9 @@ def mappings(node: Any) -> Iterator[CommentedMap]:
             stack.extend(reversed(list(item)))
 
 
-def configs(document: Any, text: str, path: Path) -> list[Config]:
-    """The Trainer configs of one document of the file at ``path``."""
+def configs(document: Any, text: str, path: Path, cli: Tied | None = None) -> list[Config]:
+    """The Trainer configs of one document of the file at ``path``; ``cli``: the LightningCLI whose
+    ``trainer_defaults`` the file's top-level ``trainer:`` is merged over, where the run tied it to one."""
     if not isinstance(document, CommentedMap):
         return []
     found: dict[int, Config] = {}
@@ -187,6 +192,9 @@ def configs(document: Any, text: str, path: Path) -> list[Config]:
         overrides = _overrides(document, text)
         since = _project_since(document, path) if overrides else RELEASES[0]
         found[id(trainer)] = Config(trainer, document.lc.key("trainer"), since, overrides=overrides)
+        if cli is not None and not overrides:  # (a config given with others is merged with flags not shown)
+            tied = replace(found[id(trainer)], base=dict(cli.base), cli=cli)
+            found[id(trainer)] = replace(found[id(trainer)], overrides=cli.held) if cli.held else tied
     if id(document) not in found and path.parent.name == GROUP_FOLDER and class_path(document) is None:
         group = _group_file(document, path)
         if group is not None:
