@@ -6,14 +6,14 @@ from __future__ import annotations
 import harness
 import pytest
 from conftest import AGREEMENT
-from grid import HARDWARE, PACKAGE_HARDWARE, cases, package_cases
+from grid import HARDWARE, PACKAGE_HARDWARE, cases, package_cases, shared
 
 from lightning_migrate.semantics import Hardware, Rejected, interpret
 
 pytestmark = pytest.mark.real
 
-GRID = list(cases())
-PACKAGE_GRID = list(package_cases())
+GRID = shared(list(cases()))
+PACKAGE_GRID = shared(list(package_cases()))
 
 
 def predicted(flags: dict, release: str, hardware: Hardware):  # type: ignore[no-untyped-def,type-arg]
