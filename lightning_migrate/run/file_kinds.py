@@ -94,7 +94,7 @@ def migrate(
     ``skipped`` is only searched for unused suppressions."""
     kind = kind_of(path, text)
     run = Run(options.target, options.source, options.unsafe, leave)
-    request = Request(run, options.shim, path, options.subclasses)
+    request = Request(run, options.shim, path, options.subclasses, options.loaded, options.references)
     if kind.python:
         return _python(text, request, skipped)
     if not skipped:
@@ -128,7 +128,15 @@ def _python(text: str, request: Request, skipped: bool) -> Migrated:
 
     run = request.run
     result = migrate_python(
-        source, run.target, run.source, run.unsafe, run.leave, request.shim, request.subclasses
+        source,
+        run.target,
+        run.source,
+        run.unsafe,
+        run.leave,
+        request.shim,
+        request.subclasses,
+        request.loaded,
+        request.path,
     )
     return Migrated(
         result.code, [*result.findings, *found], lambda seen: noqa.apply(text, seen, result.calls)

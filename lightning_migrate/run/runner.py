@@ -22,6 +22,9 @@ from typing import TYPE_CHECKING
 from lightning_migrate.files import sourcefile
 from lightning_migrate.plan.prefilter import may_need_migration, mentions
 from lightning_migrate.plan.trainers import RunSubclasses
+from lightning_migrate.project.key_references import NO_REFERENCES, KeyReferences, may_refer
+from lightning_migrate.project.key_references import of_run as refs_of_run
+from lightning_migrate.project.loaded_configs import links, may_load
 from lightning_migrate.project.subclasses import may_define, of_run
 from lightning_migrate.report.findings import Finding
 from lightning_migrate.run import file_kinds as kinds
@@ -210,8 +213,13 @@ def process_each(
     pool starts for two such files or more (for none or one it would only cost its start), and its workers
     are forked with the codemod's front end already imported. Memory stays that of the files at work, not
     of the tree."""
-    sizes, quiet, subclasses = _first_pass(paths, options)
-    options = replace(options, subclasses=subclasses)
+    sizes, quiet, subclasses, loading, referring = _first_pass(paths, options)
+    options = replace(options, subclasses=subclasses, references=referring)
+    if loading:  # (the calls are linked with the run's subclasses known, and judged with its options)
+        from lightning_migrate.run.loaded import settle
+
+        run_files = {path.resolve() for path in paths}
+        options = replace(options, loaded=settle(links(loading, subclasses), options, run_files))
     distinct = list(dict.fromkeys(paths))
     candidates = [path for path in distinct if sizes[path] is not None and path not in quiet]
     chosen = set(candidates)
@@ -230,13 +238,19 @@ def process_each(
 
 def _first_pass(
     paths: Sequence[Path], options: Options
-) -> tuple[dict[Path, int | None], set[Path], RunSubclasses]:
+) -> tuple[dict[Path, int | None], set[Path], RunSubclasses, list[tuple[Path, str]], KeyReferences]:
     """Each file read once and let go: its size (None: it cannot be read or decoded), whether it is a Python
-    file the prefilter's words clear, and the Trainer subclasses the run's Python files define (read before
-    any file is migrated: a file may call a class another file of the run defines)."""
+    file the prefilter's words clear, the Trainer subclasses the run's Python files define (read before
+    any file is migrated: a file may call a class another file of the run defines), and the few Python files
+    that may load a config whose section they pass to a Trainer (``project.loaded_configs``); and what in the
+    run's files refers to a key of a Trainer config section (``project.key_references``: only where a YAML
+    file of the run may hold a Trainer config, whose rewrite they must follow)."""
     sizes: dict[Path, int | None] = {}
     quiet: set[Path] = set()  # Python files without the words any candidate needs
     defining: list[tuple[Path, str]] = []  # (only the few files that may define a subclass are kept)
+    loading: list[tuple[Path, str]] = []  # (and those that may load a config)
+    referring: dict[str, list[tuple[Path, str]]] = {"python": [], "yaml": []}  # (and those that may refer)
+    configs = False  # a YAML file of the run may hold a Trainer config
     for path in paths:
         try:
             data = sourcefile.read_bytes(path)
@@ -245,13 +259,23 @@ def _first_pass(
             sizes[path] = None
             continue
         sizes[path] = len(data)
-        if not kinds.kind_of(path, text).python:
+        kind = kinds.kind_of(path, text)
+        if kind.name == "yaml":
+            configs = configs or kind.candidate(text)
+            if "${" in text and may_refer(text):
+                referring["yaml"].append((path, text))
+        if not kind.python:
             continue
+        if "trainer" in text and may_refer(text):
+            referring["python"].append((path, text))
         if mentions(text, (options.target,)) is False:
             quiet.add(path)
         if may_define(text):
             defining.append((path, text))
-    return sizes, quiet, of_run(defining)
+        if path not in quiet and may_load(text):
+            loading.append((path, text))
+    references = refs_of_run(referring["python"], referring["yaml"]) if configs else NO_REFERENCES
+    return sizes, quiet, of_run(defining), loading, references
 
 
 def _here(path: Path, options: Options) -> FileResult:

@@ -9,6 +9,7 @@ import bisect
 import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lightning_migrate.edit.imports import ImportChanges, StaleImport, stale_imports
@@ -34,6 +35,7 @@ from lightning_migrate.plan.planner import (
 )
 from lightning_migrate.plan.ranges import RunTimeReader
 from lightning_migrate.plan.trainers import NO_SUBCLASSES, PACKAGES, RunSubclasses
+from lightning_migrate.project.loaded_configs import NO_LOADED, LoadedConfigs
 from lightning_migrate.report.findings import Finding, Result
 from lightning_migrate.report.rules import BY_CODE
 from lightning_migrate.semantics.classes import RENAMED_STRATEGIES, lookup
@@ -62,16 +64,20 @@ def migrate(
     leave: frozenset[tuple[int, int]] = frozenset(),
     shim: bool = False,
     subclasses: RunSubclasses = NO_SUBCLASSES,
+    loaded: LoadedConfigs = NO_LOADED,
+    path: Path = Path("-"),
 ) -> Result:
     """Rewrite ``source`` (a whole Python file) for Lightning ``target``; with ``unsafe``, in the idiomatic
     modern spelling even where it adopts a changed default (each such finding says what changes). The calls
     at the (line, column) positions in ``leave`` are reported but not rewritten (``# noqa``). With ``shim``,
     a call whose flags are only known at run time builds the runtime shim's Trainer instead. ``subclasses``:
-    the Trainer subclasses the other files of the run define (their calls are Trainer calls too)."""
+    the Trainer subclasses the other files of the run define (their calls are Trainer calls too); ``loaded``:
+    the calls of the file at ``path`` whose ``**`` section of a loaded config the run settles."""
     tree = _parse(source)
     text = Text(source)
     located = locate(tree, text, subclasses)
     migrator = _Migrator(text, located, Run(target, source_version, unsafe, leave), shim)
+    migrator.loaded = lambda call: loaded.verdict(path, call.lineno, call.col_offset)
     migrator.run()
     kept: set[str] = set()
     if "Plugin" in source:  # the renamed classes are all `*Plugin`s
@@ -194,6 +200,8 @@ class _Migrator:
         self.rewritten: list[tuple[tuple[int, int], tuple[int, int]]] = []  # (line, byte column) spans
         self._splats: dict[int, object] = {}  # id(call with `**`) -> how `_plan_splat` decided it
         self._dict_edits: dict[int, _DictEdit] = {}  # id(dict display or `dict(...)` call) -> its edit
+        # what the run settled of a call's `**` section of a loaded config (``project.loaded_configs``)
+        self.loaded: Callable[[ast.Call], str] = lambda call: ""
 
     def run(self) -> None:
         """Decide every call, then turn the decisions into edits in the order a transformer would make
@@ -559,7 +567,13 @@ class _Migrator:
     def _plan_splat(self, call: TrainerCall) -> object:
         """Decide a call that passes ``**something``: rewrite the dict it names when that dict is certain and
         used nowhere else; otherwise report. Returns ``_NO_FLAGS`` when the dict holds no modelled flag (the
-        call is then migrated as if it had no ``**``)."""
+        call is then migrated as if it had no ``**``). A section of a config file the run loads is judged
+        there: one with no flag is no flag here, one migrated where it is leaves the call as written."""
+        verdict = self.loaded(call.node)
+        if verdict == "no flags":
+            return _NO_FLAGS
+        if verdict == "settled":
+            return _REPORTED  # (its other keywords beside the model's are still renamed: `_gone_keywords`)
         args = _arguments(call.node)[call.skip :]
         starred = [a for a in args if a.star]
         source = (

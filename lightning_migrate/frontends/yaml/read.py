@@ -76,6 +76,7 @@ class Config:
     base: dict[str, Known] = field(default_factory=dict)  # flags of the sibling it extends, below its own
     base_unknown: dict[str, Unknown] = field(default_factory=dict)
     root: bool = False  # the mapping is the whole file
+    section: str = "trainer"  # the key it is under (a group file: its group), as code refers to its keys
 
 
 @dataclass(frozen=True)
@@ -175,13 +176,17 @@ def configs(document: Any, text: str, path: Path) -> list[Config]:
     if not isinstance(document, CommentedMap):
         return []
     found: dict[int, Config] = {}
+    keys = {id(value): key for m in mappings(document) for key, value in m.items() if isinstance(key, str)}
     for mapping in mappings(document):
         if _is_trainer(mapping):
             args = arguments_of(mapping)
             named = class_path(mapping)
             if args is not None and named is not None:
                 where = (mapping.lc.line, mapping.lc.col)
-                found[id(args)] = Config(args, where, _since(named[1]), root=mapping is document)
+                section = keys.get(id(mapping), path.parent.name if mapping is document else "trainer")
+                found[id(args)] = Config(
+                    args, where, _since(named[1]), root=mapping is document, section=section
+                )
     trainer = document.get("trainer") if "trainer" in document._ok else None
     if isinstance(trainer, CommentedMap) and id(trainer) not in found and class_path(trainer) is None:
         overrides = _overrides(document, text)

@@ -1,0 +1,162 @@
+"""Whole-project golden fixtures (``fixtures/projects/<case>/``, each file's output for 2.6 in
+``<case>.2.6.expected/`` where it changes): what a run learns across files before it judges a call or a
+config. The configs a script loads and passes as ``Trainer(**cfg.trainer)`` (``project.loaded_configs``), and
+what refers to a config's keys (``project.key_references``). Each case is migrated as one run, must be a
+fixed point, and every rewritten call and config must build in the target what it built before."""
+
+from __future__ import annotations
+
+import ast
+import shutil
+from pathlib import Path
+
+import pytest
+from test_fixtures import assert_behaviour_kept
+from test_kind_fixtures import assert_yaml_behaviour_kept
+
+from lightning_migrate.files.text import Text
+from lightning_migrate.plan.locate import locate
+from lightning_migrate.project import key_references, loaded_configs
+from lightning_migrate.run.file_kinds import BY_SUFFIX
+from lightning_migrate.run.options import Options
+from lightning_migrate.run.runner import FileResult, process_all
+from lightning_migrate.semantics.model import release
+
+PROJECTS = Path(__file__).parent.parent / "fixtures" / "projects"
+TARGET = "2.6"
+CASES = sorted(p.name for p in PROJECTS.iterdir() if p.is_dir() and ".expected" not in p.name)
+
+# (file, code, a piece of its message) each case must report for 2.6
+EXPECTED_FINDINGS = {
+    "loaded_config": [
+        (
+            "tools/evaluate.py",
+            "LM101",
+            '`**params["trainer"]`: the flags it passes are only known at run time',
+        ),
+        ("tools/sweep.py", "LM101", "`**trainer_kwargs`: the flags it passes are only known at run time"),
+        ("configs/cluster.yaml", "LM101", "`gpus=${oc.env:NUM_GPUS}`"),
+        ("run.py", "LM001", "fix: accelerator='cuda', strategy='ddp_find_unused_parameters_true', devices=2"),
+    ],
+    "key_references": [
+        ("configs/trainer/default.yaml", "LM004", "(not fixed: the rewrite changes `trainer.gpus` and"),
+        ("configs/trainer/ddp.yaml", "LM001", "src/utils.py:11 (`config.trainer.gpus`)"),
+        ("configs/trainer/ddp.yaml", "LM004", "configs/logger/wandb.yaml:4 (`${trainer.gpus}`)"),
+    ],
+}
+# (file, code) a case must not report: the calls its configs settle
+NOT_REPORTED = {
+    "loaded_config": [("train.py", "LM101"), ("run.py", "LM101")],
+    "key_references": [],
+}
+
+
+def _files(root: Path) -> list[Path]:
+    return sorted(p for p in root.rglob("*") if p.is_file() and p.suffix in BY_SUFFIX)
+
+
+def _migrate(root: Path) -> dict[str, FileResult]:
+    results = process_all(_files(root), Options(release(TARGET), root=root), jobs=1)
+    assert not [r.error for r in results if r.error]
+    return {r.path.relative_to(root).as_posix(): r for r in results}
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_project(case: str, tmp_path: Path) -> None:
+    root = tmp_path / case
+    shutil.copytree(PROJECTS / case, root)
+    results = _migrate(root)
+    expected = PROJECTS / f"{case}.{TARGET}.expected"
+    for name, result in results.items():
+        old = (root / name).read_text()
+        want = (expected / name).read_text() if (expected / name).is_file() else old
+        new = result.new if result.data is not None else old
+        assert new == want, name
+        if new != old and name.endswith(".py"):
+            assert assert_behaviour_kept(old, new, release(TARGET), None) > 0
+        if new != old and name.endswith(".yaml"):
+            assert_yaml_behaviour_kept(root / name, old, new, release(TARGET))
+    found = [(name, f.code, f.message) for name, r in results.items() for f in r.findings]
+    for name, code, piece in EXPECTED_FINDINGS[case]:
+        assert any(n == name and c == code and piece in m for n, c, m in found), (name, code, piece)
+    for name, code in NOT_REPORTED[case]:
+        assert not [f for n, c, f in found if n == name and c == code], (name, code)
+    for name, result in results.items():  # a fixed point: the rewritten project migrates to itself
+        if result.data is not None:
+            (root / name).write_bytes(result.data)
+    assert not [name for name, r in _migrate(root).items() if r.data is not None]
+
+
+def _links(source: str, path: Path) -> list[loaded_configs.Link]:
+    return list(loaded_configs._links_of(path, locate(ast.parse(source), Text(source))))
+
+
+def test_a_loaded_config_is_found_beside_the_script_or_above_it(tmp_path: Path) -> None:
+    (tmp_path / "configs").mkdir()
+    (tmp_path / "configs" / "a.yaml").write_text("trainer: {}\n")
+    (tmp_path / "configs" / "b.yaml").write_text("trainer: {}\n")
+    (tmp_path / "scripts").mkdir()
+    script = tmp_path / "scripts" / "train.py"
+    source = (
+        "import pytorch_lightning as pl\nfrom omegaconf import OmegaConf\n"
+        "cfg = OmegaConf.load('configs/a.yaml' if fast else 'configs/b.yaml')\n"
+        "pl.Trainer(**OmegaConf.to_container(cfg.trainer, resolve=True))\n"
+    )
+    (link,) = _links(source, script)
+    assert link.complete
+    assert not link.explicit
+    assert link.keys == ("trainer",)
+    assert link.configs == (tmp_path / "configs" / "a.yaml", tmp_path / "configs" / "b.yaml")
+    missing = _links(source.replace("b.yaml", "c.yaml"), script)
+    assert [lk.complete for lk in missing] == [False]
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        "kwargs['gpus'] = 2",  # a flag set where the config is passed
+        "kwargs.update(extra)",  # anything may be set
+        "config.trainer.gpus = 0",  # the loaded config itself changed
+    ],
+)
+def test_a_section_changed_in_python_is_not_the_configs(change: str, tmp_path: Path) -> None:
+    source = (
+        "import pytorch_lightning as pl\nimport yaml\n"
+        "config = yaml.safe_load(open('x.yaml'))\nkwargs = config.trainer\n"
+        f"{change}\npl.Trainer(**kwargs)\n"
+    )
+    assert _links(source, tmp_path / "train.py") == []
+    kept = source.replace(change, "kwargs['logger'] = None")  # a key the model does not read
+    assert len(_links(kept, tmp_path / "train.py")) == 1
+
+
+def test_key_references_in_python() -> None:
+    source = "\n".join(
+        [
+            "n = cfg.trainer.gpus",
+            "m = cfg['trainer']['tpu_cores']",
+            "if cfg.trainer.get('accelerator'): pass",
+            "cfg.train.trainer.gpus = 0",
+            "x = OmegaConf.select(cfg, 'train.trainer.num_processes')",
+            "y = 'strategy' in cfg.trainer",
+            "z = self.trainer.gpus",  # a module's Trainer object, not a config
+            "w = args.gpus",  # an argparse namespace: no section
+        ]
+    )
+    found = [(where, ref.line, ref.write) for where, ref in key_references.in_python(Path("u.py"), source)]
+    assert sorted(found) == sorted(
+        [
+            (("trainer", "gpus"), 1, False),
+            (("trainer", "tpu_cores"), 2, False),
+            (("trainer", "accelerator"), 3, False),
+            (("trainer", "gpus"), 4, True),
+            (("trainer", "num_processes"), 5, False),
+            (("trainer", "strategy"), 6, False),
+        ]
+    )
+
+
+def test_key_references_in_yaml() -> None:
+    text = "name: run_${trainer.gpus}\nnodes: ${oc.select:train.trainer.num_nodes,1}\nother: ${model.lr}\n"
+    found = [(where, ref.line, ref.column) for where, ref in key_references.in_yaml(Path("c.yaml"), text)]
+    assert found == [(("trainer", "gpus"), 1, 13), (("trainer", "num_nodes"), 2, 20)]
