@@ -22,8 +22,14 @@ from typing import TYPE_CHECKING
 from lightning_migrate.files import sourcefile
 from lightning_migrate.plan.prefilter import may_need_migration, mentions
 from lightning_migrate.plan.trainers import RunSubclasses
-from lightning_migrate.project.key_references import NO_REFERENCES, KeyReferences, may_refer
-from lightning_migrate.project.key_references import of_run as refs_of_run
+from lightning_migrate.project.key_references import (
+    NO_REFERENCES,
+    KeyReferences,
+    Ref,
+    collected,
+    in_file,
+    may_refer,
+)
 from lightning_migrate.project.loaded_configs import links, may_load
 from lightning_migrate.project.subclasses import may_define, of_run
 from lightning_migrate.report.findings import Finding
@@ -249,8 +255,8 @@ def _first_pass(
     quiet: set[Path] = set()  # Python files without the words any candidate needs
     defining: list[tuple[Path, str]] = []  # (only the few files that may define a subclass are kept)
     loading: list[tuple[Path, str]] = []  # (and those that may load a config)
-    referring: dict[str, list[tuple[Path, str]]] = {"python": [], "yaml": []}  # (and those that may refer)
-    configs = False  # a YAML file of the run may hold a Trainer config
+    referring: list[tuple[tuple[str, str], Ref]] = []  # what refers to a config key (not the files)
+    configs: list[Path] = []  # the YAML files of the run that may hold a Trainer config
     for path in paths:
         try:
             data = sourcefile.read_bytes(path)
@@ -260,22 +266,25 @@ def _first_pass(
             continue
         sizes[path] = len(data)
         kind = kinds.kind_of(path, text)
-        if kind.name == "yaml":
-            configs = configs or kind.candidate(text)
-            if "${" in text and may_refer(text):
-                referring["yaml"].append((path, text))
+        if kind.name == "yaml" and kind.candidate(text):
+            configs.append(path)
+        if kind.name == "yaml" or kind.python:
+            referring += in_file(path, text, kind.python) if may_refer(text, kind.python) else []
         if not kind.python:
             continue
-        if "trainer" in text and may_refer(text):
-            referring["python"].append((path, text))
         if mentions(text, (options.target,)) is False:
             quiet.add(path)
         if may_define(text):
             defining.append((path, text))
         if path not in quiet and may_load(text):
             loading.append((path, text))
-    references = refs_of_run(referring["python"], referring["yaml"]) if configs else NO_REFERENCES
-    return sizes, quiet, of_run(defining), loading, references
+    found = of_run(defining)
+    references = collected(referring) if configs else NO_REFERENCES
+    if references.found:  # (which of them follow the configs' rewrite: the configs are migrated to know)
+        from lightning_migrate.run.followed import follow
+
+        references = follow(references, replace(options, subclasses=found), configs)
+    return sizes, quiet, found, loading, references
 
 
 def _here(path: Path, options: Options) -> FileResult:
