@@ -195,3 +195,18 @@ def test_a_read_follows_only_where_every_config_holds_the_same_value(
     if not follows:
         left = [f.message for f in results["a.yaml"].findings if not f.fixable]
         assert any("log.py:2 (`cfg.trainer.gpus`)" in m for m in left)
+
+
+@pytest.mark.parametrize(
+    ("config", "reported"),
+    [
+        ('{"trainer": {"max_epochs": 2}}', False),  # no hardware flag: the call has none either
+        ('{"trainer": {"gpus": 2, "accelerator": "ddp"}}', True),  # no front end of ours writes JSON
+    ],
+)
+def test_a_json_config(config: str, reported: bool, tmp_path: Path) -> None:
+    (tmp_path / "c.json").write_text(config)
+    script = "import json\nimport pytorch_lightning as pl\nwith open('c.json') as f:\n    c = json.load(f)\n"
+    (tmp_path / "t.py").write_text(script + "pl.Trainer(**c['trainer'])\n")
+    results = process_all([tmp_path / "t.py"], Options(release(TARGET)), jobs=1)
+    assert [f.code for r in results for f in r.findings] == (["LM101"] if reported else [])

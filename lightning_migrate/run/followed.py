@@ -47,13 +47,13 @@ def _migrated(path: Path, options: Options) -> list[tuple[str, dict[str, object]
         before = [c for d in load(text) for c in configs(d, text, path)]
     except sourcefile.SourceError:
         return []
-    migrated = kinds.migrate(path, text, options, frozenset(), False)
     after: list[Any] = []
-    if not any(not f.fixable for f in migrated.findings):
-        try:
+    try:
+        migrated = kinds.migrate(path, text, options, frozenset(), False)
+        if not any(not f.fixable for f in migrated.findings):
             after = [c for d in load(migrated.code) for c in configs(d, migrated.code, path)]
-        except sourcefile.SourceError:
-            after = []
+    except Exception:  # the file's own migration reports it (and a bug of ours must not stop the run)
+        after = []
     if len(after) != len(before):
         return [(c.section, _flags(c), None) for c in before]
     # (a config that extends a sibling is read over the sibling on disk, not yet migrated: not judged here)
