@@ -34,7 +34,7 @@ EXPECTED_FINDINGS = {
             "LM101",
             '`**params["trainer"]`: the flags it passes are only known at run time',
         ),
-        ("tools/sweep.py", "LM101", "`**trainer_kwargs`: the flags it passes are only known at run time"),
+        ("tools/sweep.py", "LM101", "from `cluster.yaml` (`trainer`), which cannot be migrated there"),
         ("configs/cluster.yaml", "LM101", "`gpus=${oc.env:NUM_GPUS}`"),
         ("run.py", "LM001", "fix: accelerator='cuda', strategy='ddp_find_unused_parameters_true', devices=2"),
     ],
@@ -210,3 +210,15 @@ def test_a_json_config(config: str, reported: bool, tmp_path: Path) -> None:
     (tmp_path / "t.py").write_text(script + "pl.Trainer(**c['trainer'])\n")
     results = process_all([tmp_path / "t.py"], Options(release(TARGET)), jobs=1)
     assert [f.code for r in results for f in r.findings] == (["LM101"] if reported else [])
+
+
+def test_a_config_beside_the_calls_own_flags_is_named(tmp_path: Path) -> None:
+    (tmp_path / "vae.yaml").write_text("trainer_params:\n  gpus: [1]\n  max_epochs: 100\n")
+    script = "import yaml\nfrom pytorch_lightning import Trainer\nconfig = yaml.safe_load(open('vae.yaml'))\n"
+    (tmp_path / "run.py").write_text(script + "Trainer(accelerator='ddp', **config['trainer_params'])\n")
+    results = _migrate(tmp_path)
+    (finding,) = [f for f in results["run.py"].findings if f.code == "LM101"]
+    assert (
+        "come from `vae.yaml` (`trainer_params`), which holds flags beside the call's own" in finding.message
+    )
+    assert results["run.py"].data is None

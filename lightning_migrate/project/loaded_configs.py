@@ -58,15 +58,20 @@ class Link:
 class LoadedConfigs:
     """What the run settled of such calls (picklable: it goes to the workers): the calls whose config holds
     no Trainer flag (their own keywords are judged alone) and those whose config is migrated where it is
-    (left as written, with no finding), each as (the script's path, line, column); the sections the YAML
-    front end reads as Trainer configs because a call passes them (path, key path)."""
+    (left as written, with no finding), each as (the script's path, line, column); for the others, which
+    config their flags come from and why it does not settle them (the finding says so)."""
 
     no_flags: frozenset[tuple[str, int, int]] = frozenset()
     settled: frozenset[tuple[str, int, int]] = frozenset()
+    # the other linked calls: which config their flags come from, and why it does not settle them
+    reasons: tuple[tuple[tuple[str, int, int], str], ...] = ()
 
     def verdict(self, path: Path, line: int, column: int) -> str:
         where = (str(path), line, column)
         return "no flags" if where in self.no_flags else "settled" if where in self.settled else ""
+
+    def reason(self, path: Path, line: int, column: int) -> str:
+        return dict(self.reasons).get((str(path), line, column), "")
 
 
 NO_LOADED = LoadedConfigs()

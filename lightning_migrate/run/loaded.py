@@ -24,53 +24,64 @@ MIGRATED_SECTIONS = (("trainer",),)
 
 def settle(found: Iterable[Link], options: Options, run_files: set[Path]) -> LoadedConfigs:
     """The verdict on each linked call (``run_files``: the run's files, resolved: a config outside the run
-    is not migrated by it)."""
+    is not migrated by it), and for a call still reported, why its config does not settle it."""
     no_flags: set[tuple[str, int, int]] = set()
     settled: set[tuple[str, int, int]] = set()
+    reasons: dict[tuple[str, int, int], str] = {}
     run = Run(options.target, options.source, options.unsafe)
     for link in found:
         if not link.complete:
             continue
-        verdicts = {_verdict(config, link, run, options, run_files) for config in link.configs}
+        verdicts = {config: _verdict(config, link, run, options, run_files) for config in link.configs}
         where = (str(link.script), link.call[0], link.call[1])
-        if verdicts == {"no flags"}:
+        kinds_of = {verdict for verdict, _ in verdicts.values()}
+        if kinds_of == {"no flags"}:
             no_flags.add(where)
-        elif verdicts <= {"no flags", "settled"} and not link.explicit:
+        elif kinds_of <= {"no flags", "settled"} and not link.explicit:
             settled.add(where)
-    if not no_flags and not settled:
+        else:
+            # (a config left to be reported, else one that meets the call's own flags)
+            config, (verdict, why) = min(verdicts.items(), key=lambda item: item[1][0] != "")
+            why = why if verdict == "" else "holds flags beside the call's own: write them in one place"
+            reasons[where] = f"`{config.name}` (`{'.'.join(link.keys) or '...'}`), which {why}"
+    if not no_flags and not settled and not reasons:
         return NO_LOADED
-    return LoadedConfigs(frozenset(no_flags), frozenset(settled))
+    return LoadedConfigs(frozenset(no_flags), frozenset(settled), tuple(sorted(reasons.items())))
 
 
-def _verdict(config: Path, link: Link, run: Run, options: Options, run_files: set[Path]) -> str:
-    """``no flags``, ``settled`` or ``""`` (left to be reported) for one config file of a link."""
+def _verdict(config: Path, link: Link, run: Run, options: Options, run_files: set[Path]) -> tuple[str, str]:
+    """``no flags``, ``settled`` or ``""`` (left to be reported, with why) for one config file of a link."""
     try:
         text = sourcefile.decode(sourcefile.read_bytes(config), False).text
         documents = load(text)
     except sourcefile.SourceError:
-        return ""
+        return "", "cannot be read"
     if len(documents) != 1:
-        return ""
+        return "", "holds several documents"
     section: Any = documents[0]
     for key in link.keys:
         if not hasattr(section, "_ok") or key not in section:
-            return ""  # (a key the config lacks, or one merged in: the call fails or gets it elsewhere)
+            return "", f"has no `{key}` of its own"  # (the call fails, or gets it from elsewhere)
         section = section[key]
     if not hasattr(section, "_ok"):
-        return ""
+        return "", "is not a mapping there"
     flags = read(section)
     if not flags.flags and not flags.unknown:
-        return "no flags"
+        return "no flags", ""
     if flags.unknown:
-        return ""
+        return "", "holds values only known at run time"
     if isinstance(run.plan(CallSite(0, 0, flags.flags)), Unchanged) and not link.explicit:
-        return "settled"
-    if link.keys not in MIGRATED_SECTIONS or config.resolve() not in run_files:
-        return ""
-    if kinds.kind_of(config, text).name != "yaml":  # (a JSON config: no front end of ours writes it)
-        return ""
+        return "settled", ""
+    if link.explicit:
+        return "", "holds flags beside the call's own: write them in one place"
+    if link.keys not in MIGRATED_SECTIONS:
+        return "", "is not migrated there (only a top-level `trainer:` is a Trainer config)"
+    if config.resolve() not in run_files or kinds.kind_of(config, text).name != "yaml":
+        return "", "is not migrated in this run (not a YAML file of it)"
     try:
         migrated = kinds.migrate(config, text, options, frozenset(), False)
     except Exception:  # the config's own migration reports it (and a bug of ours must not stop the run)
-        return ""
-    return "settled" if not any(not f.fixable for f in migrated.findings) else ""
+        return "", "cannot be migrated there"
+    if any(not f.fixable for f in migrated.findings):
+        return "", "cannot be migrated there (see its findings)"
+    return "settled", ""

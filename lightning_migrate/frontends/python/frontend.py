@@ -78,6 +78,7 @@ def migrate(
     located = locate(tree, text, subclasses)
     migrator = _Migrator(text, located, Run(target, source_version, unsafe, leave), shim)
     migrator.loaded = lambda call: loaded.verdict(path, call.lineno, call.col_offset)
+    migrator.loaded_reason = lambda call: loaded.reason(path, call.lineno, call.col_offset)
     migrator.run()
     kept: set[str] = set()
     if "Plugin" in source:  # the renamed classes are all `*Plugin`s
@@ -202,6 +203,7 @@ class _Migrator:
         self._dict_edits: dict[int, _DictEdit] = {}  # id(dict display or `dict(...)` call) -> its edit
         # what the run settled of a call's `**` section of a loaded config (``project.loaded_configs``)
         self.loaded: Callable[[ast.Call], str] = lambda call: ""
+        self.loaded_reason: Callable[[ast.Call], str] = lambda call: ""  # why it does not settle the call
 
     def run(self) -> None:
         """Decide every call, then turn the decisions into edits in the order a transformer would make
@@ -366,9 +368,12 @@ class _Migrator:
         first: tuple[_Arg, str] | None = None
         if unpacked is not None:
             unknown[UNPACKED] = None
+            loaded = self.loaded_reason(call.node)
             first = (
                 unpacked,
-                "the flags it passes are only known at run time (or come from a dict that is also used"
+                f"the flags it passes come from {loaded}"
+                if loaded
+                else "the flags it passes are only known at run time (or come from a dict that is also used"
                 " elsewhere)",
             )
         namespace = call.namespace
