@@ -222,3 +222,16 @@ def test_a_config_beside_the_calls_own_flags_is_named(tmp_path: Path) -> None:
         "come from `vae.yaml` (`trainer_params`), which holds flags beside the call's own" in finding.message
     )
     assert results["run.py"].data is None
+
+
+@pytest.mark.parametrize("noqa", ["  # noqa: LM004", "  # noqa"])
+def test_a_config_left_by_noqa_settles_nothing(noqa: str, tmp_path: Path) -> None:
+    (tmp_path / "c.yaml").write_text(f"trainer:\n  gpus: 2{noqa}\n  max_epochs: 1\n")
+    script = (
+        "import pytorch_lightning as pl\nfrom omegaconf import OmegaConf\ncfg = OmegaConf.load('c.yaml')\n"
+    )
+    (tmp_path / "t.py").write_text(script + "n = cfg.trainer.gpus\npl.Trainer(**cfg.trainer)\n")
+    results = _migrate(tmp_path)
+    assert results["c.yaml"].data is None
+    assert results["t.py"].data is None  # the read is not renamed: the config keeps `gpus`
+    assert [f.code for f in results["t.py"].findings] == ["LM101"]

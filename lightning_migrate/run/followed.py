@@ -15,7 +15,7 @@ from lightning_migrate.files import sourcefile
 from lightning_migrate.frontends.yaml.read import configs, load, read
 from lightning_migrate.plan.knowledge import RunTime
 from lightning_migrate.project.key_references import KeyReferences
-from lightning_migrate.run import file_kinds as kinds
+from lightning_migrate.run.loaded import whole
 from lightning_migrate.run.options import Options
 
 # A key whose reads follow the rewrite to another key: the device count is read the same under `devices`.
@@ -48,12 +48,12 @@ def _migrated(path: Path, options: Options) -> list[tuple[str, dict[str, object]
     except sourcefile.SourceError:
         return []
     after: list[Any] = []
-    try:
-        migrated = kinds.migrate(path, text, options, frozenset(), False)
-        if not any(not f.fixable for f in migrated.findings):
+    migrated = whole(path, text, options)
+    if migrated is not None:
+        try:
             after = [c for d in load(migrated.code) for c in configs(d, migrated.code, path)]
-    except Exception:  # the file's own migration reports it (and a bug of ours must not stop the run)
-        after = []
+        except sourcefile.SourceError:
+            after = []
     if len(after) != len(before):
         return [(c.section, _flags(c), None) for c in before]
     # (a config that extends a sibling is read over the sibling on disk, not yet migrated: not judged here)

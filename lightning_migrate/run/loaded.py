@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from lightning_migrate.files import sourcefile
+from lightning_migrate.frontends.contract import Migrated
 from lightning_migrate.frontends.yaml.read import load, read
 from lightning_migrate.plan.callsite import CallSite, Run
 from lightning_migrate.plan.planner import Unchanged
@@ -78,10 +79,20 @@ def _verdict(config: Path, link: Link, run: Run, options: Options, run_files: se
         return "", "is not migrated there (only a top-level `trainer:` is a Trainer config)"
     if config.resolve() not in run_files or kinds.kind_of(config, text).name != "yaml":
         return "", "is not migrated in this run (not a YAML file of it)"
-    try:
-        migrated = kinds.migrate(config, text, options, frozenset(), False)
-    except Exception:  # the config's own migration reports it (and a bug of ours must not stop the run)
-        return "", "cannot be migrated there"
-    if any(not f.fixable for f in migrated.findings):
+    if whole(config, text, options) is None:
         return "", "cannot be migrated there (see its findings)"
     return "settled", ""
+
+
+def whole(path: Path, text: str, options: Options) -> Migrated | None:
+    """The migration of the file at ``path`` where the run writes all of it: no finding left, none
+    suppressed by a ``# noqa`` or left out by the selection (the run would leave that rewrite unwritten);
+    else None."""
+    try:
+        migrated = kinds.migrate(path, text, options, frozenset(), False)
+    except Exception:  # the file's own migration reports it (and a bug of ours must not stop the run)
+        return None
+    outcome = migrated.suppress(migrated.findings)
+    if outcome.suppressed or any(not f.fixable or not options.selects(f.code, path) for f in outcome.kept):
+        return None
+    return migrated
