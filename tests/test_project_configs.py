@@ -11,8 +11,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from test_fixtures import assert_behaviour_kept
-from test_kind_fixtures import assert_yaml_behaviour_kept
+from test_fixtures import assert_behaviour_kept, assert_flags_kept
+from test_kind_fixtures import assert_yaml_behaviour_kept, substituted
 
 from lightning_migrate.files.text import Text
 from lightning_migrate.plan.locate import locate
@@ -20,7 +20,7 @@ from lightning_migrate.project import key_references, loaded_configs
 from lightning_migrate.run.file_kinds import BY_SUFFIX
 from lightning_migrate.run.options import Options
 from lightning_migrate.run.runner import FileResult, process_all
-from lightning_migrate.semantics.model import release
+from lightning_migrate.semantics.model import RELEASES, release
 
 PROJECTS = Path(__file__).parent.parent / "fixtures" / "projects"
 TARGET = "2.6"
@@ -51,7 +51,7 @@ EXPECTED_FINDINGS = {
 }
 # (file, code) a case must not report: the calls its configs settle
 NOT_REPORTED = {
-    "loaded_config": [("train.py", "LM101"), ("run.py", "LM101")],
+    "loaded_config": [("train.py", "LM101"), ("run.py", "LM101"), ("tools/finetune.py", "LM101")],
     "key_references": [],
     "key_reads": [("train.py", "LM101")],
 }
@@ -83,6 +83,7 @@ def test_project(case: str, tmp_path: Path) -> None:
             assert checked > 0 or _only_followed(old, new), name
         if new != old and name.endswith(".yaml"):
             assert_yaml_behaviour_kept(root / name, old, new, release(TARGET))
+            _sections_kept(old, new)
     found = [(name, f.code, f.message) for name, r in results.items() for f in r.findings]
     for name, code, piece in EXPECTED_FINDINGS[case]:
         assert any(n == name and c == code and piece in m for n, c, m in found), (name, code, piece)
@@ -92,6 +93,21 @@ def test_project(case: str, tmp_path: Path) -> None:
         if result.data is not None:
             (root / name).write_bytes(result.data)
     assert not [name for name, r in _migrate(root).items() if r.data is not None]
+
+
+def _sections_kept(old: str, new: str) -> None:
+    """Every top-level section of a YAML file that holds Trainer flags (a config a call passes alone,
+    ``trainer_params:``) builds in the target what it built before, if the rewrite changed it."""
+    from lightning_migrate.frontends.yaml.read import load, read
+
+    for before, after in zip(load(old), load(new)):
+        for key, section in before.items():
+            if not hasattr(section, "_ok") or not hasattr(after.get(key), "_ok"):
+                continue
+            old_flags, new_flags = read(section).flags, read(after[key]).flags
+            if old_flags != new_flags:
+                for old_values, new_values in substituted(old_flags, new_flags):
+                    assert_flags_kept(old_values, new_values, release(TARGET), RELEASES[:-1], label=key)
 
 
 def _only_followed(old: str, new: str) -> bool:

@@ -59,12 +59,16 @@ class LoadedConfigs:
     """What the run settled of such calls (picklable: it goes to the workers): the calls whose config holds
     no Trainer flag (their own keywords are judged alone) and those whose config is migrated where it is
     (left as written, with no finding), each as (the script's path, line, column); for the others, which
-    config their flags come from and why it does not settle them (the finding says so)."""
+    config their flags come from and why it does not settle them (the finding says so); and the sections
+    the YAML front end migrates as Trainer configs because calls pass them."""
 
     no_flags: frozenset[tuple[str, int, int]] = frozenset()
     settled: frozenset[tuple[str, int, int]] = frozenset()
     # the other linked calls: which config their flags come from, and why it does not settle them
     reasons: tuple[tuple[tuple[str, int, int], str], ...] = ()
+    # the sections that are a Trainer config because calls pass them alone (`**config["trainer_params"]`):
+    # (the file's resolved path, the key path)
+    sections: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     def verdict(self, path: Path, line: int, column: int) -> str:
         where = (str(path), line, column)
@@ -72,6 +76,13 @@ class LoadedConfigs:
 
     def reason(self, path: Path, line: int, column: int) -> str:
         return dict(self.reasons).get((str(path), line, column), "")
+
+    def sections_of(self, path: Path) -> list[tuple[str, ...]]:
+        """The key paths of the file at ``path`` that are Trainer configs because calls pass them."""
+        if not self.sections or str(path) == "-":
+            return []
+        resolved = str(Path(path).resolve())
+        return [keys for name, keys in self.sections if name == resolved]
 
 
 NO_LOADED = LoadedConfigs()

@@ -44,14 +44,15 @@ def _migrated(path: Path, options: Options) -> list[tuple[str, dict[str, object]
     is not migrated whole, or cannot be read)."""
     try:
         text = sourcefile.decode(sourcefile.read_bytes(path), False).text
-        before = [c for d in load(text) for c in configs(d, text, path)]
+        passed = options.loaded.sections_of(path)
+        before = [c for d in load(text) for c in configs(d, text, path, passed)]
     except sourcefile.SourceError:
         return []
     after: list[Any] = []
     migrated = whole(path, text, options)
     if migrated is not None:
         try:
-            after = [c for d in load(migrated.code) for c in configs(d, migrated.code, path)]
+            after = [c for d in load(migrated.code) for c in configs(d, migrated.code, path, passed)]
         except sourcefile.SourceError:
             after = []
     if len(after) != len(before):

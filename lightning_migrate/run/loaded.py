@@ -30,6 +30,7 @@ def settle(found: Iterable[Link], options: Options, run_files: set[Path]) -> Loa
     settled: set[tuple[str, int, int]] = set()
     reasons: dict[tuple[str, int, int], str] = {}
     run = Run(options.target, options.source, options.unsafe)
+    sections = options.loaded.sections  # (``passed_alone``: the front end migrates them)
     for link in found:
         if not link.complete:
             continue
@@ -45,9 +46,22 @@ def settle(found: Iterable[Link], options: Options, run_files: set[Path]) -> Loa
             config, (verdict, why) = min(verdicts.items(), key=lambda item: item[1][0] != "")
             why = why if verdict == "" else "holds flags beside the call's own: write them in one place"
             reasons[where] = f"`{config.name}` (`{'.'.join(link.keys) or '...'}`), which {why}"
-    if not no_flags and not settled and not reasons:
+    if not no_flags and not settled and not reasons and not sections:
         return NO_LOADED
-    return LoadedConfigs(frozenset(no_flags), frozenset(settled), tuple(sorted(reasons.items())))
+    return LoadedConfigs(frozenset(no_flags), frozenset(settled), tuple(sorted(reasons.items())), sections)
+
+
+def passed_alone(found: list[Link], run_files: set[Path]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """The sections of the run's YAML files that are a Trainer config because every call that passes them
+    passes them alone (``Trainer(**config["trainer_params"])``: no flag of its own to judge them with)."""
+    calls: dict[tuple[str, tuple[str, ...]], list[Link]] = {}
+    for link in found:
+        for config in link.configs:
+            resolved = config.resolve()
+            yaml = config.suffix.lower() in (".yaml", ".yml")
+            if link.keys and link.keys not in MIGRATED_SECTIONS and resolved in run_files and yaml:
+                calls.setdefault((str(resolved), link.keys), []).append(link)
+    return tuple(sorted(where for where, links in calls.items() if not any(lk.explicit for lk in links)))
 
 
 def _verdict(config: Path, link: Link, run: Run, options: Options, run_files: set[Path]) -> tuple[str, str]:
@@ -75,8 +89,8 @@ def _verdict(config: Path, link: Link, run: Run, options: Options, run_files: se
         return "settled", ""
     if link.explicit:
         return "", "holds flags beside the call's own: write them in one place"
-    if link.keys not in MIGRATED_SECTIONS:
-        return "", "is not migrated there (only a top-level `trainer:` is a Trainer config)"
+    if link.keys not in MIGRATED_SECTIONS and link.keys not in options.loaded.sections_of(config):
+        return "", "is not migrated there (not a Trainer config on its own)"
     if config.resolve() not in run_files or kinds.kind_of(config, text).name != "yaml":
         return "", "is not migrated in this run (not a YAML file of it)"
     if whole(config, text, options) is None:

@@ -30,7 +30,7 @@ from lightning_migrate.project.key_references import (
     in_file,
     may_refer,
 )
-from lightning_migrate.project.loaded_configs import links, may_load
+from lightning_migrate.project.loaded_configs import LoadedConfigs, links, may_load
 from lightning_migrate.project.subclasses import may_define, of_run
 from lightning_migrate.report.findings import Finding
 from lightning_migrate.run import file_kinds as kinds
@@ -219,13 +219,9 @@ def process_each(
     pool starts for two such files or more (for none or one it would only cost its start), and its workers
     are forked with the codemod's front end already imported. Memory stays that of the files at work, not
     of the tree."""
-    sizes, quiet, subclasses, loading, referring = _first_pass(paths, options)
-    options = replace(options, subclasses=subclasses, references=referring)
-    if loading:  # (the calls are linked with the run's subclasses known, and judged with its options)
-        from lightning_migrate.run.loaded import settle
-
-        run_files = {path.resolve() for path in paths}
-        options = replace(options, loaded=settle(links(loading, subclasses), options, run_files))
+    sizes, quiet, subclasses, loading, (references, configs) = _first_pass(paths, options)
+    options = replace(options, subclasses=subclasses)
+    options = _project(options, paths, loading, references, configs)
     distinct = list(dict.fromkeys(paths))
     candidates = [path for path in distinct if sizes[path] is not None and path not in quiet]
     chosen = set(candidates)
@@ -244,13 +240,15 @@ def process_each(
 
 def _first_pass(
     paths: Sequence[Path], options: Options
-) -> tuple[dict[Path, int | None], set[Path], RunSubclasses, list[tuple[Path, str]], KeyReferences]:
+) -> tuple[
+    dict[Path, int | None], set[Path], RunSubclasses, list[tuple[Path, str]], tuple[KeyReferences, list[Path]]
+]:
     """Each file read once and let go: its size (None: it cannot be read or decoded), whether it is a Python
     file the prefilter's words clear, the Trainer subclasses the run's Python files define (read before
     any file is migrated: a file may call a class another file of the run defines), and the few Python files
     that may load a config whose section they pass to a Trainer (``project.loaded_configs``); and what in the
     run's files refers to a key of a Trainer config section (``project.key_references``: only where a YAML
-    file of the run may hold a Trainer config, whose rewrite they must follow)."""
+    file of the run may hold a Trainer config, whose rewrite they must follow), with those YAML files."""
     sizes: dict[Path, int | None] = {}
     quiet: set[Path] = set()  # Python files without the words any candidate needs
     defining: list[tuple[Path, str]] = []  # (only the few files that may define a subclass are kept)
@@ -278,13 +276,32 @@ def _first_pass(
             defining.append((path, text))
         if path not in quiet and may_load(text):
             loading.append((path, text))
-    found = of_run(defining)
     references = collected(referring) if configs else NO_REFERENCES
-    if references.found:  # (which of them follow the configs' rewrite: the configs are migrated to know)
-        from lightning_migrate.run.followed import follow
+    return sizes, quiet, of_run(defining), loading, (references, configs)
 
-        references = follow(references, replace(options, subclasses=found), configs)
-    return sizes, quiet, found, loading, references
+
+def _project(
+    options: Options,
+    paths: Sequence[Path],
+    loading: list[tuple[Path, str]],
+    references: KeyReferences,
+    configs: list[Path],
+) -> Options:
+    """``options`` with what the run learns across its files before any is migrated: the sections of loaded
+    configs that calls pass to a Trainer alone (the YAML front end migrates them), which references to a
+    config key follow its rewrite (the configs are migrated, with those sections, to know), then which calls
+    their configs settle (judged with both)."""
+    if not loading and not references.found:
+        return options
+    from lightning_migrate.run.followed import follow
+    from lightning_migrate.run.loaded import passed_alone, settle
+
+    run_files = {path.resolve() for path in paths}
+    linked = links(loading, options.subclasses) if loading else []
+    options = replace(options, loaded=LoadedConfigs(sections=passed_alone(linked, run_files)))
+    if references.found:
+        options = replace(options, references=follow(references, options, configs))
+    return replace(options, loaded=settle(linked, options, run_files)) if linked else options
 
 
 def _here(path: Path, options: Options) -> FileResult:

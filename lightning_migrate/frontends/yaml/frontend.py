@@ -64,7 +64,7 @@ def migrate(text: str, request: Request) -> Migrated:
     written: list[dict[str, Known] | None] = []  # each config's own flags as the rewrite writes them
     for document in documents:
         planned: set[int] = set()  # the objects the configs' flags hold: planned with their config
-        for config in configs(document, text, request.path):
+        for config in configs(document, text, request.path, request.loaded.sections_of(request.path)):
             findings += _config(config, writer, request, spans, written)
             planned |= _objects_in(config.mapping)
         findings += _plugin_objects(document, planned, writer, request.run)
@@ -77,7 +77,8 @@ def migrate(text: str, request: Request) -> Migrated:
 
 def _check(new: str, written: list[dict[str, Known] | None], request: Request) -> None:
     """Never hand out YAML that does not parse, or whose configs do not read back as the rewrite planned."""
-    found = [config for document in load(new) for config in configs(document, new, request.path)]
+    passed = request.loaded.sections_of(request.path)
+    found = [config for document in load(new) for config in configs(document, new, request.path, passed)]
     got = [_as_written(read(config.mapping).flags) for config in found]
     planned = [None if w is None else _as_written(w) for w in written]
     if len(got) != len(planned) or any(w is not None and w != g for w, g in zip(planned, got)):

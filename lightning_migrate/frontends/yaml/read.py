@@ -26,7 +26,7 @@ from __future__ import annotations
 import functools
 import re
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -171,11 +171,16 @@ def mappings(node: Any) -> Iterator[CommentedMap]:
             stack.extend(reversed(list(item)))
 
 
-def configs(document: Any, text: str, path: Path) -> list[Config]:
-    """The Trainer configs of one document of the file at ``path``."""
+def configs(document: Any, text: str, path: Path, passed: Sequence[tuple[str, ...]] = ()) -> list[Config]:
+    """The Trainer configs of one document of the file at ``path`` (``passed``: the key paths of sections
+    that Python of the run passes to a Trainer alone, ``Trainer(**config["trainer_params"])``)."""
     if not isinstance(document, CommentedMap):
         return []
     found: dict[int, Config] = {}
+    for path_of_keys in passed:
+        at = _section_at(document, path_of_keys)
+        if at is not None:
+            found[id(at[0])] = Config(at[0], at[1], section=path_of_keys[-1])
     keys = {id(value): key for m in mappings(document) for key, value in m.items() if isinstance(key, str)}
     for mapping in mappings(document):
         if _is_trainer(mapping):
@@ -197,6 +202,21 @@ def configs(document: Any, text: str, path: Path) -> list[Config]:
         if group is not None:
             found[id(document)] = group
     return list(found.values())
+
+
+def _section_at(document: CommentedMap, keys: Sequence[str]) -> tuple[CommentedMap, tuple[int, int]] | None:
+    """The mapping at ``keys`` of the document, and where its key is; None where there is none of its own
+    (a key merged in with `<<` is shared with other mappings) or it builds a class of its own."""
+    mapping: Any = document
+    where = (0, 0)
+    for key in keys:
+        if not isinstance(mapping, CommentedMap) or key not in mapping._ok:
+            return None
+        where = mapping.lc.key(key)
+        mapping = mapping[key]
+    if not isinstance(mapping, CommentedMap) or class_path(mapping) is not None or not keys:
+        return None
+    return mapping, where
 
 
 def _overrides(document: CommentedMap, text: str) -> str:
