@@ -130,9 +130,15 @@ def in_python(path: Path, text: str) -> Iterator[tuple[tuple[str, str], Ref]]:
         if found is None:
             continue
         (section, key), write, named = found
-        segment = ast.get_source_segment(text, node) or lines[node.lineno - 1].strip()  # type: ignore[attr-defined]
-        ref = Ref(str(path), node.lineno, node.col_offset + 1, segment.splitlines()[0], write)  # type: ignore[attr-defined]
+        ref = Ref(str(path), node.lineno, node.col_offset + 1, _first_line(lines, node), write)  # type: ignore[arg-type, attr-defined]
         yield (section, key), replace(ref, key_at=_key_at(lines, named, key))
+
+
+def _first_line(lines: list[str], node: ast.expr) -> str:
+    """The text of ``node`` on its first line (its columns are UTF-8 offsets)."""
+    line = lines[node.lineno - 1].encode() if node.lineno <= len(lines) else b""
+    end = node.end_col_offset if node.end_lineno == node.lineno else len(line)
+    return line[node.col_offset : end].decode(errors="replace").strip()
 
 
 def _key_at(lines: list[str], node: ast.expr, key: str) -> tuple[int, int] | None:

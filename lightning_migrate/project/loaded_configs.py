@@ -17,7 +17,7 @@ from pathlib import Path
 from lightning_migrate.files import depth
 from lightning_migrate.files.sourcefile import SourceError
 from lightning_migrate.files.text import Text
-from lightning_migrate.plan.locate import Located, Scope, TrainerCall, locate
+from lightning_migrate.plan.locate import Located, Scope, locate
 from lightning_migrate.plan.trainers import NO_SUBCLASSES, RunSubclasses
 from lightning_migrate.semantics.signature import MODELLED
 
@@ -107,11 +107,13 @@ def links(files: Iterable[tuple[Path, str]], subclasses: RunSubclasses = NO_SUBC
 
 
 def _links_of(path: Path, located: Located) -> Iterator[Link]:
+    changed: frozenset[str] | None = None
     for call in located.calls:
         starred = [k for k in call.node.keywords if k.arg is None]
         if len(starred) != 1 or any(isinstance(a, ast.Starred) for a in call.node.args):
             continue
-        section = _section(located, starred[0].value, call.scope, call)
+        changed = _changed(located.tree) if changed is None else changed
+        section = _section(located, starred[0].value, call.scope, changed)
         if section is None:
             continue
         paths, keys = section
@@ -123,7 +125,7 @@ def _links_of(path: Path, located: Located) -> Iterator[Link]:
 
 
 def _section(
-    located: Located, node: ast.expr, scope: Scope, call: TrainerCall, depth: int = 0
+    located: Located, node: ast.expr, scope: Scope, changed: frozenset[str], depth: int = 0
 ) -> tuple[list[str], tuple[str, ...]] | None:
     """The paths a loaded config may come from and the key path of ``node`` in it: ``cfg.trainer``,
     ``config["trainer_params"]``, a wrapper of one, or a name bound once to one and used only to be read
@@ -148,12 +150,12 @@ def _section(
     if isinstance(node, ast.Call):
         paths = _loaded(located, node, scope)
         return None if paths is None else (paths, tuple(keys))
-    if not isinstance(node, ast.Name) or not _only_read(located, node, scope):
+    if not isinstance(node, ast.Name) or node.id in changed:
         return None
     bound = located.bound(node, scope)
     if bound is None:
         return None
-    inner = _section(located, bound[0], bound[1], call, depth + 1)
+    inner = _section(located, bound[0], bound[1], changed, depth + 1)
     return None if inner is None else (inner[0], inner[1] + tuple(keys))
 
 
@@ -163,49 +165,48 @@ def _is(located: Located, func: ast.expr, scope: Scope, names: frozenset[str] | 
     return not located.qualified(func, scope).isdisjoint(names)
 
 
-def _only_read(located: Located, name: ast.Name, scope: Scope) -> bool:
-    """Is ``name`` never changed in a way that reaches the Trainer: no key the Trainer takes set, updated or
-    deleted (``cfg["gpus"] = 2``, ``cfg.update(...)``, ``cfg.trainer.gpus = 0``), never handed to a call
-    that may change it?"""
-    for node in ast.walk(located.tree):
+def _changed(tree: ast.Module) -> frozenset[str]:
+    """The names of the file that may be changed in a way that reaches the Trainer: a key the Trainer takes
+    set, updated or deleted (``cfg["gpus"] = 2``, ``cfg.update(...)``, ``cfg.trainer.gpus = 0``), or handed
+    whole to a call that may change it (``extras(cfg)``). Asked once per file."""
+    changed: set[str] = set()
+    for node in ast.walk(tree):
         if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)):
             targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
-            for target in targets:
-                if _roots_at(target, name.id) and not _harmless_key(target):
-                    return False
-        elif isinstance(node, ast.Call) and _may_change(node, name.id):
-            return False
-    return True
+            changed.update(_root(t) or "" for t in targets if _root(t) and not _harmless_key(t))
+        elif isinstance(node, ast.Call):
+            changed.update(_may_change(node))
+    return frozenset(changed)
 
 
 _READERS = frozenset({"get", "keys", "items", "values"})  # methods that leave a mapping as it is
 
 
-def _may_change(call: ast.Call, name: str) -> bool:
-    """May ``call`` change the mapping ``name``: a method of it or of a part of it that is not a reader
-    (``name.update(...)``, ``name.trainer.pop("gpus")``), or another function it is handed to whole
-    (``extras(config)`` may set ``config.trainer.gpus``)?"""
+def _may_change(call: ast.Call) -> list[str]:
+    """The names ``call`` may change: the one a method of it or of a part of it that is not a reader is
+    called on (``name.update(...)``, ``name.trainer.pop("gpus")``), those handed whole to another function
+    (``f(**name)`` gets a copy)."""
     func = call.func
-    if isinstance(func, ast.Attribute) and (_roots_at(func.value, name) or _is_name(func.value, name)):
-        return func.attr not in _READERS
-    handed = [*call.args, *(k.value for k in call.keywords if k.arg)]  # (`f(**name)` gets a copy)
-    return any(_is_name(a, name) for a in handed) and not (isinstance(func, ast.Name) and func.id in _VIEWERS)
-
-
-def _is_name(node: ast.expr, name: str) -> bool:
-    return isinstance(node, ast.Name) and node.id == name
+    changed = []
+    if isinstance(func, ast.Attribute) and func.attr not in _READERS:
+        owner = func.value.id if isinstance(func.value, ast.Name) else _root(func.value)
+        changed += [owner] if owner is not None else []
+    if isinstance(func, ast.Name) and func.id in _VIEWERS:
+        return changed
+    handed = [*call.args, *(k.value for k in call.keywords if k.arg)]
+    return changed + [a.id for a in handed if isinstance(a, ast.Name)]
 
 
 _VIEWERS = frozenset({"print", "len", "str", "repr", "isinstance"})  # builtins that only look at a mapping
 
 
-def _roots_at(node: ast.expr, name: str) -> bool:
-    """Is ``node`` ``name`` or an attribute or subscript of it (``name.a["b"]``), not ``name`` itself?"""
+def _root(node: ast.expr) -> str | None:
+    """The name ``node`` is an attribute or subscript of (``name.a["b"]``: ``name``; a bare name: None)."""
     if not isinstance(node, (ast.Attribute, ast.Subscript)):
-        return False
+        return None
     while isinstance(node, (ast.Attribute, ast.Subscript)):
         node = node.value
-    return isinstance(node, ast.Name) and node.id == name
+    return node.id if isinstance(node, ast.Name) else None
 
 
 def _harmless_key(target: ast.expr) -> bool:
