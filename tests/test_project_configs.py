@@ -145,6 +145,8 @@ def test_a_loaded_config_is_found_beside_the_script_or_above_it(tmp_path: Path) 
         "kwargs['gpus'] = 2",  # a flag set where the config is passed
         "kwargs.update(extra)",  # anything may be set
         "config.trainer.gpus = 0",  # the loaded config itself changed
+        "extras(config)",  # handed whole to a function that may change it
+        "OmegaConf.set_struct(config, False)",  # (even one that does not: it is not known here)
     ],
 )
 def test_a_section_changed_in_python_is_not_the_configs(change: str, tmp_path: Path) -> None:
