@@ -253,3 +253,15 @@ def test_a_config_left_by_noqa_settles_nothing(noqa: str, tmp_path: Path) -> Non
     assert results["c.yaml"].data is None
     assert results["t.py"].data is None  # the read is not renamed: the config keeps `gpus`
     assert [f.code for f in results["t.py"].findings] == ["LM101"]
+
+
+def test_references_are_renamed_where_python_and_yaml_count_lines(tmp_path: Path) -> None:
+    """A form feed or a line separator inside a line ends no line for Python (``str.splitlines`` would say
+    it does); a YAML file's lines may end with CRLF."""
+    (tmp_path / "a.yaml").write_bytes(b"data:\r\n  workers: ${trainer.gpus}\r\ntrainer:\r\n  gpus: 2\r\n")
+    (tmp_path / "log.py").write_text(
+        "x = 1  # \x0c page\ny = '\u2028'\ndef name(cfg):\n    return cfg.trainer.gpus\n"
+    )
+    results = _migrate(tmp_path)
+    assert results["log.py"].new.endswith("    return cfg.trainer.devices\n")
+    assert b"  workers: ${trainer.devices}\r\n" in (results["a.yaml"].data or b"")

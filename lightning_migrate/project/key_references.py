@@ -8,6 +8,8 @@ drops or changes the key must take them with it, or not be made (``frontends.yam
 from __future__ import annotations
 
 import ast
+import bisect
+import itertools
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
@@ -85,6 +87,16 @@ class KeyReferences:
 NO_REFERENCES = KeyReferences()
 
 
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
+
+
+def lines_of(text: str) -> list[str]:
+    """The lines of ``text`` with their ends, cut where Python's tokenizer cuts them (``\n``, ``\r\n``,
+    ``\r``; not at a form feed or a line separator, as ``str.splitlines`` does): the numbers ``ast`` gives,
+    and the same for YAML, whose positions are found and written with them."""
+    return _LINE.findall(text)
+
+
 def may_refer(text: str, python: bool) -> bool:
     """May a Python or YAML ``text`` refer to a config key (asked of every such file of a run)?"""
     if python:
@@ -107,11 +119,11 @@ def collected(found: Iterable[tuple[tuple[str, str], Ref]]) -> KeyReferences:
 
 def in_yaml(path: Path, text: str) -> Iterator[tuple[tuple[str, str], Ref]]:
     """The interpolations of a YAML text that name a modelled key of a section."""
-    starts = [0, *(i + 1 for i, c in enumerate(text) if c == "\n")]
+    starts = list(itertools.accumulate(map(len, lines_of(text)), initial=0))
     for match in _INTERPOLATION.finditer(text):
         for dotted in _DOTTED.finditer(match.group(1)):
             offset = match.start(1) + dotted.start(1)
-            line = next(i for i in range(len(starts) - 1, -1, -1) if starts[i] <= offset)
+            line = bisect.bisect_right(starts, offset) - 1
             ref = Ref(str(path), line + 1, offset - starts[line] + 1, match.group(0))
             key = match.start(1) + dotted.start(3)
             ref = replace(ref, key_at=(line + 1, key - starts[line]))
@@ -124,7 +136,7 @@ def in_python(path: Path, text: str) -> Iterator[tuple[tuple[str, str], Ref]]:
         tree = depth.parse(text)
     except (SyntaxError, ValueError, SourceError):  # the file's own migration reports it
         return
-    lines = text.splitlines()
+    lines = lines_of(text)
     for node in ast.walk(tree):
         found = _named(node)
         if found is None:
@@ -207,7 +219,7 @@ def renamed_in(path: Path, text: str, references: KeyReferences) -> tuple[str, l
     following = references.following(path)
     if not following:
         return text, []
-    lines = text.splitlines(keepends=True)
+    lines = lines_of(text)
     findings: list[Finding] = []
     for ref, old, new in sorted(following, key=lambda f: f[0].key_at or (0, 0), reverse=True):
         assert ref.key_at is not None  # (only references whose key is written as itself follow)
