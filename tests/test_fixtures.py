@@ -25,19 +25,21 @@ from lightning_migrate.semantics.model import RELEASES, Interpretation, Value, V
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 DEFAULT_TARGET = "2.6"
 NO_FINDING = "no_finding"  # calls in the target's own form, or that no release builds: no finding at all
-PROJECTS = "projects"  # `projects/<name>/project/`: migrated as one run (`test_kind_fixtures`)
+# whole projects, each migrated as one run: `lightning_cli/<name>/project/` (`test_kind_fixtures`) and
+# `projects/<name>/` (`test_project_configs`)
+WHOLE_PROJECTS = ("lightning_cli", "projects")
 UNSAFE = ".unsafe"  # `<case>.2.6.unsafe.expected.py`: the output of `--unsafe-fixes`
 # Python that `test_kind_fixtures` checks as a file of its folder: argument lists of command lines, and
 # scripts whose parser another module of the folder builds (read from disk, by the file's path)
-PROJECTS = ("python_command_lines", "project_options")
+CHECKED_AS_FOLDER = ("python_command_lines", "project_options")
 
 
 def cases() -> list[tuple[Path, Path | None, str]]:
     found = []
     for case in sorted(FIXTURES.rglob("*.py")):
-        if ".expected" in case.name or case.parent.name in PROJECTS:  # `test_kind_fixtures`
+        if ".expected" in case.name or case.parent.name in CHECKED_AS_FOLDER:  # `test_kind_fixtures`
             continue
-        if PROJECTS in case.relative_to(FIXTURES).parts:  # whole projects: `test_kind_fixtures`
+        if case.relative_to(FIXTURES).parts[0] in WHOLE_PROJECTS:
             continue
         expected = sorted(case.parent.glob(f"{case.stem}.*.expected.py"))
         if not expected:

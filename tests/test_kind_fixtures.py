@@ -277,13 +277,13 @@ def _migrated_base(case: Path, document: object, target: Version) -> dict[str, V
 
 
 # --- whole projects ----------------------------------------------------------------------------------------
-# `fixtures/projects/<name>/project/` is migrated as one run (the run's pre-pass ties a LightningCLI's
+# `fixtures/lightning_cli/<name>/project/` is migrated as one run (the run's pre-pass ties a LightningCLI's
 # `trainer_defaults` to its configs); `<name>/<target>.expected/` holds the files the rewrite changes, as it
 # writes them (a file not there must come out unchanged). Every config must build, merged over the defaults
 # and the default config files as LightningCLI merges them, what it built: read here independently of the
 # codemod (`ast` and a YAML loader).
 
-PROJECTS = FIXTURES / "projects"
+PROJECTS = FIXTURES / "lightning_cli"
 PROJECT_CASES = [
     (folder, expected.name.removesuffix(".expected"))
     for folder in sorted(p for p in PROJECTS.iterdir() if p.is_dir())

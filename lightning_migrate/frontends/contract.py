@@ -15,7 +15,9 @@ from typing import Protocol
 
 from lightning_migrate.plan.callsite import Run
 from lightning_migrate.plan.trainers import NO_SUBCLASSES, RunSubclasses
+from lightning_migrate.project.key_references import NO_REFERENCES, KeyReferences
 from lightning_migrate.project.lightning_cli import NO_CLIS, RunCLIs
+from lightning_migrate.project.loaded_configs import NO_LOADED, LoadedConfigs
 from lightning_migrate.report import noqa
 from lightning_migrate.report.findings import Finding
 
@@ -29,6 +31,8 @@ class Request:
     path: Path = Path("-")
     subclasses: RunSubclasses = NO_SUBCLASSES  # the Trainer subclasses the run's files define
     clis: RunCLIs = NO_CLIS  # the run's LightningCLI defaults, judged with their configs
+    loaded: LoadedConfigs = NO_LOADED  # the `Trainer(**cfg.trainer)` calls a config the run finds settles
+    references: KeyReferences = NO_REFERENCES  # what in the run's files reads or sets a config's key
 
     @property
     def folder(self) -> Path | None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from lightning_migrate.files import word_test
@@ -19,7 +19,9 @@ from lightning_migrate.frontends.contract import FrontEnd, Migrated, Request
 from lightning_migrate.frontends.yaml.words import holds
 from lightning_migrate.plan.callsite import Run
 from lightning_migrate.plan.prefilter import FLAG_NAMES, FLAG_WORDS
+from lightning_migrate.project.key_references import renamed_in
 from lightning_migrate.report import noqa
+from lightning_migrate.report.findings import Finding
 from lightning_migrate.run.options import Options
 
 
@@ -93,8 +95,22 @@ def migrate(
     """``text`` (the file at ``path``) migrated by the front end of its kind; a file the prefilter
     ``skipped`` is only searched for unused suppressions."""
     kind = kind_of(path, text)
+    followed: list[Finding] = []
+    if kind.python or kind.name == "yaml":  # (a reference to a renamed config key follows it)
+        text, followed = renamed_in(path, text, options.references)
+    if followed:
+        migrated = _migrate(path, kind, text, options, leave, skipped)
+        return replace(migrated, findings=[*followed, *migrated.findings])
+    return _migrate(path, kind, text, options, leave, skipped)
+
+
+def _migrate(
+    path: Path, kind: Kind, text: str, options: Options, leave: frozenset[tuple[int, int]], skipped: bool
+) -> Migrated:
     run = Run(options.target, options.source, options.unsafe, leave)
-    request = Request(run, options.shim, path, options.subclasses, options.clis)
+    request = Request(
+        run, options.shim, path, options.subclasses, options.clis, options.loaded, options.references
+    )
     if kind.python:
         return _python(text, request, skipped)
     if not skipped:
@@ -138,6 +154,7 @@ def _python(text: str, request: Request, skipped: bool) -> Migrated:
         request.subclasses,
         path,
         request.clis.of_script(request.path),
+        request.loaded,
     )
     return Migrated(
         result.code, [*result.findings, *found], lambda seen: noqa.apply(text, seen, result.calls)

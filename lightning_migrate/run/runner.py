@@ -17,14 +17,23 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from lightning_migrate.files import sourcefile
 from lightning_migrate.plan.callsite import Run
 from lightning_migrate.plan.prefilter import may_need_migration, mentions
 from lightning_migrate.plan.trainers import RunSubclasses
 from lightning_migrate.project import lightning_cli
+from lightning_migrate.project.key_references import (
+    NO_REFERENCES,
+    KeyReferences,
+    Ref,
+    collected,
+    in_file,
+    may_refer,
+)
 from lightning_migrate.project.lightning_cli import NO_CLIS, Command, RunCLIs, launch_commands, may_build
+from lightning_migrate.project.loaded_configs import LoadedConfigs, links, may_load
 from lightning_migrate.project.subclasses import may_define, of_run
 from lightning_migrate.report.findings import Finding
 from lightning_migrate.run import file_kinds as kinds
@@ -214,8 +223,10 @@ def process_each(
     pool starts for two such files or more (for none or one it would only cost its start), and its workers
     are forked with the codemod's front end already imported. Memory stays that of the files at work, not
     of the tree."""
-    sizes, quiet, subclasses, clis = _first_pass(paths, options)
-    options = replace(options, subclasses=subclasses, clis=clis)
+    first = _first_pass(paths, options)
+    sizes, quiet, clis = first.sizes, first.quiet, first.clis
+    options = replace(options, subclasses=first.subclasses, clis=clis)
+    options = _project(options, paths, first.loading, first.references, first.configs)
     quiet -= {path for path in quiet if os.path.abspath(path) in clis.scripts}
     distinct = list(dict.fromkeys(paths))
     candidates = [path for path in distinct if sizes[path] is not None and path not in quiet]
@@ -233,18 +244,35 @@ def process_each(
     )
 
 
-def _first_pass(
-    paths: Sequence[Path], options: Options
-) -> tuple[dict[Path, int | None], set[Path], RunSubclasses, RunCLIs]:
+class _FirstPass(NamedTuple):
+    """What the first pass over the run's files learns (see ``_first_pass``)."""
+
+    sizes: dict[Path, int | None]
+    quiet: set[Path]
+    subclasses: RunSubclasses
+    clis: RunCLIs
+    loading: list[tuple[Path, str]]
+    references: KeyReferences
+    configs: list[Path]
+
+
+def _first_pass(paths: Sequence[Path], options: Options) -> _FirstPass:
     """Each file read once and let go: its size (None: it cannot be read or decoded), whether it is a Python
-    file the prefilter's words clear, and the Trainer subclasses the run's Python files define (read before
-    any file is migrated: a file may call a class another file of the run defines), and the LightningCLI
-    defaults of its scripts judged with the configs its launch commands and folders tie to them."""
+    file the prefilter's words clear, the Trainer subclasses the run's Python files define (read before
+    any file is migrated: a file may call a class another file of the run defines), the LightningCLI
+    defaults of its scripts judged with the configs its launch commands and folders tie to them, and the few
+    Python files that may load a config whose section they pass to a Trainer (``project.loaded_configs``);
+    and what in the run's files refers to a key of a Trainer config section (``project.key_references``: only
+    where a YAML file of the run may hold a Trainer config, whose rewrite they must follow), with those YAML
+    files."""
     sizes: dict[Path, int | None] = {}
     quiet: set[Path] = set()  # Python files without the words any candidate needs
     defining: list[tuple[Path, str]] = []  # (only the few files that may define a subclass are kept)
     building: list[tuple[Path, str]] = []  # (and those that may build a LightningCLI with defaults)
     commands: list[Command] = []  # the launch commands that give a config (not their files' texts)
+    loading: list[tuple[Path, str]] = []  # (and those that may load a config)
+    referring: list[tuple[tuple[str, str], Ref]] = []  # what refers to a config key (not the files)
+    configs: list[Path] = []  # the YAML files of the run that may hold a Trainer config
     for path in paths:
         try:
             data = sourcefile.read_bytes(path)
@@ -254,7 +282,12 @@ def _first_pass(
             continue
         sizes[path] = len(data)
         commands += launch_commands(path, text)
-        if not kinds.kind_of(path, text).python:
+        kind = kinds.kind_of(path, text)
+        if kind.name == "yaml" and kind.candidate(text):
+            configs.append(path)
+        if kind.name == "yaml" or kind.python:
+            referring += in_file(path, text, kind.python) if may_refer(text, kind.python) else []
+        if not kind.python:
             continue
         if may_build(text):
             building.append((path, text))
@@ -262,9 +295,36 @@ def _first_pass(
             quiet.add(path)
         if may_define(text):
             defining.append((path, text))
+        if path not in quiet and may_load(text):
+            loading.append((path, text))
     run = Run(options.target, options.source, options.unsafe)
     clis = lightning_cli.of_run(building, commands, run, paths) if building else NO_CLIS
-    return sizes, quiet, of_run(defining), clis
+    references = collected(referring) if configs else NO_REFERENCES
+    return _FirstPass(sizes, quiet, of_run(defining), clis, loading, references, configs)
+
+
+def _project(
+    options: Options,
+    paths: Sequence[Path],
+    loading: list[tuple[Path, str]],
+    references: KeyReferences,
+    configs: list[Path],
+) -> Options:
+    """``options`` with what the run learns across its files before any is migrated: the sections of loaded
+    configs that calls pass to a Trainer alone (the YAML front end migrates them), which references to a
+    config key follow its rewrite (the configs are migrated, with those sections, to know), then which calls
+    their configs settle (judged with both)."""
+    if not loading and not references.found:
+        return options
+    from lightning_migrate.run.followed import follow
+    from lightning_migrate.run.loaded import passed_alone, settle
+
+    run_files = {path.resolve() for path in paths}
+    linked = links(loading, options.subclasses) if loading else []
+    options = replace(options, loaded=LoadedConfigs(sections=passed_alone(linked, run_files)))
+    if references.found:
+        options = replace(options, references=follow(references, options, configs))
+    return replace(options, loaded=settle(linked, options, run_files)) if linked else options
 
 
 def _here(path: Path, options: Options) -> FileResult:

@@ -38,6 +38,7 @@ from lightning_migrate.plan.ranges import NOTHING_IMPORTED, Imported, RunTimeRea
 from lightning_migrate.plan.trainers import NO_SUBCLASSES, PACKAGES, RunSubclasses
 from lightning_migrate.project import script_options
 from lightning_migrate.project.lightning_cli import CLIDefaults
+from lightning_migrate.project.loaded_configs import NO_LOADED, LoadedConfigs
 from lightning_migrate.report.findings import Finding, Result
 from lightning_migrate.report.rules import BY_CODE
 from lightning_migrate.semantics.classes import RENAMED_STRATEGIES, lookup
@@ -68,6 +69,7 @@ def migrate(
     subclasses: RunSubclasses = NO_SUBCLASSES,
     path: Path | None = None,
     clis: Sequence[CLIDefaults] = (),
+    loaded: LoadedConfigs = NO_LOADED,
 ) -> Result:
     """Rewrite ``source`` (a whole Python file) for Lightning ``target``; with ``unsafe``, in the idiomatic
     modern spelling even where it adopts a changed default (each such finding says what changes). The calls
@@ -75,13 +77,17 @@ def migrate(
     a call whose flags are only known at run time builds the runtime shim's Trainer instead. ``subclasses``:
     the Trainer subclasses the other files of the run define (their calls are Trainer calls too). ``path``:
     where the file is, to read the argparse parsers the project's other modules build for it; ``clis``: the
-    file's LightningCLI calls whose ``trainer_defaults`` the run judged with their configs."""
+    file's LightningCLI calls whose ``trainer_defaults`` the run judged with their configs; ``loaded``: the
+    calls of the file whose ``**`` section of a loaded config the run settles."""
     tree = _parse(source)
     text = Text(source)
     located = locate(tree, text, subclasses)
     imported = functools.partial(script_options.imported, path) if path is not None else _nothing_imported
     migrator = _Migrator(text, located, Run(target, source_version, unsafe, leave), shim, imported)
     migrator.cli_defaults(clis)
+    where = path if path is not None else Path("-")
+    migrator.loaded = lambda call: loaded.verdict(where, call.lineno, call.col_offset)
+    migrator.loaded_reason = lambda call: loaded.reason(where, call.lineno, call.col_offset)
     migrator.run()
     kept: set[str] = set()
     if "Plugin" in source:  # the renamed classes are all `*Plugin`s
@@ -211,6 +217,9 @@ class _Migrator:
         self._dict_edits: dict[int, _DictEdit] = {}  # id(dict display or `dict(...)` call) -> its edit
         # (line, column) spans of a LightningCLI's defaults reported, not rewritten: their classes keep names
         self.held_spans: list[tuple[tuple[int, int], tuple[int, int]]] = []
+        # what the run settled of a call's `**` section of a loaded config (``project.loaded_configs``)
+        self.loaded: Callable[[ast.Call], str] = lambda call: ""
+        self.loaded_reason: Callable[[ast.Call], str] = lambda call: ""  # why it does not settle the call
 
     def run(self) -> None:
         """Decide every call, then turn the decisions into edits in the order a transformer would make
@@ -375,9 +384,12 @@ class _Migrator:
         first: tuple[_Arg, str] | None = None
         if unpacked is not None:
             unknown[UNPACKED] = None
+            loaded = self.loaded_reason(call.node)
             first = (
                 unpacked,
-                "the flags it passes are only known at run time (or come from a dict that is also used"
+                f"the flags it passes come from {loaded}"
+                if loaded
+                else "the flags it passes are only known at run time (or come from a dict that is also used"
                 " elsewhere)",
             )
         namespace = call.namespace
@@ -611,7 +623,13 @@ class _Migrator:
     def _plan_splat(self, call: TrainerCall) -> object:
         """Decide a call that passes ``**something``: rewrite the dict it names when that dict is certain and
         used nowhere else; otherwise report. Returns ``_NO_FLAGS`` when the dict holds no modelled flag (the
-        call is then migrated as if it had no ``**``)."""
+        call is then migrated as if it had no ``**``). A section of a config file the run loads is judged
+        there: one with no flag is no flag here, one migrated where it is leaves the call as written."""
+        verdict = self.loaded(call.node)
+        if verdict == "no flags":
+            return _NO_FLAGS
+        if verdict == "settled":
+            return _REPORTED  # (its other keywords beside the model's are still renamed: `_gone_keywords`)
         args = _arguments(call.node)[call.skip :]
         starred = [a for a in args if a.star]
         source = (

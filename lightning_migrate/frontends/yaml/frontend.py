@@ -66,7 +66,9 @@ def migrate(text: str, request: Request) -> Migrated:
     written: list[dict[str, Known] | None] = []  # each config's own flags as the rewrite writes them
     for document in documents:
         planned: set[int] = set()  # the objects the configs' flags hold: planned with their config
-        for config in configs(document, text, request.path, request.clis.of_config(request.path)):
+        tied = request.clis.of_config(request.path)
+        passed = request.loaded.sections_of(request.path)
+        for config in configs(document, text, request.path, tied, passed):
             findings += _config(config, writer, request, spans, written)
             planned |= _objects_in(config.mapping)
         findings += _plugin_objects(document, planned, writer, request.run)
@@ -80,7 +82,8 @@ def migrate(text: str, request: Request) -> Migrated:
 def _check(new: str, written: list[dict[str, Known] | None], request: Request) -> None:
     """Never hand out YAML that does not parse, or whose configs do not read back as the rewrite planned."""
     cli = request.clis.of_config(request.path)
-    found = [config for document in load(new) for config in configs(document, new, request.path, cli)]
+    passed = request.loaded.sections_of(request.path)
+    found = [config for document in load(new) for config in configs(document, new, request.path, cli, passed)]
     got = [_as_written(read(config.mapping).flags) for config in found]
     planned = [None if w is None else _as_written(w) for w in written]
     if len(got) != len(planned) or any(w is not None and w != g for w, g in zip(planned, got)):
@@ -131,19 +134,20 @@ def _config(
             advice += f" (written alone, they would be {_yaml(alone.flags)})"
     verdict = judge(request.run, site, unknown, advice)
     if verdict.rewrite is None:
-        if gone_old:  # (the keywords beside the model's alone)
-            try:
-                writer.rewrite(config.mapping, gone_old, gone_new, _order(config.mapping, gone_old))
-            except Unwritable as exc:
-                return [*verdict.findings, *not_fixed(gone_found, f"{exc}; write it by hand")]
-        return [*verdict.findings, *gone_found]
+        return [*verdict.findings, *_gone_alone(config, writer, gone_found, gone_old, gone_new)]
     try:
         _merged_keys_kept(config.mapping, own.order, flags, verdict.rewrite.flags)
         new = _own_flags(config, own.flags, verdict.rewrite.flags, request)
         if config.cli is not None:  # (the defaults' own old flags are reported where they are written)
             own_site = CallSite(line, column, own.flags, since, conditionals=False)
             verdict = replace(verdict, findings=_cli_findings(own_site, replace(verdict.rewrite, flags=new)))
-        # the keywords beside the model's are renamed in the same edit
+    except Unwritable as exc:
+        return not_fixed([*verdict.findings, *gone_found], f"{exc}; write it by hand")
+    referred = _referred(config, own.flags, new, request)
+    if referred:  # (the keywords beside the model's are still renamed)
+        shown = not_fixed(verdict.findings, f"{referred}; change them with it by hand")
+        return [*shown, *_gone_alone(config, writer, gone_found, gone_old, gone_new)]
+    try:  # the keywords beside the model's are renamed in the same edit
         old_all, new_all = {**own.flags, **gone_old}, {**new, **gone_new}
         writer.rewrite(config.mapping, old_all, new_all, _order(config.mapping, old_all))
         written[-1] = {**{k: v for k, v in own.flags.items() if k not in own.order}, **new}  # merged keys
@@ -160,6 +164,42 @@ def _cli_findings(own: CallSite, rewrite: Rewrite) -> list[Finding]:
     written = {*own.flags, *rewrite.flags}  # (a note on a flag another file writes is that file's)
     notes = tuple(note for note in rewrite.notes if note.partition("=")[0] in written)
     return rewrite_findings(own, replace(rewrite, notes=notes))
+
+
+_ABSENT = object()
+SHOWN_REFERENCES = 3  # how many references a finding names (then how many more)
+
+
+def _gone_alone(
+    config: Config,
+    writer: Writer,
+    found: list[Finding],
+    old: dict[str, Known],
+    new: dict[str, Known],
+) -> list[Finding]:
+    """The keywords beside the model's renamed or dropped alone (the hardware flags are left as written)."""
+    if old:
+        try:
+            writer.rewrite(config.mapping, old, new, _order(config.mapping, old))
+        except Unwritable as exc:
+            return not_fixed(found, f"{exc}; write it by hand")
+    return found
+
+
+def _referred(config: Config, old: dict[str, Known], new: dict[str, Known], request: Request) -> str:
+    """Why a rewrite that drops, changes or adds a key that code elsewhere reads or sets (``${trainer.gpus}``,
+    ``cfg.trainer.gpus = 0``: ``project.key_references``) is not written (that code would read what the
+    config no longer says, or set a flag the target rejects); "" where no code refers to such a key."""
+    changed = [k for k in dict.fromkeys([*old, *new]) if old.get(k, _ABSENT) != new.get(k, _ABSENT)]
+    referred = [key for key in changed if request.references.of(config.section, key)]
+    if not referred:
+        return ""
+    refs = [ref for key in referred for ref in request.references.of(config.section, key)]
+    keys = " and ".join(f"`{config.section}.{key}`" for key in referred)
+    named = ", ".join(map(str, refs[:SHOWN_REFERENCES]))
+    more = f" and {len(refs) - SHOWN_REFERENCES} more" if len(refs) > SHOWN_REFERENCES else ""
+    verb = "is" if len(referred) == 1 else "are"
+    return f"the rewrite changes {keys}, which {verb} also read or set by {named}{more}"
 
 
 def _order(mapping: CommentedMap, keys: Mapping[str, object]) -> list[str]:

@@ -26,7 +26,7 @@ from __future__ import annotations
 import functools
 import re
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -80,6 +80,7 @@ class Config:
     # the base is what a LightningCLI merges under the config (its `trainer_defaults`, then its default
     # config files), as written and as the run rewrites it (``project.lightning_cli``)
     cli: Tied | None = None
+    section: str = "trainer"  # the key it is under (a group file: its group), as code refers to its keys
 
 
 @dataclass(frozen=True)
@@ -174,19 +175,31 @@ def mappings(node: Any) -> Iterator[CommentedMap]:
             stack.extend(reversed(list(item)))
 
 
-def configs(document: Any, text: str, path: Path, cli: Tied | None = None) -> list[Config]:
+def configs(
+    document: Any, text: str, path: Path, cli: Tied | None = None, passed: Sequence[tuple[str, ...]] = ()
+) -> list[Config]:
     """The Trainer configs of one document of the file at ``path``; ``cli``: the LightningCLI whose
-    ``trainer_defaults`` the file's top-level ``trainer:`` is merged over, where the run tied it to one."""
+    ``trainer_defaults`` the file's top-level ``trainer:`` is merged over, where the run tied it to one;
+    ``passed``: the key paths of sections that Python of the run passes to a Trainer alone
+    (``Trainer(**config["trainer_params"])``)."""
     if not isinstance(document, CommentedMap):
         return []
     found: dict[int, Config] = {}
+    for path_of_keys in passed:
+        at = _section_at(document, path_of_keys)
+        if at is not None:
+            found[id(at[0])] = Config(at[0], at[1], section=path_of_keys[-1])
+    keys = {id(value): key for m in mappings(document) for key, value in m.items() if isinstance(key, str)}
     for mapping in mappings(document):
         if _is_trainer(mapping):
             args = arguments_of(mapping)
             named = class_path(mapping)
             if args is not None and named is not None:
                 where = (mapping.lc.line, mapping.lc.col)
-                found[id(args)] = Config(args, where, _since(named[1]), root=mapping is document)
+                section = keys.get(id(mapping), path.parent.name if mapping is document else "trainer")
+                found[id(args)] = Config(
+                    args, where, _since(named[1]), root=mapping is document, section=section
+                )
     trainer = document.get("trainer") if "trainer" in document._ok else None
     if isinstance(trainer, CommentedMap) and id(trainer) not in found and class_path(trainer) is None:
         overrides = _overrides(document, text)
@@ -200,6 +213,21 @@ def configs(document: Any, text: str, path: Path, cli: Tied | None = None) -> li
         if group is not None:
             found[id(document)] = group
     return list(found.values())
+
+
+def _section_at(document: CommentedMap, keys: Sequence[str]) -> tuple[CommentedMap, tuple[int, int]] | None:
+    """The mapping at ``keys`` of the document, and where its key is; None where there is none of its own
+    (a key merged in with `<<` is shared with other mappings) or it builds a class of its own."""
+    mapping: Any = document
+    where = (0, 0)
+    for key in keys:
+        if not isinstance(mapping, CommentedMap) or key not in mapping._ok:
+            return None
+        where = mapping.lc.key(key)
+        mapping = mapping[key]
+    if not isinstance(mapping, CommentedMap) or class_path(mapping) is not None or not keys:
+        return None
+    return mapping, where
 
 
 def _overrides(document: CommentedMap, text: str) -> str:

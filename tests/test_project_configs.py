@@ -1,0 +1,267 @@
+"""Whole-project golden fixtures (``fixtures/projects/<case>/``, each file's output for 2.6 in
+``<case>.2.6.expected/`` where it changes): what a run learns across files before it judges a call or a
+config. The configs a script loads and passes as ``Trainer(**cfg.trainer)`` (``project.loaded_configs``), and
+what refers to a config's keys (``project.key_references``). Each case is migrated as one run, must be a
+fixed point, and every rewritten call and config must build in the target what it built before."""
+
+from __future__ import annotations
+
+import ast
+import shutil
+from pathlib import Path
+
+import pytest
+from test_fixtures import assert_behaviour_kept, assert_flags_kept
+from test_kind_fixtures import assert_yaml_behaviour_kept, substituted
+
+from lightning_migrate.files.text import Text
+from lightning_migrate.plan.locate import locate
+from lightning_migrate.project import key_references, loaded_configs
+from lightning_migrate.run.file_kinds import BY_SUFFIX
+from lightning_migrate.run.options import Options
+from lightning_migrate.run.runner import FileResult, process_all
+from lightning_migrate.semantics.model import RELEASES, release
+
+PROJECTS = Path(__file__).parent.parent / "fixtures" / "projects"
+TARGET = "2.6"
+CASES = sorted(p.name for p in PROJECTS.iterdir() if p.is_dir() and ".expected" not in p.name)
+
+# (file, code, a piece of its message) each case must report for 2.6
+EXPECTED_FINDINGS = {
+    "loaded_config": [
+        (
+            "tools/evaluate.py",
+            "LM101",
+            '`**params["trainer"]`: the flags it passes are only known at run time',
+        ),
+        ("tools/sweep.py", "LM101", "from `cluster.yaml` (`trainer`), which cannot be migrated there"),
+        ("configs/cluster.yaml", "LM101", "`gpus=${oc.env:NUM_GPUS}`"),
+        ("run.py", "LM001", "fix: accelerator='cuda', strategy='ddp_find_unused_parameters_true', devices=2"),
+    ],
+    "key_references": [
+        ("configs/trainer/default.yaml", "LM004", "(not fixed: the rewrite changes `trainer.gpus` and"),
+        ("configs/trainer/ddp.yaml", "LM001", "src/utils.py:11 (`config.trainer.gpus`)"),
+        ("configs/trainer/ddp.yaml", "LM004", "configs/logger/wandb.yaml:4 (`${trainer.gpus}`)"),
+    ],
+    "key_reads": [
+        ("train.py", "LM004", "`cfg.trainer.gpus` reads `gpus` of a Trainer config that now writes the same"),
+        ("train.py", "LM004", '`cfg["trainer"]["gpus"]` reads `gpus`'),
+        ("configs/train.yaml", "LM004", "`${trainer.gpus}` reads `gpus`"),
+    ],
+}
+# (file, code) a case must not report: the calls its configs settle
+NOT_REPORTED = {
+    "loaded_config": [("train.py", "LM101"), ("run.py", "LM101"), ("tools/finetune.py", "LM101")],
+    "key_references": [],
+    "key_reads": [("train.py", "LM101")],
+}
+
+
+def _files(root: Path) -> list[Path]:
+    return sorted(p for p in root.rglob("*") if p.is_file() and p.suffix in BY_SUFFIX)
+
+
+def _migrate(root: Path) -> dict[str, FileResult]:
+    results = process_all(_files(root), Options(release(TARGET), root=root), jobs=1)
+    assert not [r.error for r in results if r.error]
+    return {r.path.relative_to(root).as_posix(): r for r in results}
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_project(case: str, tmp_path: Path) -> None:
+    root = tmp_path / case
+    shutil.copytree(PROJECTS / case, root)
+    results = _migrate(root)
+    expected = PROJECTS / f"{case}.{TARGET}.expected"
+    for name, result in results.items():
+        old = (root / name).read_text()
+        want = (expected / name).read_text() if (expected / name).is_file() else old
+        new = result.new if result.data is not None else old
+        assert new == want, name
+        if new != old and name.endswith(".py"):
+            checked = assert_behaviour_kept(old, new, release(TARGET), None)
+            assert checked > 0 or _only_followed(old, new), name
+        if new != old and name.endswith(".yaml"):
+            assert_yaml_behaviour_kept(root / name, old, new, release(TARGET))
+            _sections_kept(old, new)
+    found = [(name, f.code, f.message) for name, r in results.items() for f in r.findings]
+    for name, code, piece in EXPECTED_FINDINGS[case]:
+        assert any(n == name and c == code and piece in m for n, c, m in found), (name, code, piece)
+    for name, code in NOT_REPORTED[case]:
+        assert not [f for n, c, f in found if n == name and c == code], (name, code)
+    for name, result in results.items():  # a fixed point: the rewritten project migrates to itself
+        if result.data is not None:
+            (root / name).write_bytes(result.data)
+    assert not [name for name, r in _migrate(root).items() if r.data is not None]
+
+
+def _sections_kept(old: str, new: str) -> None:
+    """Every top-level section of a YAML file that holds Trainer flags (a config a call passes alone,
+    ``trainer_params:``) builds in the target what it built before, if the rewrite changed it."""
+    from lightning_migrate.frontends.yaml.read import load, read
+
+    for before, after in zip(load(old), load(new)):
+        for key, section in before.items():
+            if not hasattr(section, "_ok") or not hasattr(after.get(key), "_ok"):
+                continue
+            old_flags, new_flags = read(section).flags, read(after[key]).flags
+            if old_flags != new_flags:
+                for old_values, new_values in substituted(old_flags, new_flags):
+                    assert_flags_kept(old_values, new_values, release(TARGET), RELEASES[:-1], label=key)
+
+
+def _only_followed(old: str, new: str) -> bool:
+    """Is ``new`` ``old`` with only references to a config's ``gpus`` renamed ``devices``?"""
+    return new != old and new.replace("devices", "gpus") == old
+
+
+def _links(source: str, path: Path) -> list[loaded_configs.Link]:
+    return list(loaded_configs._links_of(path, locate(ast.parse(source), Text(source))))
+
+
+def test_a_loaded_config_is_found_beside_the_script_or_above_it(tmp_path: Path) -> None:
+    (tmp_path / "configs").mkdir()
+    (tmp_path / "configs" / "a.yaml").write_text("trainer: {}\n")
+    (tmp_path / "configs" / "b.yaml").write_text("trainer: {}\n")
+    (tmp_path / "scripts").mkdir()
+    script = tmp_path / "scripts" / "train.py"
+    source = (
+        "import pytorch_lightning as pl\nfrom omegaconf import OmegaConf\n"
+        "cfg = OmegaConf.load('configs/a.yaml' if fast else 'configs/b.yaml')\n"
+        "pl.Trainer(**OmegaConf.to_container(cfg.trainer, resolve=True))\n"
+    )
+    (link,) = _links(source, script)
+    assert link.complete
+    assert not link.explicit
+    assert link.keys == ("trainer",)
+    assert link.configs == (tmp_path / "configs" / "a.yaml", tmp_path / "configs" / "b.yaml")
+    missing = _links(source.replace("b.yaml", "c.yaml"), script)
+    assert [lk.complete for lk in missing] == [False]
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        "kwargs['gpus'] = 2",  # a flag set where the config is passed
+        "kwargs.update(extra)",  # anything may be set
+        "config.trainer.gpus = 0",  # the loaded config itself changed
+        "extras(config)",  # handed whole to a function that may change it
+        "OmegaConf.set_struct(config, False)",  # (even one that does not: it is not known here)
+    ],
+)
+def test_a_section_changed_in_python_is_not_the_configs(change: str, tmp_path: Path) -> None:
+    source = (
+        "import pytorch_lightning as pl\nimport yaml\n"
+        "config = yaml.safe_load(open('x.yaml'))\nkwargs = config.trainer\n"
+        f"{change}\npl.Trainer(**kwargs)\n"
+    )
+    assert _links(source, tmp_path / "train.py") == []
+    kept = source.replace(change, "kwargs['logger'] = None")  # a key the model does not read
+    assert len(_links(kept, tmp_path / "train.py")) == 1
+
+
+def test_key_references_in_python() -> None:
+    source = "\n".join(
+        [
+            "n = cfg.trainer.gpus",
+            "m = cfg['trainer']['tpu_cores']",
+            "if cfg.trainer.get('accelerator'): pass",
+            "cfg.train.trainer.gpus = 0",
+            "x = OmegaConf.select(cfg, 'train.trainer.num_processes')",
+            "y = 'strategy' in cfg.trainer",
+            "z = self.trainer.gpus",  # a module's Trainer object, not a config
+            "w = args.gpus",  # an argparse namespace: no section
+        ]
+    )
+    found = [(where, ref.line, ref.write) for where, ref in key_references.in_python(Path("u.py"), source)]
+    assert sorted(found) == sorted(
+        [
+            (("trainer", "gpus"), 1, False),
+            (("trainer", "tpu_cores"), 2, False),
+            (("trainer", "accelerator"), 3, False),
+            (("trainer", "gpus"), 4, True),
+            (("trainer", "num_processes"), 5, False),
+            (("trainer", "strategy"), 6, False),
+        ]
+    )
+
+
+def test_key_references_in_yaml() -> None:
+    text = "name: run_${trainer.gpus}\nnodes: ${oc.select:train.trainer.num_nodes,1}\nother: ${model.lr}\n"
+    found = [(where, ref.line, ref.column) for where, ref in key_references.in_yaml(Path("c.yaml"), text)]
+    assert found == [(("trainer", "gpus"), 1, 13), (("trainer", "num_nodes"), 2, 20)]
+
+
+@pytest.mark.parametrize(
+    ("gpus", "follows"),
+    [
+        ("2", True),  # `devices: 2` holds what `gpus: 2` held
+        ("0", False),  # `gpus: 0` becomes `accelerator: cpu`: a read of the device count has no exact rewrite
+        ("${oc.env:GPUS}", False),  # the config itself is not migrated
+    ],
+)
+def test_a_read_follows_only_where_every_config_holds_the_same_value(
+    gpus: str, follows: bool, tmp_path: Path
+) -> None:
+    (tmp_path / "a.yaml").write_text("trainer:\n  gpus: 2\n  max_epochs: 1\n")
+    (tmp_path / "b.yaml").write_text(f"trainer:\n  gpus: {gpus}\n  max_epochs: 1\n")
+    (tmp_path / "log.py").write_text("def name(cfg):\n    return f'run_{cfg.trainer.gpus}'\n")
+    results = _migrate(tmp_path)
+    read = results["log.py"]
+    assert (read.data is not None) == follows
+    assert (results["a.yaml"].data is not None) == follows
+    if not follows:
+        left = [f.message for f in results["a.yaml"].findings if not f.fixable]
+        assert any("log.py:2 (`cfg.trainer.gpus`)" in m for m in left)
+
+
+@pytest.mark.parametrize(
+    ("config", "reported"),
+    [
+        ('{"trainer": {"max_epochs": 2}}', False),  # no hardware flag: the call has none either
+        ('{"trainer": {"gpus": 2, "accelerator": "ddp"}}', True),  # no front end of ours writes JSON
+    ],
+)
+def test_a_json_config(config: str, reported: bool, tmp_path: Path) -> None:
+    (tmp_path / "c.json").write_text(config)
+    script = "import json\nimport pytorch_lightning as pl\nwith open('c.json') as f:\n    c = json.load(f)\n"
+    (tmp_path / "t.py").write_text(script + "pl.Trainer(**c['trainer'])\n")
+    results = process_all([tmp_path / "t.py"], Options(release(TARGET)), jobs=1)
+    assert [f.code for r in results for f in r.findings] == (["LM101"] if reported else [])
+
+
+def test_a_config_beside_the_calls_own_flags_is_named(tmp_path: Path) -> None:
+    (tmp_path / "vae.yaml").write_text("trainer_params:\n  gpus: [1]\n  max_epochs: 100\n")
+    script = "import yaml\nfrom pytorch_lightning import Trainer\nconfig = yaml.safe_load(open('vae.yaml'))\n"
+    (tmp_path / "run.py").write_text(script + "Trainer(accelerator='ddp', **config['trainer_params'])\n")
+    results = _migrate(tmp_path)
+    (finding,) = [f for f in results["run.py"].findings if f.code == "LM101"]
+    assert (
+        "come from `vae.yaml` (`trainer_params`), which holds flags beside the call's own" in finding.message
+    )
+    assert results["run.py"].data is None
+
+
+@pytest.mark.parametrize("noqa", ["  # noqa: LM004", "  # noqa"])
+def test_a_config_left_by_noqa_settles_nothing(noqa: str, tmp_path: Path) -> None:
+    (tmp_path / "c.yaml").write_text(f"trainer:\n  gpus: 2{noqa}\n  max_epochs: 1\n")
+    script = (
+        "import pytorch_lightning as pl\nfrom omegaconf import OmegaConf\ncfg = OmegaConf.load('c.yaml')\n"
+    )
+    (tmp_path / "t.py").write_text(script + "n = cfg.trainer.gpus\npl.Trainer(**cfg.trainer)\n")
+    results = _migrate(tmp_path)
+    assert results["c.yaml"].data is None
+    assert results["t.py"].data is None  # the read is not renamed: the config keeps `gpus`
+    assert [f.code for f in results["t.py"].findings] == ["LM101"]
+
+
+def test_references_are_renamed_where_python_and_yaml_count_lines(tmp_path: Path) -> None:
+    """A form feed or a line separator inside a line ends no line for Python (``str.splitlines`` would say
+    it does); a YAML file's lines may end with CRLF."""
+    (tmp_path / "a.yaml").write_bytes(b"data:\r\n  workers: ${trainer.gpus}\r\ntrainer:\r\n  gpus: 2\r\n")
+    (tmp_path / "log.py").write_text(
+        "x = 1  # \x0c page\ny = '\u2028'\ndef name(cfg):\n    return cfg.trainer.gpus\n"
+    )
+    results = _migrate(tmp_path)
+    assert results["log.py"].new.endswith("    return cfg.trainer.devices\n")
+    assert b"  workers: ${trainer.devices}\r\n" in (results["a.yaml"].data or b"")
