@@ -9,6 +9,7 @@ it says nothing of takes the whole domain of the flag it is passed as in the old
 from __future__ import annotations
 
 import ast
+import copy
 import itertools
 import re
 from collections.abc import Iterator
@@ -75,9 +76,25 @@ class Impossible(Exception):
     """Python raises on these values before the Trainer is called (`None > 1`): no run passes them."""
 
 
+def _derived(node: ast.expr, names: dict[str, ast.expr]) -> ast.expr:
+    """A name the file binds once to `a or b` / `a and b` is that expression (`n = args.gpus or 1`: never 0),
+    with ``names`` inlined into it; any other expression as it is."""
+    bound = names.get(node.id) if isinstance(node, ast.Name) else None
+    return _Inline(names).visit(copy.deepcopy(bound)) if isinstance(bound, ast.BoolOp) else node
+
+
+class _Inline(ast.NodeTransformer):
+    def __init__(self, names: dict[str, ast.expr]) -> None:
+        self.names = names
+
+    def visit_Name(self, node: ast.Name) -> ast.expr:
+        return _derived(node, self.names)
+
+
 def _value(node: ast.expr, names: dict[str, ast.expr], chosen: Choices) -> Value:
+    node = _derived(node, names)
     if isinstance(node, ast.IfExp):
-        test = _decided(node.test, chosen)
+        test = _decided(_Inline(names).visit(copy.deepcopy(node.test)), chosen)
         if test is None:
             test = (
                 _value(node.test, names, chosen)
@@ -121,6 +138,11 @@ def _collect(
     domains: dict[str, tuple[Value, ...]],
     holes: dict[str, tuple[object, ...]],
 ) -> None:
+    node = _derived(node, names)
+    if isinstance(node, ast.BoolOp):
+        for operand in node.values:
+            _collect(operand, flag, names, domains, holes)
+        return
     if isinstance(node, ast.IfExp):
         holes[ast.unparse(node.test)] = (True, False)
         _collect(node.body, flag, names, domains, holes)
@@ -132,6 +154,7 @@ def _collect(
 
 
 def _texts(node: ast.expr, names: dict[str, ast.expr]) -> Iterator[str]:
+    node = _derived(node, names)
     if isinstance(node, ast.IfExp):
         yield ast.unparse(node.test)
         yield from _texts(node.body, names)
