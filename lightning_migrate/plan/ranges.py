@@ -145,9 +145,10 @@ class RunTimeReader:
             if None in operands:
                 return None
             return Op(name, tuple(o for o in operands if o is not None), ops or ())
-        if isinstance(node, (ast.Name, ast.Attribute, ast.Subscript, ast.Call)) and _pure(node):
-            return Atom(ast.unparse(node), self._machine(node, scope))
-        return None
+        if isinstance(node, (ast.Name, ast.Attribute, ast.Subscript)) and _pure(node):
+            return Atom(ast.unparse(node))
+        machine = self._machine(node, scope)  # (any other call may do anything, and give anything)
+        return None if machine is None else Atom(ast.unparse(node), machine)
 
     def _len(self, node: ast.Call, scope: Scope) -> bool:
         """Is ``node`` the builtin ``len`` of one value?"""
