@@ -283,12 +283,12 @@ def joint(found: Mapping[str, Hole], limit: int) -> list[Assignment] | None:
     nothing is related, where a test cannot be computed (an unknown function: each branch is then
     possible, as before) or where more than ``limit`` assignments would have to be tried."""
     domains = _atom_domains(found)
-    linked = {flag for flag, hole in found.items() if _linked(hole, domains)}
+    linked = {f: hole for f, hole in found.items() if isinstance(hole, Choice) and _linked(hole, domains)}
     if not linked:
         return None
     atoms = sorted(
-        {a.key for f in linked for c in found[f].conditions or () for a, _ in reads(c)}  # type: ignore[union-attr]
-        | {_key(b) for f in linked for b in found[f].branches if isinstance(b, RunTime)}  # type: ignore[union-attr]
+        {a.key for hole in linked.values() for c in hole.conditions or () for a, _ in reads(c)}
+        | {_key(b) for hole in linked.values() for b in hole.branches if isinstance(b, RunTime)}
     )
     free = [f for f, hole in found.items() if f not in linked and not _determined(hole, atoms)]
     variables = [domains[key] for key in atoms] + [list(values_of(found[f])) for f in free]
@@ -344,10 +344,10 @@ def _atom_domains(found: Mapping[str, Hole]) -> dict[str, tuple[Value, ...]]:
     return domains
 
 
-def _linked(hole: Hole, domains: Mapping[str, tuple[Value, ...]]) -> bool:
-    """Can ``hole``'s branch be computed from the run-time values it reads? A conditional whose tests the
-    planner evaluates, each value they read known, and each run-time branch read as written."""
-    if not isinstance(hole, Choice) or hole.conditions is None:
+def _linked(hole: Choice, domains: Mapping[str, tuple[Value, ...]]) -> bool:
+    """Can ``hole``'s branch be computed from the run-time values it reads? Its tests are evaluated
+    (``conditions``), each value they read is known, and each run-time branch is read as written."""
+    if hole.conditions is None:
         return False
     read = {atom.key for condition in hole.conditions for atom, _ in reads(condition)}
     branches = [b for b in hole.branches if isinstance(b, RunTime)]
