@@ -9,6 +9,7 @@ it says nothing of takes the whole domain of the flag it is passed as in the old
 from __future__ import annotations
 
 import ast
+import copy
 import itertools
 import re
 from collections.abc import Iterator
@@ -71,13 +72,35 @@ def evaluate(call: HoledCall, chosen: Choices) -> dict[str, Value]:
     return {flag: _value(node, call.names, chosen) for flag, node in call.keywords.items()}
 
 
+class Impossible(Exception):
+    """Python raises on these values before the Trainer is called (`None > 1`): no run passes them."""
+
+
+def _derived(node: ast.expr, names: dict[str, ast.expr]) -> ast.expr:
+    """A name the file binds once to `a or b` / `a and b` is that expression (`n = args.gpus or 1`: never 0),
+    with ``names`` inlined into it; any other expression as it is."""
+    bound = names.get(node.id) if isinstance(node, ast.Name) else None
+    return _Inline(names).visit(copy.deepcopy(bound)) if isinstance(bound, ast.BoolOp) else node
+
+
+class _Inline(ast.NodeTransformer):
+    def __init__(self, names: dict[str, ast.expr]) -> None:
+        self.names = names
+
+    def visit_Name(self, node: ast.Name) -> ast.expr:
+        return _derived(node, self.names)
+
+
 def _value(node: ast.expr, names: dict[str, ast.expr], chosen: Choices) -> Value:
+    node = _derived(node, names)
     if isinstance(node, ast.IfExp):
-        test = (
-            _value(node.test, names, chosen)
-            if ast.unparse(node.test) not in chosen
-            else chosen[ast.unparse(node.test)]
-        )
+        test = _decided(_Inline(names).visit(copy.deepcopy(node.test)), chosen)
+        if test is None:
+            test = (
+                _value(node.test, names, chosen)
+                if ast.unparse(node.test) not in chosen
+                else chosen[ast.unparse(node.test)]
+            )
         return _value(node.body if test else node.orelse, names, chosen)
     if isinstance(node, ast.BoolOp) and ast.unparse(node) not in chosen:  # `n or 1`, as Python reads it
         value = None
@@ -115,6 +138,11 @@ def _collect(
     domains: dict[str, tuple[Value, ...]],
     holes: dict[str, tuple[object, ...]],
 ) -> None:
+    node = _derived(node, names)
+    if isinstance(node, ast.BoolOp):
+        for operand in node.values:
+            _collect(operand, flag, names, domains, holes)
+        return
     if isinstance(node, ast.IfExp):
         holes[ast.unparse(node.test)] = (True, False)
         _collect(node.body, flag, names, domains, holes)
@@ -126,6 +154,7 @@ def _collect(
 
 
 def _texts(node: ast.expr, names: dict[str, ast.expr]) -> Iterator[str]:
+    node = _derived(node, names)
     if isinstance(node, ast.IfExp):
         yield ast.unparse(node.test)
         yield from _texts(node.body, names)
@@ -137,3 +166,37 @@ def _texts(node: ast.expr, names: dict[str, ast.expr]) -> Iterator[str]:
         return
     if _held(node, names) is HOLE:
         yield ast.unparse(node)
+
+
+class _Holes(ast.NodeTransformer):
+    """Every sub-expression that is a chosen run-time value becomes a name bound to that value."""
+
+    def __init__(self, chosen: Choices) -> None:
+        self.chosen = chosen
+        self.bound: dict[str, object] = {}
+
+    def visit(self, node: ast.AST) -> ast.AST:
+        text = ast.unparse(node) if isinstance(node, ast.expr) else None
+        if text is not None and text in self.chosen and not isinstance(node, ast.Constant):
+            name = f"_hole{len(self.bound)}"
+            self.bound[name] = self.chosen[text]
+            return ast.copy_location(ast.Name(name, ast.Load()), node)
+        return super().visit(node)
+
+
+def _decided(test: ast.expr, chosen: Choices) -> bool | None:
+    """What Python makes of ``test`` (a conditional's) with the chosen run-time values it reads, where they
+    are all it reads (`n > 1`, `args.gpus and len(args.gpus) > 1`); None where it reads something else.
+    Raises ``Impossible`` where Python raises: the call is never reached with these values."""
+    holes = _Holes(chosen)
+    body = ast.parse(ast.unparse(test), mode="eval")
+    holes.generic_visit(body.body)  # (the test as a whole is chosen True and False: its parts are read)
+    if not holes.bound:
+        return None
+    code = compile(ast.fix_missing_locations(body), "<test>", "eval")
+    try:
+        return bool(eval(code, {"__builtins__": {"len": len}}, dict(holes.bound)))  # the fixture's own test
+    except NameError:
+        return None
+    except (TypeError, ValueError, ZeroDivisionError) as error:
+        raise Impossible(str(error)) from error

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import pytest
-from runtime_calls import choices, declared, evaluate, holed_calls
+from runtime_calls import Impossible, choices, declared, evaluate, holed_calls
 
 from lightning_migrate.cli.callparse import Call, trainer_calls
 from lightning_migrate.frontends.python.frontend import migrate
@@ -114,7 +114,11 @@ def assert_behaviour_kept(
         checked += 1
         domains = declared(old)
         for chosen in choices(old_holed, new_holed, domains):
-            old_flags, new_flags = evaluate(old_holed, chosen), evaluate(new_holed, chosen)
+            try:
+                old_flags = evaluate(old_holed, chosen)
+            except Impossible:
+                continue  # (Python raises evaluating the old call's keywords: no run gets to the Trainer)
+            new_flags = evaluate(new_holed, chosen)
             if all(isinstance(r.outcome, Rejected) for r in _in_sources(old_flags, sources)):
                 continue  # a value the old call never ran with
             assert_flags_kept(

@@ -10,11 +10,15 @@ else None``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+import ast
+import functools
+import itertools
+import operator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Union
+from typing import Any, Union
 
-from lightning_migrate.semantics.model import Value
+from lightning_migrate.semantics.model import Obj, Value
 
 
 @dataclass(frozen=True, eq=False)
@@ -53,6 +57,8 @@ class Choice:
     tests: tuple[str, ...]
     pure: bool = False
     split: bool = False  # made by the planner of a run-time value and its truth (``x if n else y``)
+    # the tests as the planner evaluates them (``evaluate``), where it can: one per test, or None
+    conditions: tuple[Expr, ...] | None = None
 
     def __repr__(self) -> str:
         if self.split and or_form(self):
@@ -61,7 +67,7 @@ class Choice:
         return "".join(parts) + repr(self.branches[-1])
 
     def with_branches(self, branches: tuple[Value | RunTime, ...]) -> Choice:
-        return Choice(self.flag, branches, self.tests, self.pure, self.split)
+        return Choice(self.flag, branches, self.tests, self.pure, self.split, self.conditions)
 
 
 def or_form(choice: Choice) -> bool:
@@ -115,3 +121,276 @@ def unique(values: Iterable[Value]) -> list[Value]:
 def keywords(flags: Mapping[str, Known]) -> str:
     """``flags`` as they would be passed: ``strategy='ddp', devices=args.gpus``."""
     return ", ".join(f"{k}={value!r}" for k, value in flags.items())
+
+
+# --- related values, judged together ------------------------------------------------------------------------
+#
+# `Trainer(gpus=n, accelerator="ddp" if n > 1 else None)` passes two values read from one: the planner takes
+# each value `n` may take once and computes both keywords from it (``joint``), rather than every pair of a
+# `gpus=` value and a branch (`gpus=None, accelerator="ddp"` never happens: Python raises on `None > 1`).
+
+
+@dataclass(frozen=True)
+class Atom:
+    """A value a test reads that the planner does not compute (``n``, ``args.gpus``, ``cfg.cuda``,
+    ``torch.cuda.device_count()``), by its text as ``ast.unparse`` writes it; ``domain``: its values where
+    they are known on their own (a machine reader), else those of a keyword that passes the same
+    expression."""
+
+    key: str
+    domain: tuple[Value, ...] | None = None
+
+
+@dataclass(frozen=True)
+class Const:
+    value: object  # a value, or a tuple or list of them (`n in (2, 4)`)
+
+
+@dataclass(frozen=True)
+class Op:
+    """``name`` applied to ``operands``: `not`, `and`, `or`, `len`, `neg` (unary minus), a binary operator
+    (`+`, `-`, `*`, `//`, `%`) or `compare`, a comparison chain whose ``ops`` (`<`, `==`, `is`, `in` ...)
+    stand between consecutive operands."""
+
+    name: str
+    operands: tuple[Expr, ...]
+    ops: tuple[str, ...] = ()
+
+
+Expr = Union[Atom, Const, Op]
+
+
+class Raises(Exception):
+    """Python raises evaluating the test with these values (`None > 1`, `len(2)`)."""
+
+
+class Unevaluable(Exception):
+    """The planner cannot tell what the test gives (an object, a number too large to be sure of)."""
+
+
+_BINARY: dict[str, Callable[[Any, Any], object]] = {
+    "+": operator.add,
+    "-": operator.sub,
+    "*": operator.mul,
+    "//": operator.floordiv,
+    "%": operator.mod,
+}
+_COMPARE: dict[str, Callable[[Any, Any], object]] = {
+    "==": operator.eq,
+    "!=": operator.ne,
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+    "in": lambda a, b: operator.contains(b, a),
+    "not in": lambda a, b: not operator.contains(b, a),
+    "is": operator.is_,
+    "is not": operator.is_not,
+}
+# An identity test says the same on every Python only where one side is a singleton (`n is None`).
+_SINGLETONS = (None, True, False)
+# Whole numbers beyond this are not a count of devices or nodes: no test is judged with them.
+MAX_MAGNITUDE = 10**6
+
+
+def evaluate(expr: Expr, values: Mapping[str, Value]) -> object:
+    """What ``expr`` gives where each atom holds its value in ``values``, as Python computes it (the real
+    operators on plain values; never ``eval``). Raises ``Raises`` where Python raises, ``Unevaluable``
+    where the planner cannot tell."""
+    if isinstance(expr, Const):
+        return expr.value
+    if isinstance(expr, Atom):
+        return values[expr.key]
+    if expr.name in ("and", "or"):  # Python's: the first operand that decides, else the last
+        result: object = None
+        for operand in expr.operands:
+            result = evaluate(operand, values)
+            if _truth(result) == (expr.name == "or"):
+                break
+        return result
+    given = [evaluate(operand, values) for operand in expr.operands]
+    try:
+        if expr.name == "compare":
+            return _compare(given, expr.ops)
+        if expr.name == "not":
+            return not _truth(given[0])
+        if expr.name == "len":
+            return len(given[0])  # type: ignore[arg-type]
+        if expr.name == "neg":
+            return _bounded(-given[0])  # type: ignore[operator]
+        if any(not _number(value) for value in given):
+            raise Unevaluable(expr.name)  # (`"ab" * n`: sequences are not what a test of devices computes)
+        return _bounded(_BINARY[expr.name](*given))
+    except (TypeError, ValueError, ZeroDivisionError) as error:
+        raise Raises(str(error)) from error
+
+
+def _compare(given: list[object], ops: tuple[str, ...]) -> bool:
+    for left, op, right in zip(given, ops, given[1:]):
+        if op in ("is", "is not") and not any(v is s for v in (left, right) for s in _SINGLETONS):
+            raise Unevaluable(op)
+        if not _truth(_COMPARE[op](left, right)):
+            return False
+    return True
+
+
+def _truth(value: object) -> bool:
+    if isinstance(value, Obj) or (
+        isinstance(value, (list, tuple)) and any(isinstance(v, Obj) for v in value)
+    ):
+        raise Unevaluable("an object")
+    return bool(value)
+
+
+def _number(value: object) -> bool:
+    return isinstance(value, (int, float))  # (a bool too: `True + 1` is 2)
+
+
+def _bounded(value: object) -> object:
+    if isinstance(value, (int, float)) and abs(value) > MAX_MAGNITUDE:
+        raise Unevaluable("a large number")
+    return value
+
+
+def reads(expr: Expr, truth: bool = True) -> Iterator[tuple[Atom, bool]]:
+    """Every atom ``expr`` reads, with whether only its truth decides (an operand of `not`, `and`, `or` in
+    a test): such a value may be taken to be True or False."""
+    if isinstance(expr, Atom):
+        yield expr, truth
+    elif isinstance(expr, Op):
+        inner = truth and expr.name in ("not", "and", "or")
+        for operand in expr.operands:
+            yield from reads(operand, inner)
+
+
+@functools.lru_cache(maxsize=4096)
+def key_of(text: str) -> str:
+    """The text of an expression as ``ast.unparse`` writes it: the same expression, however spaced."""
+    try:
+        return ast.unparse(ast.parse(f"({text})", mode="eval").body)
+    except SyntaxError:
+        return text
+
+
+Assignment = tuple[dict[str, int], dict[str, Value]]  # flag -> branch, flag -> value
+
+
+def joint(found: Mapping[str, Hole], limit: int) -> list[Assignment] | None:
+    """Every (branch, value) of each flag of ``found`` that one run may give, where some conditional's
+    tests read a run-time value the call passes elsewhere too (or one read only for its truth): each value
+    that run-time value may take is taken once, and every keyword computed from it. A value for which a
+    test raises is no run of the call (the script raises before it reaches the Trainer). None where
+    nothing is related, where a test cannot be computed (an unknown function: each branch is then
+    possible, as before) or where more than ``limit`` assignments would have to be tried."""
+    domains = _atom_domains(found)
+    linked = {f: hole for f, hole in found.items() if isinstance(hole, Choice) and _linked(hole, domains)}
+    if not linked:
+        return None
+    atoms = sorted(
+        {a.key for hole in linked.values() for c in hole.conditions or () for a, _ in reads(c)}
+        | {_key(b) for hole in linked.values() for b in hole.branches if isinstance(b, RunTime)}
+    )
+    free = [f for f, hole in found.items() if f not in linked and not _determined(hole, atoms)]
+    variables = [domains[key] for key in atoms] + [list(values_of(found[f])) for f in free]
+    total = 1
+    for options in variables:
+        total *= len(options)
+    if total > limit * 20:
+        return None
+    out: dict[str, Assignment] = {}
+    for combination in itertools.product(*variables):
+        values = dict(zip(atoms, combination))
+        chosen = dict(zip(free, combination[len(atoms) :]))
+        try:
+            assignment = _assign(found, values, chosen)  # type: ignore[arg-type]
+        except Raises:
+            continue  # (Python raises evaluating the keywords: no run of the script gets to the Trainer)
+        except Unevaluable:
+            return None
+        if assignment is not None:
+            out.setdefault(
+                repr(sorted(assignment[1].items())) + repr(sorted(assignment[0].items())), assignment
+            )
+    return list(out.values()) or None
+
+
+def _atom_domains(found: Mapping[str, Hole]) -> dict[str, tuple[Value, ...]]:
+    """The values of each run-time value the call reads, by key: those of the keywords that pass it (the
+    values of each, and only those every such keyword may take), else those it is known to take, else True
+    and False where only its truth is read."""
+    by_flag: dict[str, dict[str, list[Value]]] = {}
+    for flag, hole in found.items():
+        for part in hole.branches if isinstance(hole, Choice) else (hole,):
+            if isinstance(part, RunTime) and part.pure:
+                by_flag.setdefault(_key(part), {}).setdefault(flag, []).extend(part.domain)
+    domains: dict[str, tuple[Value, ...]] = {}
+    for key, flags in by_flag.items():
+        kept = [unique(values) for values in flags.values()]
+        spelled = set.intersection(*({repr(v) for v in values} for values in kept))
+        domains[key] = tuple(v for v in kept[0] if repr(v) in spelled)
+    tests = [
+        (atom, truth)
+        for hole in found.values()
+        if isinstance(hole, Choice)
+        for condition in hole.conditions or ()
+        for atom, truth in reads(condition)
+    ]
+    for atom, _ in tests:
+        if atom.key not in domains and atom.domain is not None:
+            domains[atom.key] = atom.domain
+    for atom, _ in tests:
+        if atom.key not in domains and all(truth for other, truth in tests if other.key == atom.key):
+            domains[atom.key] = (True, False)
+    return domains
+
+
+def _linked(hole: Choice, domains: Mapping[str, tuple[Value, ...]]) -> bool:
+    """Can ``hole``'s branch be computed from the run-time values it reads? Its tests are evaluated
+    (``conditions``), each value they read is known, and each run-time branch is read as written."""
+    if hole.conditions is None:
+        return False
+    read = {atom.key for condition in hole.conditions for atom, _ in reads(condition)}
+    branches = [b for b in hole.branches if isinstance(b, RunTime)]
+    return bool(read) and read <= set(domains) and all(b.pure for b in branches)
+
+
+def _determined(hole: Hole, atoms: list[str]) -> bool:
+    return isinstance(hole, RunTime) and hole.pure and _key(hole) in atoms
+
+
+def _assign(
+    found: Mapping[str, Hole], values: Mapping[str, Value], chosen: Mapping[str, tuple[int, Value]]
+) -> Assignment | None:
+    """Each flag's branch and value for one value of each atom (``values``) and of each unrelated flag
+    (``chosen``); None where they contradict each other (a run-time value outside a keyword's domain)."""
+    branches: dict[str, int] = {}
+    out: dict[str, Value] = {}
+    for flag, hole in found.items():
+        if flag in chosen:
+            index, value = chosen[flag]
+        elif isinstance(hole, RunTime):
+            index, value = 0, values[_key(hole)]
+        else:
+            assert hole.conditions is not None
+            index = next(
+                (i for i, c in enumerate(hole.conditions) if _truth(evaluate(c, values))), len(hole.tests)
+            )
+            branch = hole.branches[index]
+            value = values[_key(branch)] if isinstance(branch, RunTime) else branch
+        part = hole.branches[index] if isinstance(hole, Choice) else hole
+        # a run-time value read elsewhere too is the same value here, and one of this keyword's
+        if isinstance(part, RunTime) and part.pure and _key(part) in values:
+            held = values[_key(part)]
+            if not _among(held, part.domain) or not _among(value, (held,)):
+                return None
+        branches[flag] = index
+        out[flag] = value
+    return branches, out
+
+
+def _key(value: RunTime) -> str:
+    return key_of(value.text)
+
+
+def _among(value: Value, domain: Iterable[Value]) -> bool:
+    return any(type(value) is type(v) and value == v for v in domain)

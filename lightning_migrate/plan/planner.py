@@ -193,7 +193,8 @@ def token(value: Known) -> object:
     if isinstance(value, RunTime):
         return ("RunTime", value.flag, value.text, repr(value.domain))
     if isinstance(value, Choice):
-        return ("Choice", value.flag, tuple(map(token, value.branches)), value.tests, value.pure)
+        branches = tuple(map(token, value.branches))
+        return ("Choice", value.flag, branches, value.tests, value.pure, repr(value.conditions))
     return repr(value)
 
 

@@ -25,7 +25,17 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from lightning_migrate.plan import rejected
-from lightning_migrate.plan.knowledge import Choice, Hole, Known, RunTime, holes, keywords, values_of
+from lightning_migrate.plan.knowledge import (
+    Assignment,
+    Choice,
+    Hole,
+    Known,
+    RunTime,
+    holes,
+    joint,
+    keywords,
+    values_of,
+)
 from lightning_migrate.plan.planner import (
     V20,
     Behaviour,
@@ -189,8 +199,7 @@ def _cases(
     since: Version,
     planner: Planner,
 ) -> list[Case] | Refusal:
-    options = [list(values_of(hole)) for hole in found.values()]
-    combinations = list(itertools.islice(itertools.product(*options), MAX_CASES + 1))
+    combinations = _assignments(found)
     if len(combinations) > MAX_CASES:
         return Refusal(
             "LM101",
@@ -199,9 +208,7 @@ def _cases(
         )
     sources = (source,) if source else tuple(r for r in RELEASES if since <= r < target) or (since,)
     cases: list[Case] = []
-    for combination in combinations:
-        values = {flag: value for flag, (_, value) in zip(found, combination)}
-        branches = {flag: index for flag, (index, _) in zip(found, combination)}
+    for branches, values in combinations:
         whole = substitute(flags, Case(values, branches, None, comparable))
         same = modernized(modernizable(whole, target)) if unsafe else comparable
         behaviour = _behaviour(whole, sources)
@@ -217,19 +224,35 @@ def _cases(
     return cases
 
 
+def _assignments(found: Mapping[str, Hole]) -> list[Assignment]:
+    """Every (branch, value) the unknown flags may take together, at most ``MAX_CASES + 1`` of them: where
+    a conditional's tests read a value the call passes elsewhere too, each value of it once, every keyword
+    computed from it (``knowledge.joint``); else each flag's values and branches independently."""
+    related = joint(found, MAX_CASES)
+    if related is not None:
+        return related[: MAX_CASES + 1]
+    options = [list(values_of(hole)) for hole in found.values()]
+    combinations = itertools.islice(itertools.product(*options), MAX_CASES + 1)
+    return [
+        (
+            {flag: index for flag, (index, _) in zip(found, combination)},
+            {flag: value for flag, (_, value) in zip(found, combination)},
+        )
+        for combination in combinations
+    ]
+
+
 def _nowhere(
     flags: Mapping[str, Known],
     found: Mapping[str, Hole],
-    combinations: Sequence[tuple[tuple[int, Value], ...]],
+    combinations: Sequence[Assignment],
     target: Version,
     planner: Planner,
 ) -> Refusal | None:
     """Where no release builds the call with any of its values (a test of a conflict, its values listed by
     `pytest.mark.parametrize`): what the target says of the first (``rejected``); None otherwise."""
     first: tuple[dict[str, Value], Refusal] | None = None
-    for combination in combinations:
-        values = {flag: value for flag, (_, value) in zip(found, combination)}
-        branches = {flag: index for flag, (index, _) in zip(found, combination)}
+    for branches, values in combinations:
         told = rejected.everywhere(
             substitute(flags, Case(values, branches, None, comparable)), target, planner
         )

@@ -23,7 +23,7 @@ from lightning_migrate.files.text import Text
 from lightning_migrate.plan import domains
 from lightning_migrate.plan.ast_values import Reader, Unknown
 from lightning_migrate.plan.domains import Domain
-from lightning_migrate.plan.knowledge import Choice, RunTime
+from lightning_migrate.plan.knowledge import Atom, Choice, Const, Expr, Op, RunTime
 from lightning_migrate.plan.locate import Located, Scope
 from lightning_migrate.semantics.model import Obj, Value
 
@@ -46,6 +46,30 @@ _PURE = (
     ast.operator,
 )
 MAX_DEPTH = 8
+# The operators of a test the planner evaluates (``knowledge.Op``), by their name there.
+_OPERATORS: dict[type, str] = {
+    ast.And: "and",
+    ast.Or: "or",
+    ast.Not: "not",
+    ast.USub: "neg",
+    ast.Add: "+",
+    ast.Sub: "-",
+    ast.Mult: "*",
+    ast.FloorDiv: "//",
+    ast.Mod: "%",
+}
+_COMPARISONS: dict[type, str] = {
+    ast.Eq: "==",
+    ast.NotEq: "!=",
+    ast.Lt: "<",
+    ast.LtE: "<=",
+    ast.Gt: ">",
+    ast.GtE: ">=",
+    ast.Is: "is",
+    ast.IsNot: "is not",
+    ast.In: "in",
+    ast.NotIn: "not in",
+}
 _PARSE = ("parse_args", "parse_known_args")
 
 
@@ -108,7 +132,63 @@ class RunTimeReader:
             else:
                 branches.append(value)
         pure = all(map(_pure, tests))
-        return Choice(flag, tuple(branches), tuple(self.text.segment(t) for t in tests), pure)
+        conditions = [self.condition(test, scope) for test in tests]
+        computed = None if None in conditions else tuple(c for c in conditions if c is not None)
+        return Choice(
+            flag, tuple(branches), tuple(self.text.segment(t) for t in tests), pure, False, computed
+        )
+
+    def condition(self, node: ast.expr, scope: Scope) -> Expr | None:
+        """``node``, a conditional's test, as the planner evaluates it (``knowledge.evaluate``): values the
+        file writes, the operators of ``_OPERATORS``, the builtin ``len``, and as atoms what only reads a
+        value (``n``, ``args.gpus``, ``torch.cuda.device_count()``); None where it does more (an unknown
+        function: the planner then takes each branch to be possible)."""
+        value = self.reader.read(node, scope)
+        if not isinstance(value, Unknown):
+            return None if _has_object(value) else Const(value)
+        parts: list[ast.expr] | None = None
+        name = ops = None
+        if isinstance(node, ast.BoolOp):
+            name, parts = _OPERATORS[type(node.op)], node.values
+        elif isinstance(node, ast.UnaryOp) and type(node.op) in _OPERATORS:
+            name, parts = _OPERATORS[type(node.op)], [node.operand]
+        elif isinstance(node, ast.BinOp) and type(node.op) in _OPERATORS:
+            name, parts = _OPERATORS[type(node.op)], [node.left, node.right]
+        elif isinstance(node, ast.Compare):
+            name, parts, ops = (
+                "compare",
+                [node.left, *node.comparators],
+                tuple(_COMPARISONS[type(o)] for o in node.ops),
+            )
+        elif isinstance(node, ast.Call) and self._len(node, scope):
+            name, parts = "len", node.args
+        if name is not None and parts is not None:
+            operands = [self.condition(part, scope) for part in parts]
+            if None in operands:
+                return None
+            return Op(name, tuple(o for o in operands if o is not None), ops or ())
+        if isinstance(node, (ast.Name, ast.Attribute, ast.Subscript)) and _pure(node):
+            return Atom(ast.unparse(node))
+        machine = self._machine(node, scope)  # (any other call may do anything, and give anything)
+        return None if machine is None else Atom(ast.unparse(node), machine)
+
+    def _len(self, node: ast.Call, scope: Scope) -> bool:
+        """Is ``node`` the builtin ``len`` of one value?"""
+        return (
+            isinstance(node.func, ast.Name)
+            and node.func.id == "len"
+            and self.located.builtin(node.func, scope)
+            and len(node.args) == 1
+            and not node.keywords
+        )
+
+    def _machine(self, node: ast.expr, scope: Scope) -> tuple[Value, ...] | None:
+        """What a machine reader gives (``torch.cuda.is_available()``: False or True), else None."""
+        if not isinstance(node, ast.Call) or node.args or node.keywords:
+            return None
+        return next(
+            (domains.CALLS[n] for n in self.located.qualified(node.func, scope) if n in domains.CALLS), None
+        )
 
     def domain(self, node: ast.expr, scope: Scope, flag: str, depth: int = 0) -> Domain | None:
         """The values ``node`` may hold as ``flag``, and whether the file writes each of them."""
@@ -120,6 +200,8 @@ class RunTimeReader:
         if isinstance(node, ast.IfExp):
             parts = [self.domain(branch, scope, flag, depth + 1) for branch in (node.body, node.orelse)]
             return domains.union(parts)
+        if isinstance(node, ast.BoolOp):
+            return self._either(node, scope, flag, depth)
         if isinstance(node, ast.Name):
             return self._named(node, scope, flag, depth)
         if isinstance(node, ast.Attribute) and self._parsed(node.value, scope):
@@ -132,6 +214,23 @@ class RunTimeReader:
         if isinstance(node, ast.Call) and not node.keywords:
             return self._called(node, scope, flag, depth)
         return domains.whole(domains.DOMAINS.get(flag))
+
+    def _either(self, node: ast.BoolOp, scope: Scope, flag: str, depth: int) -> Domain | None:
+        """What `a or b` gives, as Python computes it: the true values of `a`, and those of `b` where `a`
+        may be false (`n = args.gpus or 1` is never 0 or None); `a and b` the false values of `a`, and
+        those of `b` where `a` may be true."""
+        decides = isinstance(node.op, ast.Or)  # the truth with which an operand is the result
+        parts: list[Domain] = []
+        for index, operand in enumerate(node.values):
+            part = self.domain(operand, scope, flag, depth + 1)
+            if part is None:
+                return None
+            last = index == len(node.values) - 1
+            kept = tuple(v for v in part.values if last or bool(v) == decides)
+            parts.append(Domain(kept, part.told, tuple(v for v in part.written if v in kept)))
+            if len(kept) == len(part.values) and not last:
+                break  # (every value decides: the operands after it are never read)
+        return domains.union(parts)
 
     def _parsed(self, node: ast.expr, scope: Scope) -> bool:
         """Is ``node`` what the file's argparse parser gave: a name bound to ``parser.parse_args()`` (or
