@@ -8,7 +8,7 @@ them), how ``# noqa`` comments suppress them, and how each is addressed in the f
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -27,6 +27,9 @@ class Request:
     shim: bool = False
     path: Path = Path("-")
     subclasses: RunSubclasses = NO_SUBCLASSES  # the Trainer subclasses the run's files define
+    # configs Hydra composes to report, not rewrite (by the 0-based line and column where each starts): a
+    # composition checked after the rewrite did not give the Trainer what it must
+    refused: Mapping[tuple[int, int], str] = field(default_factory=dict)
 
     @property
     def folder(self) -> Path | None:

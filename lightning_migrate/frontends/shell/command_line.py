@@ -27,6 +27,7 @@ from pathlib import Path
 
 from lightning_migrate.frontends.shell.words import Command, Word
 from lightning_migrate.plan.locate import TRAINER_NAMES
+from lightning_migrate.project import hydra as hydra_project
 from lightning_migrate.semantics.model import Value
 from lightning_migrate.semantics.signature import MODELLED
 
@@ -155,6 +156,8 @@ class Site:
     unknown_rest: str = ""  # why flags this site does not show also reach the Trainer ("" if none do)
     script: str = ""  # the script whose options these are (argparse, hydra)
     reaches: bool = True  # False: not known to reach Lightning's Trainer (a script's own options)
+    primary: hydra_project.Primary | None = None  # the script's Hydra primary config, where it is found
+    others: tuple[str, ...] | None = ()  # the command's other Hydra overrides (None: one expands at run time)
 
     @property
     def first(self) -> Entry:
@@ -209,6 +212,7 @@ def read(command: Command, source: str, folder: Path | None) -> list[Site]:
     if hydra.entries:
         hydra.script = script
         hydra.reaches = folder is not None and _hydra_trainer_group(folder)
+        hydra.primary = _script_primary(folder, script) if folder is not None else None
         hydra.unknown_rest = (
             "Hydra overrides the trainer config the script's defaults select, whose other flags are not"
             " known here"
@@ -271,11 +275,18 @@ def options(words: list[Word], source: str, flavour: str) -> Site:
     return site
 
 
+# a Hydra override of the command line: `key=value`, `+key=value`, `++key=value`, `~key`, `group/sub=name`
+_OVERRIDE = re.compile(r"(?:~|\+{0,2})[A-Za-z_][\w./@-]*(?:=|$)")
+
+
 def _hydra(words: list[Word], source: str) -> Site:
     site = Site(FLAVOURS["hydra"])
+    others: list[str | None] = []  # (None: a word the shell expands at run time)
     for word in words:
         match = re.match(r"(\+{0,2})trainer\.(\w+)=", word.text(source))
         if match is None or match.group(2) not in MODELLED:
+            if _OVERRIDE.match(word.text(source)):
+                others.append(word.value)
             continue
         start = word.start + match.start(2)
         text = word.value.split("=", 1)[1] if word.value is not None else None
@@ -283,6 +294,7 @@ def _hydra(words: list[Word], source: str) -> Site:
         site.entries[flag] = Entry(
             flag, (start, start + len(flag)), (word.start + match.end(), word.end), (word,), text, True
         )
+    site.others = None if None in others else tuple(o for o in others if o is not None)
     return site
 
 
@@ -328,6 +340,19 @@ def _uses_trainer_parser(folder: Path, script: str) -> bool:
                 continue
             return "add_argparse_args" in text and ("lightning" in text or "Trainer" in text)
     return False
+
+
+@functools.lru_cache(maxsize=64)
+def _script_primary(folder: Path, script: str) -> hydra_project.Primary | None:
+    """The Hydra primary config of ``script``'s ``@hydra.main``, the script looked for from ``folder`` up
+    to the repository's root."""
+    names = [script] if script.endswith(".py") else [script.replace(".", "/") + ".py"]
+    for ancestor in _ancestors(folder):
+        for name in names:
+            candidate = ancestor / name
+            if candidate.is_file():
+                return hydra_project.script_primary(candidate)
+    return None
 
 
 @functools.lru_cache(maxsize=64)
