@@ -104,6 +104,8 @@ def _remembered(
 
 
 def _composed(composition: Composition, replaced: Mapping[Path, str], more: tuple[str, ...]) -> str:
+    if _names_packages(composition.primary.config_dir):
+        raise ComposeError(_PACKAGES)
     from hydra import compose, initialize_config_dir
     from hydra.core.global_hydra import GlobalHydra
     from omegaconf import DictConfig, OmegaConf
@@ -114,7 +116,8 @@ def _composed(composition: Composition, replaced: Mapping[Path, str], more: tupl
         GlobalHydra.instance().clear()
         try:
             with initialize_config_dir(config_dir=str(folder), version_base=None):
-                config = compose(primary.config_name, [*composition.overrides, *more])
+                overrides = _with_plain_logging([*composition.overrides, *more])
+                config = compose(primary.config_name, overrides)
         except Exception as exc:  # Hydra's own errors, and OmegaConf's on a file it cannot read
             raise ComposeError(_first_line(exc)) from exc
         finally:
@@ -123,6 +126,33 @@ def _composed(composition: Composition, replaced: Mapping[Path, str], more: tupl
     if not isinstance(node, DictConfig):
         raise ComposeError(f"it has no `{primary.key}` config")
     return OmegaConf.to_yaml(node, resolve=False)
+
+
+# Hydra's own logging groups, which a project often points at a plugin that need not be installed here
+# (`override hydra/job_logging: colorlog`): composed with Hydra's defaults, which no Trainer node reads
+_LOGGING = ("hydra/job_logging", "hydra/hydra_logging")
+
+
+def _with_plain_logging(overrides: list[str]) -> list[str]:
+    named = {override.lstrip("+~").split("=", 1)[0] for override in overrides}
+    return [*overrides, *(f"{group}=default" for group in _LOGGING if group not in named)]
+
+
+_PACKAGES = "its search path names a Python package (`pkg://`), which composing would import"
+
+
+@functools.lru_cache(maxsize=64)
+def _names_packages(folder: Path) -> bool:
+    """Whether a config of ``folder`` adds a package to Hydra's search path (``pkg://``): Hydra imports it to
+    read its configs, and the codemod never runs the project's code."""
+    for path in folder.rglob("*"):
+        if path.suffix in _YAML and path.is_file():
+            try:
+                if "pkg://" in path.read_text(encoding="utf-8", errors="replace"):
+                    return True
+            except OSError:
+                continue
+    return False
 
 
 def _first_line(exc: Exception) -> str:
