@@ -146,3 +146,50 @@ def test_without_hydra_the_configs_it_composes_are_reported(
     assert (copy / "README.md").read_text() == (PROJECT / "README.md").read_text()
     outcome = run(str(copy / experiment), "--check", "--target-version", TARGET)
     assert hydra_project.INSTALL in outcome.out
+
+
+@pytest.mark.parametrize(
+    ("decorator", "call", "expected"),
+    [
+        ('@hydra.main(config_path="../configs", config_name="train.yaml")', "Trainer(**c.trainer)", "train"),
+        ('@hydra.main(config_name="train", config_path="../configs")', "instantiate(c.pl_trainer)", "train"),
+        ('@main("../configs", "train")', "pl.Trainer(**config.trainer, logger=False)", "train"),
+    ],
+)
+def test_a_script_names_its_primary_config_and_the_trainer_node(
+    tmp_path: Path, decorator: str, call: str, expected: str
+) -> None:
+    (tmp_path / "configs").mkdir()
+    script = tmp_path / "src" / "run.py"
+    script.parent.mkdir()
+    script.write_text(f"import hydra\n\n{decorator}\ndef main(cfg):\n    trainer = {call}\n")
+    primary = hydra_project.script_primary(script)
+    assert primary is not None
+    assert primary.config_dir == (tmp_path / "configs").resolve()
+    assert primary.config_name == expected
+    assert primary.key == ("pl_trainer" if "pl_trainer" in call else "trainer")
+
+
+def test_a_script_without_a_config_name_or_folder_has_no_primary(tmp_path: Path) -> None:
+    script = tmp_path / "run.py"
+    script.write_text('import hydra\n\n@hydra.main(config_path="missing", config_name="x")\ndef f(c): ...\n')
+    assert hydra_project.script_primary(script) is None
+    script.write_text("import hydra\n\n@hydra.main()\ndef f(c): ...\n")
+    assert hydra_project.script_primary(script) is None
+
+
+def test_a_group_the_primary_lacks_is_selected_with_a_plus() -> None:
+    debug = PROJECT / "configs" / "debug" / "default.yaml"
+    names = sorted(c.name for c in hydra_project.compositions_of(debug))
+    assert names == ["evaluate.yaml +debug=default", "train.yaml +debug=default"]
+    experiment = PROJECT / "configs" / "experiment" / "four_gpus.yaml"
+    names = sorted(c.name for c in hydra_project.compositions_of(experiment))
+    assert names == ["evaluate.yaml +experiment=four_gpus", "train.yaml experiment=four_gpus"]
+
+
+def test_a_config_folder_that_names_a_package_is_not_composed(tmp_path: Path) -> None:
+    shutil.copytree(PROJECT / "configs", tmp_path / "configs")
+    (tmp_path / "configs" / "hydra.yaml").write_text("hydra:\n  searchpath:\n    - pkg://some.package\n")
+    primary = hydra_project.Primary((tmp_path / "configs").resolve(), "train")
+    with pytest.raises(hydra_project.ComposeError, match="pkg://"):
+        hydra_project.trainer_node(hydra_project.Composition(primary))

@@ -36,6 +36,8 @@ def variants(config: Config, path: Path, text: str) -> list[Variant] | str:
     """The config as each composition it takes part in has it, or why it cannot be composed."""
     if not hydra.available():
         return hydra.INSTALL
+    if str(path) == "-":
+        return "it is read from standard input, outside any config folder"
     compositions = hydra.compositions_of(path, extends=config.root)
     if not compositions:
         return "no primary config of the project composes it"
