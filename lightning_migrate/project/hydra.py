@@ -276,8 +276,8 @@ def compositions_of(path: Path, extends: bool = False) -> list[Composition]:
     """The compositions the config file at ``path`` takes part in. A file that ``extends`` its siblings (a
     file of the ``trainer`` group with a defaults list) is composed as its own primary, the whole config its
     Trainer's; a primary config alone; any other group's file (an experiment, a debug or mode config) with
-    every primary of its folder, selected as its group's choice (``experiment=x``, or ``+experiment=x`` where
-    the primary's defaults list lacks the group)."""
+    the primaries whose defaults list has its group, selected as the group's choice (``experiment=x``), else
+    with every primary of its folder (``+debug=x``)."""
     path = path.resolve()
     if extends:
         # (composed as the primary, a group's file is still put under its group's name)
@@ -294,7 +294,10 @@ def compositions_of(path: Path, extends: bool = False) -> list[Composition]:
             continue  # (another primary's file)
         group = relative.parent.as_posix()
         found.append(_selected(primary, group, relative.stem))
-    return list(dict.fromkeys(found))
+    # where some primary's defaults list has the group (`experiment: null`), the runs that select it are that
+    # primary's: another primary (an `eval.yaml`) is not run with it
+    plain = [c for c in found if not c.overrides or not c.overrides[0].startswith("+")]
+    return list(dict.fromkeys(plain or found))
 
 
 def _selected(primary: Primary, group: str, name: str) -> Composition:
