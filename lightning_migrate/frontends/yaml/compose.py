@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import io
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -85,7 +86,9 @@ def _without(text: str, config: Config, keys: list[str]) -> str:
     """The file's text without the config's own ``keys`` (a mapping left empty stays a mapping: ``{}``)."""
     yaml = YAML(typ="rt")
     yaml.version = (1, 1)
-    document = yaml.load(text)
+    with warnings.catch_warnings():  # (ruamel's advice on 1.1 floats, as where the file was read)
+        warnings.simplefilter("ignore")
+        document = yaml.load(text)
     mapping = document if config.root else document["trainer"]
     for key in keys:
         del mapping[key]
