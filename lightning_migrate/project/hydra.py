@@ -11,6 +11,7 @@ Hydra project; without it, ``available`` is False and the front ends report what
 
 from __future__ import annotations
 
+import atexit
 import functools
 import os
 import re
@@ -86,7 +87,9 @@ def trainer_node(
     as YAML text, its interpolations unresolved (each is read as a value known only at run time), the files
     of ``replaced`` (path: text) in place of those on disk. Each answer is remembered (the same compositions
     are asked for by every file and command line of a project)."""
-    key = tuple(sorted((str(path.resolve()), text) for path, text in (replaced or {}).items()))
+    folder = composition.primary.config_dir.resolve()
+    inside = ((p.resolve(), text) for p, text in (replaced or {}).items())
+    key = tuple(sorted((str(p), text) for p, text in inside if p.is_relative_to(folder)))
     node = _remembered(composition, key, more)
     if isinstance(node, ComposeError):
         raise node
@@ -98,12 +101,12 @@ def _remembered(
     composition: Composition, replaced: tuple[tuple[str, str], ...], more: tuple[str, ...]
 ) -> str | ComposeError:
     try:
-        return _composed(composition, {Path(path): text for path, text in replaced}, more)
+        return _composed(composition, replaced, more)
     except ComposeError as exc:
         return exc
 
 
-def _composed(composition: Composition, replaced: Mapping[Path, str], more: tuple[str, ...]) -> str:
+def _composed(composition: Composition, replaced: tuple[tuple[str, str], ...], more: tuple[str, ...]) -> str:
     if _names_packages(composition.primary.config_dir):
         raise ComposeError(_PACKAGES)
     from hydra import compose, initialize_config_dir
@@ -111,7 +114,8 @@ def _composed(composition: Composition, replaced: Mapping[Path, str], more: tupl
     from omegaconf import DictConfig, OmegaConf
 
     primary = composition.primary
-    with _tree(primary.config_dir, replaced) as folder, warnings.catch_warnings():
+    folder = _tree(primary.config_dir, replaced)
+    with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # (Hydra's advice on `_self_` and version_base is not the user's)
         GlobalHydra.instance().clear()
         try:
@@ -155,31 +159,47 @@ def _names_packages(folder: Path) -> bool:
     return False
 
 
+def reaching(primary: Primary, overrides: tuple[str, ...]) -> tuple[str, ...]:
+    """The overrides of a command line (other than the Trainer flags it sets) that may change the Trainer's
+    flags: a choice of one of the project's config groups (``experiment=x``, ``trainer=ddp``). Any other
+    (``seed=1``, ``trainer.max_epochs=5``, ``hydra.run.dir=...``) sets a value no flag is read from (the
+    node is read with its interpolations unresolved): left out, the compositions of many command lines are
+    one."""
+    kept = []
+    for override in overrides:
+        key = override.lstrip("+~").split("=", 1)[0].split("@", 1)[0]
+        if (primary.config_dir / key).is_dir():
+            kept.append(override)
+    return tuple(kept)
+
+
 def _first_line(exc: Exception) -> str:
     text = str(exc).strip().splitlines()
     return text[0] if text else type(exc).__name__
 
 
-class _tree:
-    """The config folder, or a copy of it in a temporary folder with some files replaced."""
+def _tree(folder: Path, replaced: tuple[tuple[str, str], ...]) -> Path:
+    """The config folder, or a copy of it with the files of ``replaced`` (path, text) in place of those on
+    disk: made once for each such set in a temporary folder of the run (removed when the process ends),
+    since every command line of a project composes over the same migrated configs."""
+    folder = folder.resolve()
+    return _copy(folder, replaced) if replaced else folder
 
-    def __init__(self, folder: Path, replaced: Mapping[Path, str]) -> None:
-        self.folder, self.replaced = folder.resolve(), replaced
-        self.temporary: str | None = None
 
-    def __enter__(self) -> Path:
-        if not self.replaced:
-            return self.folder
-        self.temporary = tempfile.mkdtemp(prefix="lightning-migrate-hydra-")
-        copy = Path(self.temporary) / "configs"
-        shutil.copytree(self.folder, copy, ignore=shutil.ignore_patterns(".*"))
-        for path, text in self.replaced.items():
-            (copy / path.resolve().relative_to(self.folder)).write_text(text, encoding="utf-8")
-        return copy
+@functools.lru_cache(maxsize=256)
+def _copy(folder: Path, replaced: tuple[tuple[str, str], ...]) -> Path:
+    copy = Path(tempfile.mkdtemp(prefix="copy-", dir=_scratch())) / "configs"
+    shutil.copytree(folder, copy, ignore=shutil.ignore_patterns(".*"))
+    for path, text in replaced:
+        (copy / Path(path).relative_to(folder)).write_text(text, encoding="utf-8")
+    return copy
 
-    def __exit__(self, *exc: object) -> None:
-        if self.temporary is not None:
-            shutil.rmtree(self.temporary, ignore_errors=True)
+
+@functools.lru_cache(maxsize=1)
+def _scratch() -> str:
+    scratch = tempfile.mkdtemp(prefix="lightning-migrate-hydra-")
+    atexit.register(shutil.rmtree, scratch, True)
+    return scratch
 
 
 # --- finding the primary configs ---------------------------------------------------------------------------

@@ -37,7 +37,7 @@ def composed(
         return hydra.INSTALL
     if site.others is None or any(entry.text is None for entry in site.entries.values()):
         return "an override expands at run time"
-    composition = hydra.Composition(site.primary, site.others)
+    composition = hydra.Composition(site.primary, hydra.reaching(site.primary, site.others))
     written = tuple(view[e.words[0].start : e.words[-1].end] for e in site.entries.values())
     words = tuple(e.words[0].value or "" for e in site.entries.values())
     try:
