@@ -43,7 +43,10 @@ def variants(config: Config, path: Path, text: str) -> list[Variant] | str:
     if not compositions:
         return "no primary config of the project composes it"
     own = read(config.mapping)
-    stripped = _without(text, config, own.order)
+    try:
+        stripped = _without(text, config, own.order)
+    except Exception as exc:  # (ruamel's own errors: the file was read, so this is not expected)
+        return f"its own flags cannot be taken out to compose what is below them: {type(exc).__name__}"
     found: list[Variant] = []
     for composition in compositions:
         try:
