@@ -191,3 +191,17 @@ def test_a_config_folder_that_names_a_package_is_not_composed(tmp_path: Path) ->
     primary = hydra_project.Primary((tmp_path / "configs").resolve(), "train")
     with pytest.raises(hydra_project.ComposeError, match="pkg://"):
         hydra_project.trainer_node(hydra_project.Composition(primary))
+
+
+def test_a_rewrite_that_composes_otherwise_is_reported(tmp_path: Path) -> None:
+    """The trainer config below the experiment is left as it is (``# noqa``): the experiment's rewrite, made
+    over that config as migrated, composes into something else, so it is reported, not written."""
+    shutil.copytree(PROJECT, tmp_path / "project")
+    default = tmp_path / "project" / "configs" / "trainer" / "default.yaml"
+    default.write_text(default.read_text().replace("gpus: 0", "gpus: 0  # noqa: LM004"))
+    experiment = tmp_path / "project" / "configs" / "experiment" / "four_gpus.yaml"
+    before = experiment.read_text()
+    outcome = run(str(experiment), str(default), "--target-version", TARGET)
+    assert outcome.code == 1
+    assert experiment.read_text() == before
+    assert "composed by Hydra after the rewrite, `train.yaml experiment=four_gpus` would give" in outcome.out

@@ -54,9 +54,7 @@ def variants(config: Config, path: Path, text: str) -> list[Variant] | str:
             base, _ = _node(hydra.trainer_node(composition, {path: stripped}))
         except (hydra.ComposeError, SourceError) as exc:
             return f"Hydra cannot compose `{composition.name}`: {exc}"
-        merged = {**_values(base), **_values(own)}
-        over = [k for k in own.order if k in merged and merged[k] != _values(full).get(k)]
-        if over or merged != _values(full):
+        if {**_values(base), **_values(own)} != _values(full):  # (Hydra merges another config over it)
             return f"another config of `{composition.name}` sets its Trainer flags over this one's"
         since = _since(target) if target is not None else config.since
         found.append(
@@ -102,7 +100,7 @@ def _without(text: str, config: Config, keys: list[str]) -> str:
 
 # --- after the rewrite -------------------------------------------------------------------------------------
 
-Migrate = Callable[[str, Path, Run], str]  # a config file's text as the run writes it (without composing)
+Migrate = Callable[[str, Path, Run], str]  # a config file's text as the run writes it
 
 
 def composed_flags(
@@ -131,7 +129,7 @@ def _migrated(folder: Path, run: Run, migrate: Migrate) -> tuple[tuple[Path, str
             continue
         try:
             new = migrate(text, path, run)
-        except SourceError:
+        except Exception:  # (a file the run cannot migrate, for whatever reason, is left as it is)
             continue
         if new != text:
             changed.append((path.resolve(), new))

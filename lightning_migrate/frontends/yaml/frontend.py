@@ -273,16 +273,25 @@ def written_with(checks: int) -> compose.Migrate:
     return _WRITTEN[checks]
 
 
+def _as_run_writes(text: str, path: Path, run: Run, checks: int) -> str:
+    """The file as the run writes it: a config whose fixable finding a ``# noqa`` suppresses is left."""
+    migrated = migrate(text, Request(run, path=path), checks)
+    left = frozenset((f.line, f.column) for f in migrated.suppress(migrated.findings).suppressed if f.fixable)
+    if left and migrated.code != text:
+        migrated = migrate(text, Request(replace(run, leave=left), path=path), checks)
+    return migrated.code
+
+
 def _written_0(text: str, path: Path, run: Run) -> str:
-    return migrate(text, Request(run, path=path), 0).code
+    return _as_run_writes(text, path, run, 0)
 
 
 def _written_1(text: str, path: Path, run: Run) -> str:
-    return migrate(text, Request(run, path=path), 1).code
+    return _as_run_writes(text, path, run, 1)
 
 
 def _written_2(text: str, path: Path, run: Run) -> str:
-    return migrate(text, Request(run, path=path), 2).code
+    return _as_run_writes(text, path, run, 2)
 
 
 _WRITTEN: tuple[compose.Migrate, ...] = (_written_0, _written_1, _written_2)
