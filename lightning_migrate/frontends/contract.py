@@ -8,7 +8,7 @@ them), how ``# noqa`` comments suppress them, and how each is addressed in the f
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -33,6 +33,9 @@ class Request:
     clis: RunCLIs = NO_CLIS  # the run's LightningCLI defaults, judged with their configs
     loaded: LoadedConfigs = NO_LOADED  # the `Trainer(**cfg.trainer)` calls a config the run finds settles
     references: KeyReferences = NO_REFERENCES  # what in the run's files reads or sets a config's key
+    # configs Hydra composes to report, not rewrite (by the 0-based line and column where each starts): a
+    # composition checked after the rewrite did not give the Trainer what it must
+    refused: Mapping[tuple[int, int], str] = field(default_factory=dict)
 
     @property
     def folder(self) -> Path | None:

@@ -414,6 +414,16 @@ def codemod_deprecations(deprecations: Sequence[Deprecation]) -> list[Deprecatio
     return [d for d in deprecations if d.flag in PLANNED_FLAGS or d.flag not in MODELLED]
 
 
+def builds_the_same(written: Mapping[str, Value], planned: Mapping[str, Value], target: Version) -> bool:
+    """Whether the flags as written (read back from a command line, composed by Hydra) build in ``target``
+    what the planned rewrite builds, on every machine, without a warning of the codemod's concern."""
+    for machine in machines(planned):
+        got, want = interpret(written, target, machine), interpret(planned, target, machine)
+        if got.outcome != want.outcome or codemod_deprecations(got.deprecations):
+            return False
+    return True
+
+
 def comparable(setup: Setup) -> Setup:
     # Lightning switched the XLA launcher from spawn to fork in 1.7 with no way for users to choose: a
     # rewrite cannot keep it and TPU training does not depend on it.

@@ -27,6 +27,7 @@ from pathlib import Path
 
 from lightning_migrate.frontends.shell.words import Command, Word
 from lightning_migrate.plan.locate import TRAINER_NAMES
+from lightning_migrate.project import hydra as hydra_project
 from lightning_migrate.project.script_options import ancestors, of_script, script_file
 from lightning_migrate.semantics.model import Value
 from lightning_migrate.semantics.signature import MODELLED
@@ -157,6 +158,8 @@ class Site:
     script: str = ""  # the script whose options these are (argparse, hydra)
     reaches: bool = True  # False: not known to reach Lightning's Trainer (a script's own options)
     changed_by: str = ""  # how the script changes these options of Lightning's parser itself (not reaching)
+    primary: hydra_project.Primary | None = None  # the script's Hydra primary config, where it is found
+    others: tuple[str, ...] | None = ()  # the command's other Hydra overrides (None: one expands at run time)
 
     @property
     def first(self) -> Entry:
@@ -211,6 +214,7 @@ def read(command: Command, source: str, folder: Path | None) -> list[Site]:
     if hydra.entries:
         hydra.script = script
         hydra.reaches = folder is not None and _hydra_trainer_group(folder)
+        hydra.primary = _script_primary(folder, script) if folder is not None else None
         hydra.unknown_rest = (
             "Hydra overrides the trainer config the script's defaults select, whose other flags are not"
             " known here"
@@ -307,11 +311,18 @@ def options(words: list[Word], source: str, flavour: str) -> Site:
     return site
 
 
+# a Hydra override of the command line: `key=value`, `+key=value`, `++key=value`, `~key`, `group/sub=name`
+_OVERRIDE = re.compile(r"(?:~|\+{0,2})[A-Za-z_][\w./@-]*(?:=|$)")
+
+
 def _hydra(words: list[Word], source: str) -> Site:
     site = Site(FLAVOURS["hydra"])
+    others: list[str | None] = []  # (None: a word the shell expands at run time)
     for word in words:
         match = re.match(r"(\+{0,2})trainer\.(\w+)=", word.text(source))
         if match is None or match.group(2) not in MODELLED:
+            if _OVERRIDE.match(word.text(source)):
+                others.append(word.value)
             continue
         start = word.start + match.start(2)
         text = word.value.split("=", 1)[1] if word.value is not None else None
@@ -319,10 +330,24 @@ def _hydra(words: list[Word], source: str) -> Site:
         site.entries[flag] = Entry(
             flag, (start, start + len(flag)), (word.start + match.end(), word.end), (word,), text, True
         )
+    site.others = None if None in others else tuple(o for o in others if o is not None)
     return site
 
 
 # --- what the project says ---------------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=64)
+def _script_primary(folder: Path, script: str) -> hydra_project.Primary | None:
+    """The Hydra primary config of ``script``'s ``@hydra.main``, the script looked for from ``folder`` up
+    to the repository's root."""
+    names = [script] if script.endswith(".py") else [script.replace(".", "/") + ".py"]
+    for ancestor in ancestors(folder):
+        for name in names:
+            candidate = ancestor / name
+            if candidate.is_file():
+                return hydra_project.script_primary(candidate)
+    return None
 
 
 @functools.lru_cache(maxsize=64)

@@ -22,16 +22,16 @@ from pathlib import Path
 from lightning_migrate.edit.slots import place
 from lightning_migrate.files.text import Unwritable
 from lightning_migrate.frontends.python import cells
+from lightning_migrate.frontends.shell import hydra_overrides
 from lightning_migrate.frontends.shell.command_line import Entry, NotAValue, Site, read, yaml_value
 from lightning_migrate.frontends.shell.words import Heredoc, Word, commands, heredocs, quoted
 from lightning_migrate.plan import gone
 from lightning_migrate.plan.callsite import UNPACKED, CallSite, Run
 from lightning_migrate.plan.knowledge import keywords
-from lightning_migrate.plan.planner import Refusal, Rewrite, codemod_deprecations, machines
+from lightning_migrate.plan.planner import Refusal, Rewrite, builds_the_same
 from lightning_migrate.plan.prefilter import may_need_migration
 from lightning_migrate.plan.site_judge import Unknown, judge, not_fixed
 from lightning_migrate.report.findings import Finding, Span
-from lightning_migrate.semantics import interpret
 from lightning_migrate.semantics.model import Value, Version
 
 ADVICE = "pass the flags for the target by hand, or build the Trainer through the runtime shim"
@@ -205,6 +205,13 @@ def decide_site(site: Site, view: str, locate: Locate, run: Run, found: Found) -
 
 
 def _decide(site: Site, view: str, lines: _Lines, run: Run, found: Found) -> None:
+    if site.flavour.name == "hydra" and site.primary is not None:
+        outcome = hydra_overrides.composed(site, view, lines.position, run, ADVICE)
+        if not isinstance(outcome, str):
+            found.findings.extend(outcome[0])
+            found.edits.extend(outcome[1])
+            return
+        site.unknown_rest += f" ({outcome})"
     flags: dict[str, Value] = {}
     unknown: dict[str, Unknown] = {}
     for flag, entry in site.entries.items():
@@ -347,17 +354,9 @@ def _edits(
         edits.extend((end, end, fresh(entry, flag, new[flag])) for flag in placement.beside)
     end = last.words[-1].end
     edits.extend((end, end, fresh(last, flag, new[flag])) for flag in placements.appended)
-    if read_back != new and not _builds_the_same(read_back, new, target):
+    if read_back != new and not builds_the_same(read_back, new, target):
         raise Unwritable(f"the {flavour.what} values would not be read as `{keywords(new)}`")
     return edits
-
-
-def _builds_the_same(written: dict[str, Value], planned: dict[str, Value], target: Version) -> bool:
-    for machine in machines(planned):
-        got, want = interpret(written, target, machine), interpret(planned, target, machine)
-        if got.outcome != want.outcome or codemod_deprecations(got.deprecations):
-            return False
-    return True
 
 
 def locator(view: str, first_line: int) -> Locate:

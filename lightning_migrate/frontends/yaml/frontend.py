@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 from ruamel.yaml.comments import CommentedMap
@@ -15,6 +16,7 @@ from ruamel.yaml.comments import CommentedMap
 from lightning_migrate.files.sourcefile import SourceError
 from lightning_migrate.files.text import Unwritable
 from lightning_migrate.frontends.contract import Migrated, Request
+from lightning_migrate.frontends.yaml import compose
 from lightning_migrate.frontends.yaml.read import (
     Config,
     class_path,
@@ -32,8 +34,17 @@ from lightning_migrate.frontends.yaml.write import Writer
 from lightning_migrate.plan import gone
 from lightning_migrate.plan.callsite import UNPACKED, CallSite, Run, rewrite_findings
 from lightning_migrate.plan.knowledge import Choice, Known, RunTime
-from lightning_migrate.plan.planner import V16, Refusal, Rewrite, derived, interpreter, machines
+from lightning_migrate.plan.planner import (
+    V16,
+    Refusal,
+    Rewrite,
+    builds_the_same,
+    derived,
+    interpreter,
+    machines,
+)
 from lightning_migrate.plan.site_judge import Unknown, judge, not_fixed
+from lightning_migrate.project import hydra
 from lightning_migrate.project.lightning_cli import written_over
 from lightning_migrate.report import noqa
 from lightning_migrate.report.findings import Finding, Span
@@ -46,10 +57,17 @@ ADVICE = (
     "write the flags for the target by hand, or build the Trainer through the runtime shim"
     " (`lightning_migrate.shim.install()`)"
 )
+# How deep a rewrite is checked: the other configs of a composition are as written with one check less, the
+# last as written without composing again (each file of a folder is judged with the same configs below it,
+# so that depth suffices: a file whose own check fails is then left as it was for the file above it too)
+CHECKS = 2
 _CAPITALIZED = re.compile(r":\s+(True|False)\s*(#.*)?$", re.M)
 
 
-def migrate(text: str, request: Request) -> Migrated:
+def migrate(text: str, request: Request, checks: int = CHECKS) -> Migrated:
+    """The file's rewrite and findings. A config Hydra composes with others is judged over what each of its
+    compositions merges below it, and its rewrite composed again with the other configs of its folder as
+    they are written with ``checks - 1`` (none: the rewrite is not composed again)."""
     documents: list[Any] = []  # a file that cannot hold a Trainer config or a Lightning object is not parsed
     if may_hold(text, request.path):
         try:
@@ -64,17 +82,24 @@ def migrate(text: str, request: Request) -> Migrated:
     findings: list[Finding] = []
     spans: list[Span] = []
     written: list[dict[str, Known] | None] = []  # each config's own flags as the rewrite writes them
+    composed: list[_Composed] = []  # the compositions of composed configs the rewrite changed
     for document in documents:
         planned: set[int] = set()  # the objects the configs' flags hold: planned with their config
         tied = request.clis.of_config(request.path)
         passed = request.loaded.sections_of(request.path)
         for config in configs(document, text, request.path, tied, passed):
-            findings += _config(config, writer, request, spans, written)
+            if config.composed:
+                findings += _composed(config, text, writer, request, spans, written, composed)
+            else:
+                findings += _config(config, writer, request, spans, written)
             planned |= _objects_in(config.mapping)
         findings += _plugin_objects(document, planned, writer, request.run)
     new = doc.result() if doc.edits else text
     if new != text:
         _check(new, written, request)
+        failed = _composed_again(text, new, composed, request, checks) if checks else None
+        if failed is not None:
+            return failed
     comments = noqa.hash_comments(text)
     return Migrated(new, findings, lambda found: noqa.apply(text, found, spans, comments))
 
@@ -103,7 +128,10 @@ def _config(
     request: Request,
     spans: list[Span],
     written: list[dict[str, Known] | None],
+    desired: list[dict[str, Known]] | None = None,
 ) -> list[Finding]:
+    """Decide one config (over the flags of ``config.base``) and write its rewrite; ``desired``: where to
+    put the flags the Trainer must get (the planner's rewrite), for a check after the rewrite."""
     written.append(None)
     own = read(config.mapping)
     flags = {**{k: v for k, v in config.base.items() if k not in own.order}, **own.flags}
@@ -133,14 +161,15 @@ def _config(
         if isinstance(alone, Rewrite) and not own.unknown:
             advice += f" (written alone, they would be {_yaml(alone.flags)})"
     verdict = judge(request.run, site, unknown, advice)
-    if verdict.rewrite is None:
+    rewrite = verdict.rewrite
+    if rewrite is None:
         return [*verdict.findings, *_gone_alone(config, writer, gone_found, gone_old, gone_new)]
     try:
-        _merged_keys_kept(config.mapping, own.order, flags, verdict.rewrite.flags)
-        new = _own_flags(config, own.flags, verdict.rewrite.flags, request)
+        _merged_keys_kept(config.mapping, own.order, flags, rewrite.flags)
+        new = _own_flags(config, own.flags, rewrite.flags, request)
         if config.cli is not None:  # (the defaults' own old flags are reported where they are written)
             own_site = CallSite(line, column, own.flags, since, conditionals=False)
-            verdict = replace(verdict, findings=_cli_findings(own_site, replace(verdict.rewrite, flags=new)))
+            verdict = replace(verdict, findings=_cli_findings(own_site, replace(rewrite, flags=new)))
     except Unwritable as exc:
         return not_fixed([*verdict.findings, *gone_found], f"{exc}; write it by hand")
     referred = _referred(config, own.flags, new, request)
@@ -151,6 +180,8 @@ def _config(
         old_all, new_all = {**own.flags, **gone_old}, {**new, **gone_new}
         writer.rewrite(config.mapping, old_all, new_all, _order(config.mapping, old_all))
         written[-1] = {**{k: v for k, v in own.flags.items() if k not in own.order}, **new}  # merged keys
+        if desired is not None:
+            desired.append(dict(rewrite.flags))
     except Unwritable as exc:
         return not_fixed([*verdict.findings, *gone_found], f"{exc}; write it by hand")
     return [*verdict.findings, *gone_found]
@@ -200,6 +231,126 @@ def _referred(config: Config, old: dict[str, Known], new: dict[str, Known], requ
     more = f" and {len(refs) - SHOWN_REFERENCES} more" if len(refs) > SHOWN_REFERENCES else ""
     verb = "is" if len(referred) == 1 else "are"
     return f"the rewrite changes {keys}, which {verb} also read or set by {named}{more}"
+
+
+def _uncomposed(config: Config, why: str) -> Config:
+    """A composed config judged without its compositions, the reason said with the rest unknown."""
+    return replace(config, overrides=f"{config.overrides} ({why})") if config.composed else config
+
+
+@dataclass(frozen=True)
+class _Composed:
+    """A composition whose config the rewrite changed, and the flags it must then give the Trainer."""
+
+    composition: hydra.Composition
+    desired: dict[str, Known]
+    start: tuple[int, int]
+
+
+def _composed(
+    config: Config,
+    text: str,
+    writer: Writer,
+    request: Request,
+    spans: list[Span],
+    written: list[dict[str, Known] | None],
+    checks: list[_Composed],
+) -> list[Finding]:
+    """A config Hydra composes with others: judged over what each composition merges below it, and
+    rewritten where every composition needs the same rewrite (reported, with the compositions named, where
+    they need different ones)."""
+    if config.start in request.refused:
+        return _config(_uncomposed(config, request.refused[config.start]), writer, request, spans, written)
+    found = compose.variants(config, request.path, text)
+    if isinstance(found, str):
+        return _config(_uncomposed(config, found), writer, request, spans, written)
+    tried = []
+    for variant in found:
+        scratch = Writer(Document(text), writer.capitalized)
+        desired: list[dict[str, Known]] = []
+        findings = _config(variant.config, scratch, request, [], [], desired)
+        tried.append((variant, findings, scratch.doc.edits, desired))
+    if any(edits != tried[0][2] for _, _, edits, _ in tried):
+        written.append(None)
+        spans.append(_span(config, writer.doc))
+        own = read(config.mapping)
+        line, column = config.mapping.lc.key(own.order[0]) if own.order else config.start
+        names = ", ".join(f"`{variant.composition.name}`" for variant, *_ in tried)
+        message = (
+            f"`{_written(own.order)}`: this Hydra config takes part in compositions that need different"
+            f" rewrites ({names}); {ADVICE}"
+        )
+        return [Finding(line + 1, column + 1, "LM101", message, False)]
+    findings = _config(found[0].config, writer, request, spans, written)
+    for variant, _, edits, desired in tried:
+        if edits and desired:
+            checks.append(_Composed(variant.composition, desired[0], config.start))
+    return findings
+
+
+def _composed_again(
+    text: str, new: str, composed: list[_Composed], request: Request, checks: int
+) -> Migrated | None:
+    """Compose again after the rewrite (the other configs of the folder as written with ``checks - 1``):
+    each composition must give the Trainer what the planner's rewrite gives it. Where one does not, the
+    file is migrated again with its config reported, not rewritten."""
+    refused: dict[tuple[int, int], str] = {}
+    plain = replace(request.run, leave=frozenset())
+    written = _WRITTEN[checks - 1]
+    for check in composed:
+        name = check.composition.name
+        try:
+            got = compose.composed_flags(check.composition, {request.path.resolve(): new}, plain, written)
+        except (hydra.ComposeError, SourceError) as exc:
+            refused[check.start] = f"Hydra cannot compose `{name}` after the rewrite: {exc}"
+            continue
+        if not _same(got, check.desired, request.run.target):
+            refused[check.start] = (
+                f"composed by Hydra after the rewrite, `{name}` would give the Trainer {_yaml(got)}, not"
+                f" {_yaml(check.desired)}"
+            )
+    if not refused:
+        return None
+    return migrate(text, replace(request, refused={**request.refused, **refused}), checks)
+
+
+def _same(got: dict[str, Known], desired: dict[str, Known], target: Version) -> bool:
+    if _as_written(got) == _as_written(desired):
+        return True
+    values = [got, desired]
+    if any(isinstance(v, (RunTime, Choice)) for flags in values for v in flags.values()):
+        return False
+    return builds_the_same(got, desired, target)  # type: ignore[arg-type]
+
+
+def written_with(checks: int) -> compose.Migrate:
+    """A config file as written by ``migrate`` with ``checks`` (a module-level function: the folders it
+    writes are remembered by it)."""
+    return _WRITTEN[checks]
+
+
+def _as_run_writes(text: str, path: Path, run: Run, checks: int) -> str:
+    """The file as the run writes it: a config whose fixable finding a ``# noqa`` suppresses is left."""
+    migrated = migrate(text, Request(run, path=path), checks)
+    left = frozenset((f.line, f.column) for f in migrated.suppress(migrated.findings).suppressed if f.fixable)
+    if left and migrated.code != text:
+        migrated = migrate(text, Request(replace(run, leave=left), path=path), checks)
+    return migrated.code
+
+
+def _written_0(text: str, path: Path, run: Run) -> str:
+    return _as_run_writes(text, path, run, 0)
+
+
+def _written_1(text: str, path: Path, run: Run) -> str:
+    return _as_run_writes(text, path, run, 1)
+
+
+def _written_2(text: str, path: Path, run: Run) -> str:
+    return _as_run_writes(text, path, run, 2)
+
+
+_WRITTEN: tuple[compose.Migrate, ...] = (_written_0, _written_1, _written_2)
 
 
 def _order(mapping: CommentedMap, keys: Mapping[str, object]) -> list[str]:

@@ -12,10 +12,10 @@ Nothing else is: a workflow's ``strategy: matrix:``, a Kubernetes or docker-comp
 ``accelerator:`` of any other tool, never reach Lightning's Trainer.
 
 Some configs are merged into another one at run time: a Hydra file with a ``defaults:`` list (an experiment,
-a debug config, a primary config) overrides the trainer config its defaults select, so the flags it does not
-set come from a file this reader cannot tell. Its flags are read with the rest unknown (``UNPACKED``); a
-trainer group file that extends a sibling (``defaults: [default]``) is read with that sibling's flags below
-its own.
+a debug config, a primary config) overrides the trainer config its defaults select, and a trainer group file
+that extends a sibling (``defaults: [default]``) is merged over it. Such a config is ``composed``: Hydra
+itself composes it with the rest (``compose``, ``project.hydra``); where it cannot, its flags are read with
+the rest unknown (``UNPACKED``).
 
 Values are read as YAML 1.1, as PyYAML (LightningCLI) and OmegaConf (Hydra) read them; an interpolation
 (``${trainer.devices}``, ``${oc.env:GPUS}``) or OmegaConf's missing value ``???`` is known only at run time.
@@ -23,7 +23,6 @@ Values are read as YAML 1.1, as PyYAML (LightningCLI) and OmegaConf (Hydra) read
 
 from __future__ import annotations
 
-import functools
 import re
 import warnings
 from collections.abc import Iterator, Sequence
@@ -81,6 +80,7 @@ class Config:
     # config files), as written and as the run rewrites it (``project.lightning_cli``)
     cli: Tied | None = None
     section: str = "trainer"  # the key it is under (a group file: its group), as code refers to its keys
+    composed: bool = False  # Hydra composes it with other configs (``overrides`` says how)
 
 
 @dataclass(frozen=True)
@@ -204,7 +204,9 @@ def configs(
     if isinstance(trainer, CommentedMap) and id(trainer) not in found and class_path(trainer) is None:
         overrides = _overrides(document, text)
         since = _project_since(document, path) if overrides else RELEASES[0]
-        found[id(trainer)] = Config(trainer, document.lc.key("trainer"), since, overrides=overrides)
+        found[id(trainer)] = Config(
+            trainer, document.lc.key("trainer"), since, overrides=overrides, composed=bool(overrides)
+        )
         if cli is not None and not overrides:  # (a config given with others is merged with flags not shown)
             tied = replace(found[id(trainer)], base=dict(cli.base), cli=cli)
             found[id(trainer)] = replace(found[id(trainer)], overrides=cli.held) if cli.held else tied
@@ -249,8 +251,8 @@ def _project_since(document: CommentedMap, path: Path) -> Version:
         return RELEASES[0]
     selected = _selected_trainer(document)
     files = [group / selected] if selected is not None else [p for p in yaml_files(group) if p != path]
-    chains = [chain for chain in (_base_flags(file, 0) for file in files) if chain is not None and chain[2]]
-    return min((chain[3] for chain in chains), default=RELEASES[0])
+    found = [since for since in map(_target_since, files) if since is not None]
+    return min(found, default=RELEASES[0])
 
 
 def _selected_trainer(document: CommentedMap) -> str | None:
@@ -268,47 +270,18 @@ def _selected_trainer(document: CommentedMap) -> str | None:
 
 
 def _group_file(document: CommentedMap, path: Path) -> Config | None:
-    """A file of a Hydra ``trainer`` config group without a ``_target_`` of its own: a Trainer config when it
-    extends a sibling that has a Lightning Trainer ``_target_`` (or when a sibling has one and it extends
-    none), read with the flags of what it extends."""
+    """A file of a Hydra ``trainer`` config group without a ``_target_`` of its own: a Trainer config when a
+    sibling has a Lightning Trainer ``_target_``. One that extends siblings (a defaults list) is composed
+    with them by Hydra (``project.hydra``): its flags are over theirs."""
     if not any(sibling_is_trainer(sibling) for sibling in siblings(path)):
         return None  # no Lightning Trainer in the group: another tool's `trainer` folder
-    bases = bases_of(document)
     start = (document.lc.line, document.lc.col)
-    if bases is None:
-        overrides = _overrides(document, "")
-        return Config(document, start, _project_since(document, path), overrides=overrides, root=True)
-    if not bases:
+    bases = bases_of(document)
+    if bases == []:
         return Config(document, start, root=True)
-    merged = _merged(path.parent, bases, 0)
-    if isinstance(merged, str):
-        return Config(document, start, overrides=f"it extends `{merged}`, which cannot be read", root=True)
-    flags, unknown, trainer, since = merged
-    if not trainer:
-        return None
-    return Config(document, start, since, base=flags, base_unknown=unknown, root=True)
-
-
-Chain = tuple[dict[str, Known], dict[str, Unknown], bool, Version]  # flags, unknown, names the Trainer, since
-
-
-def _merged(folder: Path, bases: list[str], depth: int) -> Chain | str:
-    """What the sibling configs ``bases`` set, merged in order (``_base_flags`` of each), whether one of their
-    chains names Lightning's Trainer, and the oldest release they can all be for; or the first base that
-    cannot be read."""
-    flags: dict[str, Known] = {}
-    unknown: dict[str, Unknown] = {}
-    trainer = False
-    since = RELEASES[0]
-    for base in bases:
-        chain = _base_flags(folder / base, depth)
-        if chain is None:
-            return base
-        flags.update(chain[0])
-        unknown.update(chain[1])
-        trainer = trainer or chain[2]
-        since = max(since, chain[3])
-    return flags, unknown, trainer, since
+    extends = f"`{', '.join(bases)}`" if bases else "the configs its defaults list selects"
+    overrides = f"it extends {extends}, whose flags Hydra merges below its own"
+    return Config(document, start, _project_since(document, path), overrides, root=True, composed=True)
 
 
 def bases_of(document: CommentedMap) -> list[str] | None:
@@ -332,37 +305,16 @@ def bases_of(document: CommentedMap) -> list[str] | None:
     return names
 
 
-@functools.lru_cache(maxsize=64)
-def _base_flags(path: Path, depth: int) -> Chain | None:
-    """The flags a group sibling sets (with those of what it extends), whether its chain names Lightning's
-    Trainer, and the oldest release it can be for; None where it cannot be read."""
-    if depth > 8:
-        return None
+def _target_since(path: Path) -> Version | None:
+    """The oldest release a ``trainer`` group file's own Lightning Trainer ``_target_`` can be for; None
+    where it names none (or cannot be read)."""
     try:
         documents = load(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, SourceError):
         return None
-    if len(documents) != 1 or not isinstance(documents[0], CommentedMap):
+    if len(documents) != 1 or not _is_trainer(documents[0]):
         return None
-    document = documents[0]
-    bases = bases_of(document)
-    if bases is None:
-        return None
-    merged = _merged(path.parent, bases, depth + 1)
-    if isinstance(merged, str):
-        return None
-    flags, unknown, named, since = merged
-    trainer = _is_trainer(document)
-    if trainer:
-        since = max(since, _since(class_path(document)[1]))  # type: ignore[index]
-    trainer = trainer or named
-    own = read(document)
-    for key in own.order:
-        unknown.pop(key, None)
-        flags.pop(key, None)
-    flags.update(own.flags)
-    unknown.update(own.unknown)
-    return flags, unknown, trainer, since
+    return _since(class_path(documents[0])[1])  # type: ignore[index]
 
 
 # --- values ------------------------------------------------------------------------------------------------

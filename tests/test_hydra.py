@@ -1,0 +1,207 @@
+"""A Hydra project composed by Hydra itself (``project.hydra``): the golden project of
+``fixtures/hydra_project/`` (``project/`` migrated to ``project.<target>.expected/``, which holds the files
+that change) is rewritten as a whole, and every composition its scripts and command lines make is composed
+with Hydra before and after the rewrite: the Trainer must get, in the target, what it got before."""
+
+from __future__ import annotations
+
+import shlex
+import shutil
+import warnings
+from pathlib import Path
+
+import pytest
+from cli_helpers import run
+from test_fixtures import assert_flags_kept
+
+from lightning_migrate.frontends.yaml.read import load, read
+from lightning_migrate.project import hydra as hydra_project
+from lightning_migrate.semantics.model import RELEASES, Value, release
+
+pytest.importorskip("hydra")
+
+FIXTURES = Path(__file__).parent.parent / "fixtures" / "hydra_project"
+PROJECT = FIXTURES / "project"
+TARGET = "2.6"
+INCLUDE = ("--extend-include", "*.sh", "--extend-include", "*.md")
+# the primary configs of the project's scripts, and the configs each takes from a group (the debug configs
+# need a different rewrite under each primary: reported, not rewritten)
+PRIMARIES = ("train", "evaluate")
+SELECTED = ("experiment/four_gpus", "experiment/multi_node")
+REPORTED = ("configs/debug/default.yaml", "configs/debug/two_gpus.yaml")
+
+
+def migrated(tmp_path: Path) -> Path:
+    copy = tmp_path / "project"
+    shutil.copytree(PROJECT, copy)
+    outcome = run(str(copy), "--target-version", TARGET, *INCLUDE)
+    assert outcome.code in (0, 1), outcome.err
+    return copy
+
+
+@pytest.fixture(scope="module")
+def copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The project, migrated (once for the tests that only read it)."""
+    return migrated(tmp_path_factory.mktemp("hydra"))
+
+
+def trainer_flags(folder: Path, primary: str, overrides: list[str]) -> dict[str, Value] | None:
+    """What Hydra composes for the Trainer (its modelled flags); None where Hydra cannot compose it."""
+    from hydra import compose, initialize_config_dir
+    from hydra.core.global_hydra import GlobalHydra
+    from omegaconf import OmegaConf
+
+    GlobalHydra.instance().clear()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            with initialize_config_dir(config_dir=str(folder / "configs"), version_base=None):
+                config = compose(primary, overrides)
+        except Exception:
+            return None
+        finally:
+            GlobalHydra.instance().clear()
+    found = read(load(OmegaConf.to_yaml(config.trainer))[0])
+    assert not found.unknown
+    return dict(found.flags)  # type: ignore[arg-type]
+
+
+def selections(primary: str) -> list[list[str]]:
+    runs: list[list[str]] = [[]]
+    for selected in SELECTED:
+        group, name = selected.split("/")
+        plain = [f"{group}={name}"]
+        runs.append(plain if trainer_flags(PROJECT, primary, plain) is not None else [f"+{group}={name}"])
+    return runs
+
+
+def command_lines(folder: Path) -> list[list[str]]:
+    """The overrides of every `python train.py ...` of the project's scripts and README, in order."""
+    found = []
+    for name in ("run_experiments.sh", "README.md"):
+        for line in (folder / name).read_text().splitlines():
+            if line.startswith("python train.py"):
+                found.append(shlex.split(line)[2:])
+    return found
+
+
+def test_the_project_is_migrated_as_expected(copy: Path) -> None:
+    expected = FIXTURES / f"project.{TARGET}.expected"
+    for path in sorted(p for p in PROJECT.rglob("*") if p.is_file()):
+        relative = path.relative_to(PROJECT)
+        want = expected / relative if (expected / relative).exists() else path
+        assert (copy / relative).read_text() == want.read_text(), relative
+
+
+def test_every_composition_gives_the_trainer_what_it_got(copy: Path) -> None:
+    target = release(TARGET)
+    checked = 0
+    runs = [(p, o) for p in PRIMARIES for o in selections(p)]
+    changed = [(a, b) for a, b in zip(command_lines(PROJECT), command_lines(copy)) if a != b]
+    assert len(changed) == 4
+    runs += [("train", o) for o in changed]  # type: ignore[misc]
+    for primary, overrides in runs:
+        before_words, after_words = overrides if isinstance(overrides, tuple) else (overrides, overrides)
+        before = trainer_flags(PROJECT, primary, list(before_words))
+        after = trainer_flags(copy, primary, list(after_words))
+        label = f"{primary} {' '.join(after_words)}"
+        if before is None:  # (a group the project lacks: Hydra refuses it before and after)
+            assert after is None, label
+            continue
+        assert after is not None, label
+        if before != after:
+            sources = [r for r in RELEASES if r < target]
+            assert_flags_kept(before, after, target, sources, label=label)
+            checked += 1
+    assert checked >= 8
+    for reported in REPORTED:
+        assert (copy / reported).read_text() == (PROJECT / reported).read_text()
+
+
+def test_a_second_run_changes_nothing(copy: Path) -> None:
+    again = run(str(copy), "--diff", "--target-version", TARGET, *INCLUDE)
+    assert again.out == ""
+
+
+def test_a_config_in_compositions_that_need_different_rewrites_is_reported() -> None:
+    outcome = run(str(PROJECT / "configs" / "debug" / "two_gpus.yaml"), "--check", "--target-version", TARGET)
+    assert "compositions that need different rewrites" in outcome.out
+    assert "`evaluate.yaml +debug=two_gpus`, `train.yaml +debug=two_gpus`" in outcome.out
+
+
+def test_an_override_hydra_cannot_compose_is_reported_with_the_reason() -> None:
+    outcome = run(str(PROJECT / "run_experiments.sh"), "--check", "--target-version", TARGET, *INCLUDE)
+    assert "Hydra cannot compose `train.yaml experiment=five_gpus trainer.gpus=1`: In 'train'" in outcome.out
+
+
+def test_without_hydra_the_configs_it_composes_are_reported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(hydra_project, "available", lambda: False)
+    copy = migrated(tmp_path)
+    experiment = "configs/experiment/four_gpus.yaml"
+    assert (copy / experiment).read_text() == (PROJECT / experiment).read_text()
+    assert (copy / "README.md").read_text() == (PROJECT / "README.md").read_text()
+    outcome = run(str(copy / experiment), "--check", "--target-version", TARGET)
+    assert hydra_project.INSTALL in outcome.out
+
+
+@pytest.mark.parametrize(
+    ("decorator", "call", "expected"),
+    [
+        ('@hydra.main(config_path="../configs", config_name="train.yaml")', "Trainer(**c.trainer)", "train"),
+        ('@hydra.main(config_name="train", config_path="../configs")', "instantiate(c.pl_trainer)", "train"),
+        ('@main("../configs", "train")', "pl.Trainer(**config.trainer, logger=False)", "train"),
+    ],
+)
+def test_a_script_names_its_primary_config_and_the_trainer_node(
+    tmp_path: Path, decorator: str, call: str, expected: str
+) -> None:
+    (tmp_path / "configs").mkdir()
+    script = tmp_path / "src" / "run.py"
+    script.parent.mkdir()
+    script.write_text(f"import hydra\n\n{decorator}\ndef main(cfg):\n    trainer = {call}\n")
+    primary = hydra_project.script_primary(script)
+    assert primary is not None
+    assert primary.config_dir == (tmp_path / "configs").resolve()
+    assert primary.config_name == expected
+    assert primary.key == ("pl_trainer" if "pl_trainer" in call else "trainer")
+
+
+def test_a_script_without_a_config_name_or_folder_has_no_primary(tmp_path: Path) -> None:
+    script = tmp_path / "run.py"
+    script.write_text('import hydra\n\n@hydra.main(config_path="missing", config_name="x")\ndef f(c): ...\n')
+    assert hydra_project.script_primary(script) is None
+    script.write_text("import hydra\n\n@hydra.main()\ndef f(c): ...\n")
+    assert hydra_project.script_primary(script) is None
+
+
+def test_a_group_no_primary_has_is_selected_with_a_plus_in_each() -> None:
+    debug = PROJECT / "configs" / "debug" / "default.yaml"
+    names = sorted(c.name for c in hydra_project.compositions_of(debug))
+    assert names == ["evaluate.yaml +debug=default", "train.yaml +debug=default"]
+    experiment = PROJECT / "configs" / "experiment" / "four_gpus.yaml"
+    names = sorted(c.name for c in hydra_project.compositions_of(experiment))
+    assert names == ["train.yaml experiment=four_gpus"]  # (`evaluate.yaml` has no experiment)
+
+
+def test_a_config_folder_that_names_a_package_is_not_composed(tmp_path: Path) -> None:
+    shutil.copytree(PROJECT / "configs", tmp_path / "configs")
+    (tmp_path / "configs" / "hydra.yaml").write_text("hydra:\n  searchpath:\n    - pkg://some.package\n")
+    primary = hydra_project.Primary((tmp_path / "configs").resolve(), "train")
+    with pytest.raises(hydra_project.ComposeError, match="pkg://"):
+        hydra_project.trainer_node(hydra_project.Composition(primary))
+
+
+def test_a_rewrite_that_composes_otherwise_is_reported(tmp_path: Path) -> None:
+    """The trainer config below the experiment is left as it is (``# noqa``): the experiment's rewrite, made
+    over that config as migrated, composes into something else, so it is reported, not written."""
+    shutil.copytree(PROJECT, tmp_path / "project")
+    default = tmp_path / "project" / "configs" / "trainer" / "default.yaml"
+    default.write_text(default.read_text().replace("gpus: 0", "gpus: 0  # noqa: LM004"))
+    experiment = tmp_path / "project" / "configs" / "experiment" / "four_gpus.yaml"
+    before = experiment.read_text()
+    outcome = run(str(experiment), str(default), "--target-version", TARGET)
+    assert outcome.code == 1
+    assert experiment.read_text() == before
+    assert "composed by Hydra after the rewrite, `train.yaml experiment=four_gpus` would give" in outcome.out
