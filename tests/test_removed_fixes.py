@@ -1,0 +1,278 @@
+"""The fixes of removed Trainer keywords that move a value into ``callbacks=`` or hold only with another
+keyword (``plan.gone``'s ``_FIXES``): each case is a call as written, the target, whether
+``--unsafe-fixes`` is given, and the call it becomes (None: left as written, its LM007 finding not
+fixable). Every rewrite is checked to be a fixed point: read again, it gives no finding."""
+
+from __future__ import annotations
+
+import pytest
+
+from lightning_migrate.frontends.python.frontend import migrate
+from lightning_migrate.plan import gone
+from lightning_migrate.semantics.model import release
+
+HEAD = (
+    "import pytorch_lightning as pl\n"
+    "from pytorch_lightning.callbacks import ModelCheckpoint, TQDMProgressBar\n"
+)
+CKPT = "ckpt = ModelCheckpoint(monitor='val_loss')\n"
+
+# (case, code before the call, the call, target, unsafe, the call it becomes or None)
+CASES: list[tuple[str, str, str, str, bool, str | None]] = [
+    # 1. progress_bar_refresh_rate=N: TQDMProgressBar(refresh_rate=N) in `callbacks=`
+    (
+        "rate alone",
+        "",
+        "pl.Trainer(progress_bar_refresh_rate=20)",
+        "2.6",
+        False,
+        "pl.Trainer(callbacks=[TQDMProgressBar(refresh_rate=20)])",
+    ),
+    (
+        "rate at 1.6, deprecated there",
+        "",
+        "pl.Trainer(progress_bar_refresh_rate=20)",
+        "1.6",
+        False,
+        "pl.Trainer(callbacks=[TQDMProgressBar(refresh_rate=20)])",
+    ),
+    (
+        "rate beside a list of Lightning callbacks",
+        CKPT,
+        "pl.Trainer(callbacks=[ckpt, ModelCheckpoint()], progress_bar_refresh_rate=5)",
+        "2.6",
+        False,
+        "pl.Trainer(callbacks=[ckpt, ModelCheckpoint(), TQDMProgressBar(refresh_rate=5)])",
+    ),
+    (
+        "rate beside one callback object",
+        CKPT,
+        "pl.Trainer(callbacks=ckpt, progress_bar_refresh_rate=5)",
+        "2.6",
+        False,
+        "pl.Trainer(callbacks=[ckpt, TQDMProgressBar(refresh_rate=5)])",
+    ),
+    (
+        "rate beside callbacks=None",
+        "",
+        "pl.Trainer(callbacks=None, progress_bar_refresh_rate=5)",
+        "2.6",
+        False,
+        "pl.Trainer(callbacks=[TQDMProgressBar(refresh_rate=5)])",
+    ),
+    (
+        "rate beside a progress bar: 1.4-1.6 ignored the rate",
+        "",
+        "pl.Trainer(callbacks=[TQDMProgressBar(refresh_rate=3)], progress_bar_refresh_rate=5)",
+        "2.6",
+        False,
+        "pl.Trainer(callbacks=[TQDMProgressBar(refresh_rate=3)])",
+    ),
+    (
+        "rate beside a user's callback",
+        "",
+        "pl.Trainer(callbacks=[Mine()], progress_bar_refresh_rate=5)",
+        "2.6",
+        False,
+        None,
+    ),
+    (
+        "rate beside a user's callback, unsafe",
+        "",
+        "pl.Trainer(callbacks=[Mine()], progress_bar_refresh_rate=5)",
+        "2.6",
+        True,
+        "pl.Trainer(callbacks=[Mine(), TQDMProgressBar(refresh_rate=5)])",
+    ),
+    (
+        "rate beside a run-time list",
+        "",
+        "pl.Trainer(callbacks=cbs, progress_bar_refresh_rate=5)",
+        "2.6",
+        False,
+        None,
+    ),
+    (
+        "rate beside a run-time list, unsafe",
+        "",
+        "pl.Trainer(callbacks=cbs, progress_bar_refresh_rate=5)",
+        "2.6",
+        True,
+        "pl.Trainer(callbacks=[*cbs, TQDMProgressBar(refresh_rate=5)])",
+    ),
+    ("a run-time rate", "", "pl.Trainer(progress_bar_refresh_rate=args.rate)", "2.6", False, None),
+    (
+        "a run-time rate, unsafe",
+        "",
+        "pl.Trainer(progress_bar_refresh_rate=args.rate)",
+        "2.6",
+        True,
+        "pl.Trainer(callbacks=[TQDMProgressBar(refresh_rate=args.rate)])",
+    ),
+    (
+        "rate with process_position",
+        "",
+        "pl.Trainer(progress_bar_refresh_rate=5, process_position=1)",
+        "2.6",
+        True,
+        None,
+    ),
+    (
+        "rate with enable_progress_bar",
+        "",
+        "pl.Trainer(progress_bar_refresh_rate=5, enable_progress_bar=False)",
+        "1.6",
+        True,
+        None,
+    ),
+    ("rate beside **kwargs", "", "pl.Trainer(progress_bar_refresh_rate=5, **kw)", "2.6", True, None),
+    (
+        "rate 0 beside Lightning callbacks",
+        CKPT,
+        "pl.Trainer(callbacks=[ckpt], progress_bar_refresh_rate=0)",
+        "2.6",
+        False,
+        "pl.Trainer(callbacks=[ckpt], enable_progress_bar=False)",
+    ),
+    # 2. checkpoint_callback= a ModelCheckpoint (1.3's form), or a run-time bool
+    ("a checkpoint object", CKPT, "pl.Trainer(checkpoint_callback=ckpt)", "2.6", False, None),
+    (
+        "a checkpoint object, unsafe",
+        CKPT,
+        "pl.Trainer(checkpoint_callback=ckpt, callbacks=[TQDMProgressBar()])",
+        "2.6",
+        True,
+        "pl.Trainer(callbacks=[TQDMProgressBar(), ckpt])",
+    ),
+    ("a run-time checkpoint flag", "", "pl.Trainer(checkpoint_callback=args.save)", "2.6", False, None),
+    (
+        "a run-time checkpoint flag, unsafe",
+        "",
+        "pl.Trainer(checkpoint_callback=args.save)",
+        "2.6",
+        True,
+        "pl.Trainer(enable_checkpointing=args.save)",
+    ),
+    (
+        "a run-time checkpoint flag with enable_checkpointing",
+        "",
+        "pl.Trainer(checkpoint_callback=a, enable_checkpointing=b)",
+        "1.6",
+        True,
+        None,
+    ),
+    # 4. max_steps=None: -1 where max_epochs is given
+    (
+        "max_steps=None with max_epochs",
+        "",
+        "pl.Trainer(max_steps=None, max_epochs=3)",
+        "2.6",
+        False,
+        "pl.Trainer(max_steps=-1, max_epochs=3)",
+    ),
+    ("max_steps=None alone", "", "pl.Trainer(max_steps=None)", "2.6", False, None),
+    (
+        "max_steps=None with max_epochs=None",
+        "",
+        "pl.Trainer(max_steps=None, max_epochs=None)",
+        "2.6",
+        False,
+        None,
+    ),
+    (
+        "max_steps=None with run-time max_epochs",
+        "",
+        "pl.Trainer(max_steps=None, max_epochs=n)",
+        "2.6",
+        False,
+        None,
+    ),
+    (
+        "max_steps=None alone, unsafe",
+        "",
+        "pl.Trainer(max_steps=None)",
+        "2.6",
+        True,
+        "pl.Trainer(max_steps=-1)",
+    ),
+    # 5. weights_summary="full": ModelSummary(max_depth=-1)
+    (
+        "full summary",
+        "",
+        'pl.Trainer(weights_summary="full")',
+        "2.6",
+        False,
+        "pl.Trainer(callbacks=[ModelSummary(max_depth=-1)])",
+    ),
+    (
+        "full summary beside callbacks",
+        CKPT,
+        'pl.Trainer(weights_summary="full", callbacks=[ckpt])',
+        "2.6",
+        False,
+        None,
+    ),
+    ("top summary, the default", "", 'pl.Trainer(weights_summary="top")', "2.6", False, "pl.Trainer()"),
+]
+
+
+def _call(code: str) -> str:
+    return code.splitlines()[-1].partition(" = ")[2]
+
+
+@pytest.mark.parametrize(
+    ("case", "before", "call", "target", "unsafe", "after"), CASES, ids=[c[0] for c in CASES]
+)
+def test_removed_keyword_fixes(
+    case: str, before: str, call: str, target: str, unsafe: bool, after: str | None
+) -> None:
+    source = f"{HEAD}{before}trainer = {call}\n"
+    result = migrate(source, release(target), unsafe=unsafe)
+    lm007 = [f for f in result.findings if f.code == gone.CODE]
+    assert lm007, case
+    if after is None:
+        assert result.code == source
+        assert not any(f.fixable for f in lm007)
+        if unsafe is False and "fixable with `--unsafe-fixes`" in lm007[0].message:
+            assert migrate(source, release(target), unsafe=True).code != source
+        return
+    assert _call(result.code) == after
+    assert all(f.fixable for f in lm007)
+    assert "--unsafe-fixes" not in lm007[0].message or unsafe
+    assert migrate(result.code, release(target), unsafe=unsafe).findings == []  # a fixed point
+
+
+def test_the_callbacks_a_fix_builds_are_imported_from_the_files_package() -> None:
+    call = 'pl.Trainer(progress_bar_refresh_rate=2, weights_summary="full")'
+    source = f"import lightning.pytorch as pl\ntrainer = {call}\n"
+    code = migrate(source, release("2.6")).code
+    assert "from lightning.pytorch.callbacks import ModelSummary, TQDMProgressBar\n" in code
+    assert "callbacks=[TQDMProgressBar(refresh_rate=2), ModelSummary(max_depth=-1)]" in code
+
+
+def test_the_fixes_that_need_unsafe_say_so() -> None:
+    source = f"{HEAD}trainer = pl.Trainer(callbacks=cbs, progress_bar_refresh_rate=5)\n"
+    (finding,) = migrate(source, release("2.6")).findings
+    assert "fixable with `--unsafe-fixes`" in finding.message
+    assert "only right if `callbacks=` is a list" in finding.message
+    (finding,) = migrate(source, release("2.6"), unsafe=True).findings
+    assert finding.fixable
+    assert "fix (unsafe, only right if `callbacks=` is a list" in finding.message
+
+
+def test_a_multi_line_list_keeps_its_layout() -> None:
+    call = "pl.Trainer(\n    callbacks=[\n        ckpt,\n    ],\n    progress_bar_refresh_rate=5,\n)\n"
+    source = f"{HEAD}{CKPT}trainer = {call}"
+    code = migrate(source, release("2.6")).code
+    assert code.endswith(
+        "trainer = pl.Trainer(\n    callbacks=[\n        ckpt,\n"
+        "        TQDMProgressBar(refresh_rate=5),\n    ],\n)\n"
+    )
+
+
+def test_yaml_and_command_lines_are_not_moved() -> None:
+    """Only the Python front end can write a callback: elsewhere these keywords are reported as before."""
+    assert not any(j.fixable for j in gone.judge({"progress_bar_refresh_rate": 5}, release("2.6")))
+    written = {"max_steps": None, "max_epochs": 3}
+    assert not any(j.fixable for j in gone.judge(written, release("2.6")))
+    assert gone.judge(written, release("2.6"), callbacks=gone.Callbacks.ABSENT)[0].fixable
