@@ -276,3 +276,46 @@ def test_yaml_and_command_lines_are_not_moved() -> None:
     written = {"max_steps": None, "max_epochs": 3}
     assert not any(j.fixable for j in gone.judge(written, release("2.6")))
     assert gone.judge(written, release("2.6"), callbacks=gone.Callbacks.ABSENT)[0].fixable
+
+
+# 3. resume_from_checkpoint=X: `ckpt_path=X` of the one `.fit(` call (each case: a function's body, and
+# whether the fix is made)
+RESUMES: list[tuple[str, str, bool]] = [
+    ("one fit", "t = pl.Trainer(resume_from_checkpoint=args.ckpt)\nt.fit(model, dm)\nt.test(model)", True),
+    ("a literal path", "t = pl.Trainer(resume_from_checkpoint='last.ckpt')\nt.fit(model)", True),
+    (
+        "two fits: 1.5 resumed the first",
+        "t = pl.Trainer(resume_from_checkpoint=p)\nt.fit(a)\nt.fit(b)",
+        False,
+    ),
+    ("a fit in a loop", "t = pl.Trainer(resume_from_checkpoint=p)\nfor m in ms:\n    t.fit(m)", False),
+    (
+        "built and fit in a loop",
+        "for m in ms:\n    t = pl.Trainer(resume_from_checkpoint=p)\n    t.fit(m)",
+        True,
+    ),
+    ("the trainer passed on", "t = pl.Trainer(resume_from_checkpoint=p)\nrun(t, model)", False),
+    ("tune runs fit", "t = pl.Trainer(resume_from_checkpoint=p)\nt.tune(model)\nt.fit(model)", False),
+    ("no fit", "t = pl.Trainer(resume_from_checkpoint=p)\nt.test(model)", False),
+    ("fit already given one", "t = pl.Trainer(resume_from_checkpoint=p)\nt.fit(model, ckpt_path=q)", False),
+    ("a path computed again", "t = pl.Trainer(resume_from_checkpoint=find(p))\nt.fit(model)", False),
+    ("a name bound twice", "q = 1\nq = p\nt = pl.Trainer(resume_from_checkpoint=q)\nt.fit(model)", False),
+    ("fit in a nested function", "t = pl.Trainer(resume_from_checkpoint=p)\ndef go():\n    t.fit(m)", False),
+    ("the name rebound", "t = pl.Trainer(resume_from_checkpoint=p)\nt = pl.Trainer()\nt.fit(m)", False),
+    ("fit with **kwargs", "t = pl.Trainer(resume_from_checkpoint=p)\nt.fit(model, **kw)", False),
+]
+
+
+@pytest.mark.parametrize(("case", "body", "fixed"), RESUMES, ids=[c[0] for c in RESUMES])
+def test_resume_from_checkpoint_moves_to_the_one_fit(case: str, body: str, fixed: bool) -> None:
+    indented = "".join(f"    {line}\n" for line in body.splitlines())
+    source = f"import pytorch_lightning as pl\n\n\ndef main(args, model, dm, p, a, b, ms, m):\n{indented}"
+    result = migrate(source, release("2.6"))
+    (finding,) = [f for f in result.findings if f.code == gone.CODE]
+    assert finding.fixable is fixed, case
+    if not fixed:
+        assert result.code == source
+        return
+    assert "resume_from_checkpoint" not in result.code
+    assert "fit(" in result.code.split("ckpt_path=")[0].splitlines()[-1]
+    assert migrate(result.code, release("2.6")).findings == []

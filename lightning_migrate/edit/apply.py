@@ -44,6 +44,13 @@ def trainer_call(
     return updated.with_changes(args=[*head, *edited.args]), edited
 
 
+def add_keyword(updated: cst.CSTNode, keyword: str, text: str, quote: str) -> cst.Call:
+    """A call with ``keyword=text`` appended (before any ``*args``/``**kwargs``), in its comma style."""
+    assert isinstance(updated, cst.Call)
+    value = cst.parse_expression(text)
+    return trainer_call(updated, 0, {}, {keyword: value}, quote)[0]  # type: ignore[dict-item]
+
+
 def add_callbacks(updated: cst.CSTNode, skip: int, added: Sequence[str], splat: bool, quote: str) -> cst.Call:
     """A Trainer call with the callbacks ``added`` (their text) appended to its ``callbacks=``: into its
     list display, as ``[*value, new]`` (``splat``) or ``[value, new]`` (one callback object) otherwise, or a

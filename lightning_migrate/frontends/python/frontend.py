@@ -19,6 +19,7 @@ from lightning_migrate.files.sourcefile import SourceError
 from lightning_migrate.files.text import Text, tree_of
 from lightning_migrate.frontends.python.callbacks import callbacks_of, is_callback
 from lightning_migrate.frontends.python.namespaces import counterexample
+from lightning_migrate.frontends.python.resume import sole_fit
 from lightning_migrate.plan import domains, gone, rejected
 from lightning_migrate.plan.ast_values import Reader, Unknown, dict_entries
 from lightning_migrate.plan.callsite import LIGHTNING_PACKAGE, NAMESPACE, UNPACKED, CallSite, Run, flat
@@ -55,6 +56,8 @@ SHIM_MODULES = {
     "lightning.pytorch": "lightning_migrate.shim.lightning",
 }
 _REPORTED, _NO_FLAGS = object(), object()  # how a call with `**` was decided
+_RESUME = "resume_from_checkpoint"  # moved to the `.fit(` call (``resume``)
+
 # The refusals of a call with run-time values that the runtime shim settles with the values it gets.
 _SHIMMED = frozenset({"LM101", "LM102"})
 
@@ -522,7 +525,11 @@ class _Migrator:
             callbacks_of(values.get("callbacks"), self.located, call.scope) if move else (None, False)
         )
         added: list[str] = []
-        for judged in gone.judge(written, target, opaque, callbacks, self.run_options.unsafe):
+        resumable = move and not opaque and not held and not call.consumes
+        for found in gone.judge(written, target, opaque, callbacks, self.run_options.unsafe):
+            judged = (
+                self._resume(found, call, values[_RESUME]) if resumable and found.old == _RESUME else found
+            )
             message = judged.message
             if judged.edit is not None and call.consumes:
                 callee = self.text.segment(_built_class(call))
@@ -541,6 +548,25 @@ class _Migrator:
         if added:
             self._added[id(call.node)] = (added, splat)
         return old, new
+
+    def _resume(self, judged: gone.Judged, call: TrainerCall, path: ast.expr) -> gone.Judged:
+        """``judged`` (`resume_from_checkpoint=path`) moved to `ckpt_path=` of the one `.fit(` call of the
+        Trainer, where that keeps what the code did (``resume.sole_fit``)."""
+        fit = sole_fit(call.node, path, self.located, call.scope) if not judged.fixable else None
+        if fit is None:
+            return judged
+        text, quote = self.text.segment(path), _quote(fit, self.text)
+
+        def change(original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
+            from lightning_migrate.edit import apply  # (imported: the file has edits)
+
+            return apply.add_keyword(updated, "ckpt_path", text, quote)
+
+        self._edit(fit, change)
+        said = (
+            f"moved to `ckpt_path=` of the `.fit(` call on line {fit.lineno} (1.4-1.6 resumed in `fit` alone)"
+        )
+        return replace(judged, message=f"{judged.message}; fix: {said}", edit=(None, None))
 
     def _callback(self, added: gone.Added, old: ast.expr) -> str:
         """The text of the callback a fix appends: its argument the old keyword's value as written."""
