@@ -5,10 +5,15 @@ fixable). Every rewrite is checked to be a fixed point: read again, it gives no 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from lightning_migrate.frontends.contract import Request
 from lightning_migrate.frontends.python.frontend import migrate
+from lightning_migrate.frontends.yaml.frontend import migrate as migrate_yaml
 from lightning_migrate.plan import gone
+from lightning_migrate.plan.callsite import Run
 from lightning_migrate.semantics.model import release
 
 HEAD = (
@@ -270,12 +275,15 @@ def test_a_multi_line_list_keeps_its_layout() -> None:
     )
 
 
-def test_yaml_and_command_lines_are_not_moved() -> None:
-    """Only the Python front end can write a callback: elsewhere these keywords are reported as before."""
-    assert not any(j.fixable for j in gone.judge({"progress_bar_refresh_rate": 5}, release("2.6")))
+def test_the_fixes_are_made_only_where_the_front_end_asks() -> None:
+    """Only the Python front end can write a callback (``callbacks``), and command lines get none of these
+    fixes (``fixes``): there these keywords are reported as before."""
+    rate = {"progress_bar_refresh_rate": 5}
+    assert not any(j.fixable for j in gone.judge(rate, release("2.6"), fixes=True))
+    assert gone.judge(rate, release("2.6"), callbacks=gone.Callbacks.ABSENT, fixes=True)[0].fixable
     written = {"max_steps": None, "max_epochs": 3}
     assert not any(j.fixable for j in gone.judge(written, release("2.6")))
-    assert gone.judge(written, release("2.6"), callbacks=gone.Callbacks.ABSENT)[0].fixable
+    assert gone.judge(written, release("2.6"), fixes=True)[0].fixable
 
 
 # 3. resume_from_checkpoint=X: `ckpt_path=X` of the one `.fit(` call (each case: a function's body, and
@@ -319,3 +327,25 @@ def test_resume_from_checkpoint_moves_to_the_one_fit(case: str, body: str, fixed
     assert "resume_from_checkpoint" not in result.code
     assert "fit(" in result.code.split("ckpt_path=")[0].splitlines()[-1]
     assert migrate(result.code, release("2.6")).findings == []
+
+
+@pytest.mark.parametrize(
+    ("config", "unsafe", "after"),
+    [
+        (
+            "trainer:\n  max_epochs: 5\n  max_steps: null\n",
+            False,
+            "trainer:\n  max_epochs: 5\n  max_steps: -1\n",
+        ),
+        ("trainer:\n  max_steps: null\n", False, None),
+        ("trainer:\n  max_steps: null\n", True, "trainer:\n  max_steps: -1\n"),
+        ("trainer:\n  max_epochs: null\n  max_steps: null\n", False, None),
+        ("trainer:\n  progress_bar_refresh_rate: 5\n", True, None),  # (no callback is written in a config)
+    ],
+)
+def test_yaml_configs_get_the_fixes_that_need_no_callback(
+    config: str, unsafe: bool, after: str | None
+) -> None:
+    migrated = migrate_yaml(config, Request(Run(release("2.6"), unsafe=unsafe), False, Path("config.yaml")))
+    assert migrated.code == (after or config)
+    assert [f.fixable for f in migrated.findings] == [after is not None]

@@ -136,19 +136,20 @@ def judge(
     opaque: bool = False,
     callbacks: Callbacks | None = None,
     unsafe: bool = False,
+    fixes: bool = False,
 ) -> list[Judged]:
     """The keywords among ``written`` (every keyword the call writes, with its value or ``RUN_TIME``) that
     ``target`` rejects or deprecates, in the order written. ``opaque``: the call also passes a ``**dict`` or
     ``*args`` nobody can read, which may hold a keyword a rename must not meet. ``callbacks``: what the
-    call's ``callbacks=`` holds, where the front end can add a callback to it and make the fixes of
-    ``_FIXES`` (None: it cannot, and they are not made); ``unsafe``: those right only for some run-time
-    values are made too."""
+    call's ``callbacks=`` holds, where the front end can add a callback to it (None: it cannot, and no
+    keyword is moved there); ``fixes``: the front end makes the fixes of ``_FIXES`` (``unsafe``: those right
+    only for some run-time values too)."""
     found = []
     for keyword, value in written.items():
         if not concerns(keyword, target):
             continue
         judged = _judge(keyword, value, written, target, opaque)
-        if judged is not None and not judged.fixable and not opaque and callbacks and keyword in _FIXES:
+        if judged is not None and not judged.fixable and not opaque and fixes and keyword in _FIXES:
             judged = _FIXES[keyword](judged, value, written, callbacks, unsafe) or judged
         if judged is not None:
             found.append(judged)

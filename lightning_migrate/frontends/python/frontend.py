@@ -526,7 +526,7 @@ class _Migrator:
         )
         added: list[str] = []
         resumable = move and not opaque and not held and not call.consumes
-        for found in gone.judge(written, target, opaque, callbacks, self.run_options.unsafe):
+        for found in gone.judge(written, target, opaque, callbacks, self.run_options.unsafe, fixes=move):
             judged = (
                 self._resume(found, call, values[_RESUME]) if resumable and found.old == _RESUME else found
             )
