@@ -224,14 +224,14 @@ def _same(a: object, b: object) -> bool:
 
 # --- fixes that move a keyword's value into `callbacks=`, or that hold only for some values ---------------
 
-_Fix = Callable[[Judged, object, Mapping[str, object], "Callbacks | None", bool], "Judged | None"]
+# a fix: the finding, the keyword's value, the call's keywords, what its `callbacks=` holds, `--unsafe-fixes`
+_Fix = Callable[[Judged, object, Mapping[str, object], Callbacks | None, bool], Judged | None]
 
 # Why a callback appended to `callbacks=` may change what the call did: 1.4-1.6 added their own progress bar
 # (and model summary) only where `callbacks` held none, and used the user's instead
 _UNSURE_CALLBACKS = {
     Callbacks.ITEMS: "only right if no item of `callbacks=` is a progress bar, which 1.4-1.6 used instead",
     Callbacks.OPEN: "only right if `callbacks=` is a list with no progress bar, which 1.4-1.6 used instead",
-    Callbacks.BAR: "only right if the progress bar `callbacks=` holds is not a `RichProgressBar`",
 }
 
 
@@ -288,16 +288,20 @@ def _checkpoint(
     """`checkpoint_callback=` given a `ModelCheckpoint` (the form of 1.3 and before, which used it) or a value
     only known at run time. 1.4.9 `_configure_checkpoint_callbacks` raised for any value not a bool ("Pass
     callback instances to the `callbacks` argument"); 1.5/1.6 took it as `enable_checkpointing =
-    checkpoint_callback and enable_checkpointing`, so an object only turned checkpointing on with a default
-    `ModelCheckpoint`: moving it into `callbacks=` restores what the code meant, not what 1.5 did. A run-time
-    bool is `enable_checkpointing=` (2.x: `enable_checkpointing is True` adds the default one)."""
+    checkpoint_callback and enable_checkpointing`, adding a default `ModelCheckpoint` where that `is True`
+    (an object only turned checkpointing on: moving it into `callbacks=` restores what the code meant, not
+    what 1.5 did). 2.x (2.5.0 `_configure_checkpoint_callbacks`) adds it where `enable_checkpointing` is
+    true, and raises where it is false beside a `ModelCheckpoint`, where 1.5/1.6 raised only for `False`: a
+    run-time value renamed `enable_checkpointing=` keeps what 1.5/1.6 did unless it is a false value other
+    than `False` (0, "", None is the default in both)."""
     if callbacks is None or "enable_checkpointing" in written:
         return None
     if value is CALLBACK:
         why = "1.4 rejected an object here, 1.5/1.6 ignored it and saved with a default `ModelCheckpoint`"
         return _moved(judged, Added(None), callbacks, unsafe, why)
     if value is RUN_TIME:
-        why = "only right if the value is a bool on every run: an object there turns checkpointing off in 2.x"
+        why = "only right if the value is a bool or an object on every run: 1.5/1.6 took another false value"
+        why += " as no checkpointing, 2.x raises for it beside a `ModelCheckpoint`"
         fix = "renamed `enable_checkpointing=`"
         return _unsafe(judged, unsafe, fix, why, edit=("enable_checkpointing", RUN_TIME))
     return None
