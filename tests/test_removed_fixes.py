@@ -349,3 +349,18 @@ def test_yaml_configs_get_the_fixes_that_need_no_callback(
     migrated = migrate_yaml(config, Request(Run(release("2.6"), unsafe=unsafe), False, Path("config.yaml")))
     assert migrated.code == (after or config)
     assert [f.fixable for f in migrated.findings] == [after is not None]
+
+
+@pytest.mark.parametrize(
+    ("parameter", "fixed"),
+    [("save: bool = True", True), ("save: bool", True), ("save", False), ("save: bool = None", False)],
+)
+def test_a_checkpoint_flag_narrowed_to_a_bool_is_renamed(parameter: str, fixed: bool) -> None:
+    """`checkpoint_callback=save` is `enable_checkpointing=save` where `save` is a bool on every run (1.5/1.6:
+    `enable_checkpointing = checkpoint_callback and True`); otherwise only with `--unsafe-fixes`."""
+    body = "    return pl.Trainer(checkpoint_callback=save)\n"
+    source = f"import pytorch_lightning as pl\n\n\ndef build({parameter}):\n{body}"
+    result = migrate(source, release("2.6"))
+    assert [f.fixable for f in result.findings] == [fixed]
+    assert ("enable_checkpointing=save" in result.code) is fixed
+    assert "enable_checkpointing=save" in migrate(source, release("2.6"), unsafe=True).code

@@ -69,6 +69,14 @@ class _Object:
 CALLBACK = _Object()  # a keyword's value is a Lightning callback object (built by the call of its class)
 
 
+class _Bool:
+    def __repr__(self) -> str:
+        return "BOOL"
+
+
+BOOL = _Bool()  # a keyword's value is only known at run time, and is a bool on every run (narrowed)
+
+
 @dataclass(frozen=True)
 class Judged:
     """One keyword of the call the target does not take as written: what to say, and the edit that fixes
@@ -299,6 +307,10 @@ def _checkpoint(
     if value is CALLBACK:
         why = "1.4 rejected an object here, 1.5/1.6 ignored it and saved with a default `ModelCheckpoint`"
         return _moved(judged, Added(None), callbacks, unsafe, why)
+    if value is BOOL:  # (`enable_checkpointing = checkpoint_callback and True`: the same bool)
+        said = "renamed `enable_checkpointing=` (a bool on every run)"
+        edit = ("enable_checkpointing", BOOL)
+        return replace(judged, message=f"{judged.message}; fix: {said}", edit=edit)  # type: ignore[arg-type]
     if value is RUN_TIME:
         why = "only right if the value is a bool or an object on every run: 1.5/1.6 took another false value"
         why += " as no checkpointing, 2.x raises for it beside a `ModelCheckpoint`"
@@ -335,6 +347,7 @@ def _max_steps(
 
 
 READ = frozenset({"max_epochs"})  # the keywords beside those judged whose values a fix reads
+NARROWED = frozenset({"checkpoint_callback"})  # those whose run-time values a fix needs narrowed (BOOL)
 
 _FIXES: dict[str, _Fix] = {
     "progress_bar_refresh_rate": _progress_bar,

@@ -515,6 +515,8 @@ class _Migrator:
                 written[arg.keyword] = gone.RUN_TIME if isinstance(value, Unknown) else value
                 if isinstance(value, Unknown) and is_callback(arg.value, self.located, call.scope):
                     written[arg.keyword] = gone.CALLBACK
+                elif isinstance(value, Unknown) and arg.keyword in gone.NARROWED:
+                    written[arg.keyword] = self._narrowed(arg.value, call.scope)
         if not any(gone.concerns(k, target) for k in written):
             return {}, {}
         opaque = any(a.star for a in args)
@@ -548,6 +550,19 @@ class _Migrator:
         if added:
             self._added[id(call.node)] = (added, splat)
         return old, new
+
+    def _narrowed(self, node: ast.expr, scope: Scope) -> object:
+        """``gone.BOOL`` where ``node`` (a run-time value) is a bool on every run as far as the file says: a
+        parameter bound nowhere else, annotated ``bool``, whose default (if any) is a bool; else
+        ``gone.RUN_TIME``."""
+        found = self.located.parameter(node, scope) if isinstance(node, ast.Name) else None
+        if found is None or found[0].parameter is None:
+            return gone.RUN_TIME
+        binding, outside = found
+        annotation = binding.parameter.annotation  # type: ignore[union-attr]
+        default = self.reader.read(binding.default, outside) if binding.default is not None else True
+        typed = isinstance(annotation, ast.Name) and annotation.id == "bool"
+        return gone.BOOL if typed and type(default) is bool else gone.RUN_TIME
 
     def _resume(self, judged: gone.Judged, call: TrainerCall, path: ast.expr) -> gone.Judged:
         """``judged`` (`resume_from_checkpoint=path`) moved to `ckpt_path=` of the one `.fit(` call of the
