@@ -119,10 +119,10 @@ def test_only_some_values_of_max_steps_are_old() -> None:
 
 def test_a_call_is_never_fixed_while_it_passes_a_keyword_the_target_rejects() -> None:
     """The hardware flags are rewritten; the keyword with no rename stays, and says so (not fixable)."""
-    source = "import pytorch_lightning as pl\n\npl.Trainer(gpus=2, progress_bar_refresh_rate=20)\n"
+    source = "import pytorch_lightning as pl\n\npl.Trainer(gpus=2, track_grad_norm=2)\n"
     result = migrate(source, release("2.6"))
     assert "accelerator=" in result.code
-    assert "progress_bar_refresh_rate=20" in result.code
+    assert "track_grad_norm=2" in result.code
     assert ("LM007", False) in [(f.code, f.fixable) for f in result.findings]
 
 

@@ -44,6 +44,56 @@ def trainer_call(
     return updated.with_changes(args=[*head, *edited.args]), edited
 
 
+def add_keyword(updated: cst.CSTNode, keyword: str, text: str, quote: str) -> cst.Call:
+    """A call with ``keyword=text`` appended (before any ``*args``/``**kwargs``), in its comma style."""
+    assert isinstance(updated, cst.Call)
+    value = cst.parse_expression(text)
+    return trainer_call(updated, 0, {}, {keyword: value}, quote)[0]  # type: ignore[dict-item]
+
+
+def add_callbacks(updated: cst.CSTNode, skip: int, added: Sequence[str], splat: bool, quote: str) -> cst.Call:
+    """A Trainer call with the callbacks ``added`` (their text) appended to its ``callbacks=``: into its
+    list display, as ``[*value, new]`` (``splat``) or ``[value, new]`` (one callback object) otherwise, or a
+    new ``callbacks=[new]`` where it has none (or None)."""
+    assert isinstance(updated, cst.Call)
+    new = [cst.parse_expression(text) for text in added]
+    for index, arg in enumerate(updated.args):
+        if index >= skip and arg.keyword is not None and arg.keyword.value == "callbacks":
+            args = list(updated.args)
+            args[index] = arg.with_changes(value=_appended(arg.value, new, splat))
+            return updated.with_changes(args=args)
+    value = _appended(cst.Name("None"), new, splat)
+    call, _ = trainer_call(updated, skip, {}, {"callbacks": value}, quote)  # type: ignore[dict-item]
+    return call
+
+
+def _appended(value: cst.BaseExpression, new: list[cst.BaseExpression], splat: bool) -> cst.BaseExpression:
+    """``value`` (a ``callbacks=`` value) with ``new`` appended; a list display keeps its layout: the new
+    items are separated as its items are, and its last item's comma (a trailing comma, a line break) ends
+    them."""
+    space = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    if isinstance(value, cst.Name) and value.value == "None":
+        items: list[cst.BaseElement] = []
+    elif isinstance(value, cst.List):
+        items = list(value.elements)
+    else:
+        items = [cst.StarredElement(value) if splat else cst.Element(value)]
+    if not items:
+        return cst.List([cst.Element(e, comma=space) for e in new[:-1]] + [cst.Element(new[-1])])
+    between = items[-2].comma if len(items) > 1 and isinstance(items[-2].comma, cst.Comma) else space
+    if len(items) == 1 and isinstance(value, cst.List):  # one item on its own line: the new ones on theirs
+        opening = value.lbracket.whitespace_after
+        between = cst.Comma(whitespace_after=opening) if "\n" in _code(opening) else between
+    last = items[-1].comma
+    items[-1] = items[-1].with_changes(comma=between)
+    items += [cst.Element(e, comma=between) for e in new[:-1]] + [cst.Element(new[-1], comma=last)]
+    return value.with_changes(elements=items) if isinstance(value, cst.List) else cst.List(items)
+
+
+def _code(node: cst.CSTNode) -> str:
+    return cst.Module([]).code_for_node(node)
+
+
 def config_dict(
     updated: cst.CSTNode, old: dict[str, Known], new: dict[str, Known], quote: str
 ) -> tuple[cst.CSTNode, Edited]:

@@ -27,9 +27,13 @@ class ImportChanges:
         return bool(self.renamed or self.aliased or self.dropped)
 
 
+# The callbacks a fix of a removed Trainer keyword builds (``plan.gone``), and the module each comes from
+_CALLBACKS = {"TQDMProgressBar": "callbacks", "ModelSummary": "callbacks"}
+
+
 def new_module(namespace: str, cls: str) -> str:
     row = lookup(cls)
-    return f"{namespace}.{row.module if row else 'strategies'}"
+    return f"{namespace}.{row.module if row else _CALLBACKS.get(cls, 'strategies')}"
 
 
 @dataclass(frozen=True)

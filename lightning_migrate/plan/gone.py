@@ -11,10 +11,11 @@ while it passes a keyword the target rejects. A keyword no release has is not ou
 
 from __future__ import annotations
 
+import enum
 import functools
 import re
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
 
 from lightning_migrate.semantics.keywords import KEYWORDS
 from lightning_migrate.semantics.model import Value, Version
@@ -33,14 +34,59 @@ RUN_TIME = _RunTime()  # a keyword's value is only known at run time
 _DROPPED = None  # an edit's new keyword: the old one goes
 
 
+class Callbacks(enum.Enum):
+    """What a call's ``callbacks=`` holds, as much as a fix that adds a callback to it needs to know."""
+
+    ABSENT = "absent"  # not written, or None: the fix writes `callbacks=[new]`
+    KNOWN = "known"  # Lightning callbacks, none of them a progress bar (a list display, or one object)
+    BAR = "bar"  # a list display (or one object) holding a Lightning progress bar
+    ITEMS = "items"  # a list display with items only known at run time (one may be a progress bar)
+    OPEN = "open"  # an expression: `[*x, new]` is only right where `x` is a list
+
+
+OLD = "<old>"  # an added callback's argument that takes the old keyword's value as written
+
+
+@dataclass(frozen=True)
+class Added:
+    """A callback a fix appends to ``callbacks=``: ``cls(argument=value)``, ``value`` OLD for the old
+    keyword's value as written (``cls`` None: that value is the callback)."""
+
+    cls: str | None
+    argument: str = ""
+    value: Value = OLD
+
+    def __str__(self) -> str:
+        value = "..." if self.value == OLD else repr(self.value)
+        return "the object" if self.cls is None else f"`{self.cls}({self.argument}={value})`"
+
+
+class _Object:
+    def __repr__(self) -> str:
+        return "CALLBACK"
+
+
+CALLBACK = _Object()  # a keyword's value is a Lightning callback object (built by the call of its class)
+
+
+class _Bool:
+    def __repr__(self) -> str:
+        return "BOOL"
+
+
+BOOL = _Bool()  # a keyword's value is only known at run time, and is a bool on every run (narrowed)
+
+
 @dataclass(frozen=True)
 class Judged:
     """One keyword of the call the target does not take as written: what to say, and the edit that fixes
-    it (``keyword`` None: the old keyword is dropped), if there is one."""
+    it (``keyword`` None: the old keyword is dropped), if there is one, with the callback it adds to
+    ``callbacks=`` (``added``)."""
 
     old: str
     message: str
     edit: tuple[str | None, Value] | None = None
+    added: Added | None = None
 
     @property
     def fixable(self) -> bool:
@@ -92,15 +138,27 @@ def _spellings(value: Value) -> list[str]:
     return ["None", "null"] if value is None else [re.escape(repr(value))]
 
 
-def judge(written: Mapping[str, object], target: Version, opaque: bool = False) -> list[Judged]:
+def judge(
+    written: Mapping[str, object],
+    target: Version,
+    opaque: bool = False,
+    callbacks: Callbacks | None = None,
+    unsafe: bool = False,
+    fixes: bool = False,
+) -> list[Judged]:
     """The keywords among ``written`` (every keyword the call writes, with its value or ``RUN_TIME``) that
     ``target`` rejects or deprecates, in the order written. ``opaque``: the call also passes a ``**dict`` or
-    ``*args`` nobody can read, which may hold a keyword a rename must not meet."""
+    ``*args`` nobody can read, which may hold a keyword a rename must not meet. ``callbacks``: what the
+    call's ``callbacks=`` holds, where the front end can add a callback to it (None: it cannot, and no
+    keyword is moved there); ``fixes``: the front end makes the fixes of ``_FIXES`` (``unsafe``: those right
+    only for some run-time values too)."""
     found = []
     for keyword, value in written.items():
         if not concerns(keyword, target):
             continue
         judged = _judge(keyword, value, written, target, opaque)
+        if judged is not None and not judged.fixable and not opaque and fixes and keyword in _FIXES:
+            judged = _FIXES[keyword](judged, value, written, callbacks, unsafe) or judged
         if judged is not None:
             found.append(judged)
     return found
@@ -170,3 +228,130 @@ def _line(version: Version) -> str:
 
 def _same(a: object, b: object) -> bool:
     return type(a) is type(b) and a == b
+
+
+# --- fixes that move a keyword's value into `callbacks=`, or that hold only for some values ---------------
+
+# a fix: the finding, the keyword's value, the call's keywords, what its `callbacks=` holds, `--unsafe-fixes`
+_Fix = Callable[[Judged, object, Mapping[str, object], Callbacks | None, bool], Judged | None]
+
+# Why a callback appended to `callbacks=` may change what the call did: 1.4-1.6 added their own progress bar
+# (and model summary) only where `callbacks` held none, and used the user's instead
+_UNSURE_CALLBACKS = {
+    Callbacks.ITEMS: "only right if no item of `callbacks=` is a progress bar, which 1.4-1.6 used instead",
+    Callbacks.OPEN: "only right if `callbacks=` is a list with no progress bar, which 1.4-1.6 used instead",
+}
+
+
+def _unsafe(judged: Judged, unsafe: bool, fix: str, why: str, **edit: object) -> Judged:
+    """``judged`` with the fix ``--unsafe-fixes`` makes, made (``unsafe``) or said."""
+    if not unsafe:
+        return replace(judged, message=f"{judged.message}; fixable with `--unsafe-fixes`: {fix} ({why})")
+    return replace(judged, message=f"{judged.message}; fix (unsafe, {why}): {fix}", **edit)  # type: ignore[arg-type]
+
+
+def _moved(
+    judged: Judged, added: Added, callbacks: Callbacks, unsafe: bool, why: str | None = None
+) -> Judged:
+    """``judged``'s keyword dropped and ``added`` appended to ``callbacks=``: made where ``callbacks`` is
+    known to hold no progress bar (and ``why`` is None), else only with ``unsafe``."""
+    fix = f"{added} appended to `callbacks=`"
+    reason = why or _UNSURE_CALLBACKS.get(callbacks)
+    if reason is None:
+        return replace(judged, message=f"{judged.message}; fix: {fix}", edit=(_DROPPED, None), added=added)
+    return _unsafe(judged, unsafe, fix, reason, edit=(_DROPPED, None), added=added)
+
+
+def _progress_bar(
+    judged: Judged, value: object, written: Mapping[str, object], callbacks: Callbacks | None, unsafe: bool
+) -> Judged | None:
+    """`progress_bar_refresh_rate=N` is `TQDMProgressBar(refresh_rate=N)` in `callbacks=` (1.5/1.6
+    `CallbackConnector.configure_progress_bar`, 1.4's with `ProgressBar`: with no progress bar in `callbacks`
+    and N > 0 it appended `TQDMProgressBar(refresh_rate=N, process_position=...)`; with one there, it used
+    that one and ignored N). 1.4's `ProgressBar` is the same class, renamed in 1.5."""
+    if callbacks is None or any(k in written for k in ("process_position", "enable_progress_bar")):
+        return None
+    if callbacks is Callbacks.BAR:  # (N ignored: the bar `callbacks` holds is used)
+        said = "dropped: `callbacks=` holds a progress bar, which 1.4-1.6 used, ignoring the rate"
+        return replace(judged, message=f"{judged.message}; fix: {said}", edit=(_DROPPED, None))
+    added = Added("TQDMProgressBar", "refresh_rate")
+    if value is RUN_TIME:  # (0 left the bar out, None took the default: `TQDMProgressBar(None)` fails)
+        why = "only right if the value is a positive int"
+        return _moved(judged, added, callbacks, unsafe, _UNSURE_CALLBACKS.get(callbacks, why))
+    if type(value) is int and value > 0:
+        return _moved(judged, added, callbacks, unsafe)
+    if (
+        type(value) is int and value == 0 and callbacks is Callbacks.KNOWN
+    ):  # (no bar there: 1.6 adds none, and does not raise)
+        said = (
+            "`progress_bar_refresh_rate=0` is `enable_progress_bar=False` (`callbacks=` has no progress bar)"
+        )
+        return replace(judged, message=f"{judged.message}; fix: {said}", edit=("enable_progress_bar", False))
+    return None
+
+
+def _checkpoint(
+    judged: Judged, value: object, written: Mapping[str, object], callbacks: Callbacks | None, unsafe: bool
+) -> Judged | None:
+    """`checkpoint_callback=` given a `ModelCheckpoint` (the form of 1.3 and before, which used it) or a value
+    only known at run time. 1.4.9 `_configure_checkpoint_callbacks` raised for any value not a bool ("Pass
+    callback instances to the `callbacks` argument"); 1.5/1.6 took it as `enable_checkpointing =
+    checkpoint_callback and enable_checkpointing`, adding a default `ModelCheckpoint` where that `is True`
+    (an object only turned checkpointing on: moving it into `callbacks=` restores what the code meant, not
+    what 1.5 did). 2.x (2.5.0 `_configure_checkpoint_callbacks`) adds it where `enable_checkpointing` is
+    true, and raises where it is false beside a `ModelCheckpoint`, where 1.5/1.6 raised only for `False`: a
+    run-time value renamed `enable_checkpointing=` keeps what 1.5/1.6 did unless it is a false value other
+    than `False` (0, "", None is the default in both)."""
+    if callbacks is None or "enable_checkpointing" in written:
+        return None
+    if value is CALLBACK:
+        why = "1.4 rejected an object here, 1.5/1.6 ignored it and saved with a default `ModelCheckpoint`"
+        return _moved(judged, Added(None), callbacks, unsafe, why)
+    if value is BOOL:  # (`enable_checkpointing = checkpoint_callback and True`: the same bool)
+        said = "renamed `enable_checkpointing=` (a bool on every run)"
+        edit = ("enable_checkpointing", BOOL)
+        return replace(judged, message=f"{judged.message}; fix: {said}", edit=edit)  # type: ignore[arg-type]
+    if value is RUN_TIME:
+        why = "only right if the value is a bool or an object on every run: 1.5/1.6 took another false value"
+        why += " as no checkpointing, 2.x raises for it beside a `ModelCheckpoint`"
+        fix = "renamed `enable_checkpointing=`"
+        return _unsafe(judged, unsafe, fix, why, edit=("enable_checkpointing", RUN_TIME))
+    return None
+
+
+def _weights_summary(
+    judged: Judged, value: object, written: Mapping[str, object], callbacks: Callbacks | None, unsafe: bool
+) -> Judged | None:
+    """`weights_summary="full"` is `ModelSummary(max_depth=-1)` in `callbacks=` (1.5/1.6
+    `_configure_model_summary_callback`: `ModelSummaryMode.get_max_depth("full")` is -1, and the summary is
+    added only where `callbacks` holds no `ModelSummary`; a `RichProgressBar` made it `RichModelSummary`)."""
+    if callbacks is None or value != "full" or "enable_model_summary" in written:
+        return None
+    why = None if callbacks is Callbacks.ABSENT else "only right if `callbacks=` holds no `ModelSummary`"
+    return _moved(judged, Added("ModelSummary", "max_depth", -1), callbacks, unsafe, why)
+
+
+def _max_steps(
+    judged: Judged, value: object, written: Mapping[str, object], callbacks: Callbacks | None, unsafe: bool
+) -> Judged | None:
+    """`max_steps=None` is `max_steps=-1` where `max_epochs` is given (1.5.10 `Trainer.__init__`: `max_epochs
+    if max_epochs is not None else (1000 if max_steps == -1 and max_time is None else -1)`, as 2.x's
+    `_FitLoop`; 1.4.9: 1000 epochs only with neither). Without it, 1.4 and 2.x stop after 1000 epochs and
+    1.5/1.6 never did."""
+    epochs = written.get("max_epochs", None)
+    fix = "`max_steps=None` is `max_steps=-1`"
+    if epochs is not None and epochs is not RUN_TIME:
+        return replace(judged, message=f"{judged.message}; fix: {fix}", edit=("max_steps", -1))
+    why = "`max_epochs` may be None: 1.5/1.6 then never stopped, 2.x stops after 1000 epochs"
+    return _unsafe(judged, unsafe, fix, why, edit=("max_steps", -1))
+
+
+READ = frozenset({"max_epochs"})  # the keywords beside those judged whose values a fix reads
+NARROWED = frozenset({"checkpoint_callback"})  # those whose run-time values a fix needs narrowed (BOOL)
+
+_FIXES: dict[str, _Fix] = {
+    "progress_bar_refresh_rate": _progress_bar,
+    "checkpoint_callback": _checkpoint,
+    "weights_summary": _weights_summary,
+    "max_steps": _max_steps,
+}

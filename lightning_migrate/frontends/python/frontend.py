@@ -17,7 +17,9 @@ from lightning_migrate.edit.imports import ImportChanges, StaleImport, stale_imp
 from lightning_migrate.files import depth
 from lightning_migrate.files.sourcefile import SourceError
 from lightning_migrate.files.text import Text, tree_of
+from lightning_migrate.frontends.python.callbacks import callbacks_of, is_callback
 from lightning_migrate.frontends.python.namespaces import counterexample
+from lightning_migrate.frontends.python.resume import sole_fit
 from lightning_migrate.plan import domains, gone, rejected
 from lightning_migrate.plan.ast_values import Reader, Unknown, dict_entries
 from lightning_migrate.plan.callsite import LIGHTNING_PACKAGE, NAMESPACE, UNPACKED, CallSite, Run, flat
@@ -55,6 +57,8 @@ SHIM_MODULES = {
     "lightning.pytorch": "lightning_migrate.shim.lightning",
 }
 _REPORTED, _NO_FLAGS = object(), object()  # how a call with `**` was decided
+_RESUME = "resume_from_checkpoint"  # moved to the `.fit(` call (``resume``)
+
 # The refusals of a call with run-time values that the runtime shim settles with the values it gets.
 _SHIMMED = frozenset({"LM101", "LM102"})
 
@@ -215,6 +219,8 @@ class _Migrator:
         self.rewritten: list[tuple[tuple[int, int], tuple[int, int]]] = []  # (line, byte column) spans
         self._splats: dict[int, object] = {}  # id(call with `**`) -> how `_plan_splat` decided it
         self._dict_edits: dict[int, _DictEdit] = {}  # id(dict display or `dict(...)` call) -> its edit
+        # id(Trainer call) -> the callbacks its fixes append to `callbacks=`, and whether as `[*value, ...]`
+        self._added: dict[int, tuple[list[str], bool]] = {}
         # (line, column) spans of a LightningCLI's defaults reported, not rewritten: their classes keep names
         self.held_spans: list[tuple[tuple[int, int], tuple[int, int]]] = []
         # what the run settled of a call's `**` section of a loaded config (``project.loaded_configs``)
@@ -473,7 +479,7 @@ class _Migrator:
             if flags:
                 decision = self._decide(call, flags)
         rewrite = decision if isinstance(decision, Rewrite) else None
-        old_gone, new_gone = self._gone_keywords(call)
+        old_gone, new_gone = self._gone_keywords(call, move=True)
         shimmed = id(call.node) in self._shimmed
         if rewrite is None and not shimmed and not old_gone:
             return
@@ -489,36 +495,55 @@ class _Migrator:
                 updated, edited = apply.trainer_call(updated, call.skip, old, new, quote)
                 self._record_renames(call.node, call.scope, edited)
                 self._record_dropped(call, old, new)
+                if id(call.node) in self._added:
+                    updated = apply.add_callbacks(updated, call.skip, *self._added[id(call.node)], quote)
             return self._to_shim(call, updated) if shimmed else updated
 
         if rewrite is not None:  # (an edit of the keywords beside the model's leaves its classes as written)
             self._record_span(call.node)
         self._edit(call.node, change)
 
-    def _gone_keywords(self, call: TrainerCall) -> tuple[dict[str, Known], dict[str, Known]]:
+    def _gone_keywords(
+        self, call: TrainerCall, move: bool = False
+    ) -> tuple[dict[str, Known], dict[str, Known]]:
         """Report the keywords of ``call`` beside the model's that the target rejects or deprecates (LM007,
         ``gone``), and return those its edit rewrites: old keywords with their values, new ones with theirs.
         A call that also passes a ``**dict`` or ``*args``, one to leave (``# noqa``) or a subclass that takes
-        flags itself is only reported."""
+        flags itself is only reported. With ``move``, a keyword whose fix is a callback appended to
+        ``callbacks=`` is fixed so (the callbacks to append kept in ``_added``)."""
         target = self.run_options.target
         args = _arguments(call.node)[call.skip :]
         written: dict[str, object] = {}
         places: dict[str, ast.expr | ast.keyword] = {}
+        values: dict[str, ast.expr] = {}
         for arg in args:
             if arg.keyword is None:
                 continue
             places[arg.keyword] = arg.node
+            values[arg.keyword] = arg.value
             written[arg.keyword] = gone.RUN_TIME
-            if gone.concerns(arg.keyword, target):
+            if gone.concerns(arg.keyword, target) or arg.keyword in gone.READ:
                 value = self.reader.read(arg.value, call.scope)
                 written[arg.keyword] = gone.RUN_TIME if isinstance(value, Unknown) else value
+                if isinstance(value, Unknown) and is_callback(arg.value, self.located, call.scope):
+                    written[arg.keyword] = gone.CALLBACK
+                elif isinstance(value, Unknown) and arg.keyword in gone.NARROWED:
+                    written[arg.keyword] = self._narrowed(arg.value, call.scope)
         if not any(gone.concerns(k, target) for k in written):
             return {}, {}
         opaque = any(a.star for a in args)
         held = bool(call.consumes) or self.text.position(call.node) in self.run_options.leave
         old: dict[str, Known] = {}
         new: dict[str, Known] = {}
-        for judged in gone.judge(written, target, opaque):
+        callbacks, splat = (
+            callbacks_of(values.get("callbacks"), self.located, call.scope) if move else (None, False)
+        )
+        added: list[str] = []
+        resumable = move and not opaque and not held and not call.consumes
+        for found in gone.judge(written, target, opaque, callbacks, self.run_options.unsafe, fixes=move):
+            judged = (
+                self._resume(found, call, values[_RESUME]) if resumable and found.old == _RESUME else found
+            )
             message = judged.message
             if judged.edit is not None and call.consumes:
                 callee = self.text.segment(_built_class(call))
@@ -530,7 +555,50 @@ class _Migrator:
             keyword, value = judged.edit
             if keyword is not None:
                 new[keyword] = value
+            if judged.added is not None:
+                added.append(self._callback(judged.added, values[judged.old]))
+                if judged.added.cls is not None:
+                    self.built.setdefault(judged.added.cls, self._package_of(call.node, call.scope))
+        if added:
+            self._added[id(call.node)] = (added, splat)
         return old, new
+
+    def _narrowed(self, node: ast.expr, scope: Scope) -> object:
+        """``gone.BOOL`` where ``node`` (a run-time value) is a bool on every run as far as the file says: a
+        parameter bound nowhere else, annotated ``bool``, whose default (if any) is a bool; else
+        ``gone.RUN_TIME``."""
+        found = self.located.parameter(node, scope) if isinstance(node, ast.Name) else None
+        if found is None or found[0].parameter is None:
+            return gone.RUN_TIME
+        binding, outside = found
+        annotation = binding.parameter.annotation  # type: ignore[union-attr]
+        default = self.reader.read(binding.default, outside) if binding.default is not None else True
+        typed = isinstance(annotation, ast.Name) and annotation.id == "bool"
+        return gone.BOOL if typed and type(default) is bool else gone.RUN_TIME
+
+    def _resume(self, judged: gone.Judged, call: TrainerCall, path: ast.expr) -> gone.Judged:
+        """``judged`` (`resume_from_checkpoint=path`) moved to `ckpt_path=` of the one `.fit(` call of the
+        Trainer, where that keeps what the code did (``resume.sole_fit``)."""
+        fit = sole_fit(call.node, path, self.located, call.scope) if not judged.fixable else None
+        if fit is None:
+            return judged
+        text, quote = self.text.segment(path), _quote(fit, self.text)
+
+        def change(original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
+            from lightning_migrate.edit import apply  # (imported: the file has edits)
+
+            return apply.add_keyword(updated, "ckpt_path", text, quote)
+
+        self._edit(fit, change)
+        said = (
+            f"moved to `ckpt_path=` of the `.fit(` call on line {fit.lineno} (1.4-1.6 resumed in `fit` alone)"
+        )
+        return replace(judged, message=f"{judged.message}; fix: {said}", edit=(None, None))
+
+    def _callback(self, added: gone.Added, old: ast.expr) -> str:
+        """The text of the callback a fix appends: its argument the old keyword's value as written."""
+        value = self.text.segment(old) if added.value == gone.OLD else repr(added.value)
+        return value if added.cls is None else f"{added.cls}({added.argument}={value})"
 
     def _site(self, call: TrainerCall, flags: dict[str, Known]) -> CallSite:
         """``call`` as a call site. Written with the unified ``lightning`` package, it can only have been
@@ -728,19 +796,23 @@ class _Migrator:
         self.rewritten.append(((node.lineno, node.col_offset), (node.end_lineno, node.end_col_offset)))
 
     def _record_renames(self, node: ast.Call, scope: Scope, edited: Edited) -> None:
-        qualified = self._all_qualified(node, scope)
-        namespace = next(
-            (p for p in PACKAGES for n in qualified if n.startswith(f"{p}.") and p != "lightning"), None
-        )
-        namespace = namespace or (
-            "lightning.pytorch" if any(n.startswith("lightning.") for n in qualified) else "pytorch_lightning"
-        )
+        namespace = self._package_of(node, scope)
         for old, new in edited.renamed.items():
             self.imports.renamed[old] = (namespace, new)
         for alias, new in edited.aliased.items():
             self.imports.aliased[alias] = (namespace, new)
         for cls in edited.built:
             self.built.setdefault(cls, namespace)
+
+    def _package_of(self, node: ast.Call, scope: Scope) -> str:
+        """The package the classes ``node`` (a Trainer call) builds are imported from, where the file says."""
+        qualified = self._all_qualified(node, scope)
+        namespace = next(
+            (p for p in PACKAGES for n in qualified if n.startswith(f"{p}.") and p != "lightning"), None
+        )
+        return namespace or (
+            "lightning.pytorch" if any(n.startswith("lightning.") for n in qualified) else "pytorch_lightning"
+        )
 
     def _all_qualified(self, call: ast.Call, scope: Scope) -> set[str]:
         found: set[str] = set()

@@ -370,14 +370,16 @@ def _gone_keys(
     for key in mapping:
         if not isinstance(key, str):
             continue
-        read_it, value = known_value(mapping[key]) if gone.concerns(key, target) else (False, None)
+        read = gone.concerns(key, target) or key in gone.READ
+        read_it, value = known_value(mapping[key]) if read else (False, None)
         written[key] = value if read_it else gone.RUN_TIME
     # (keys merged in with `<<` are shared with other configs: a rename there is not this config's to make)
     opaque = bool(config.overrides) or any(key not in mapping._ok for key in mapping)
     findings: list[Finding] = []
     old: dict[str, Known] = {}
     new: dict[str, Known] = {}
-    for judged in gone.judge(written, target, opaque):
+    # (no callback is written into a config: its `callbacks` are objects to instantiate, or another file's)
+    for judged in gone.judge(written, target, opaque, unsafe=request.run.unsafe, fixes=True):
         own = judged.old in mapping._ok
         line, column = mapping.lc.key(judged.old) if own else config.start
         findings.append(Finding(line + 1, column + 1, gone.CODE, judged.message, judged.fixable and own))
