@@ -1,0 +1,349 @@
+#!/usr/bin/env python3
+"""Whole projects finished (issue 24): rewrite a copy of each project, then count what is left.
+
+    python benchmarks/finished.py lightning-migrate TREE --target 2.6 [--unsafe-shim] --out RESULT.json
+
+TREE holds one folder per project (``benchmarks/projects.py`` fetches the census corpus); nothing is fetched
+here, and a missing TREE is said and exits 0. The projects are copied to ``--scratch`` and never written
+in place.
+
+For each folder TREE/<project>: copy it to a scratch folder (no .git), count old Trainer forms per kind
+of file, run `EXE <target flags> --extend-include '*.sh' '*.md' '*.rst' .` (rewrite in place, in the
+copy), then `EXE --check --output-format json ...` for the findings left, count old forms again, and check that every file
+that parsed before (Python, notebook JSON + its code cells, YAML) still parses.
+
+A project is *finished* when no finding is left and no old Trainer form is left in its .py files.
+
+Old forms (for the target): training type in `accelerator=`/`distributed_backend=`/`plugins=` (all targets
+>= 1.5), `*Plugin` training-type classes (>= 1.6), `gpus=`/`tpu_cores=`/`num_processes=`/`ipus=` (>= 1.7).
+Python and notebooks: keywords of calls named `Trainer`/`from_argparse_args` (ast). YAML: such keys.
+Shell and docs: such command-line words (`--gpus`, `trainer.gpus=`, `--distributed_backend`, ...) and, in
+docs, also `keyword=` inside code.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import collections
+import json
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+TRAINING_TYPES = {
+    "dp",
+    "ddp",
+    "ddp2",
+    "ddp_spawn",
+    "ddp_cpu",
+    "horovod",
+    "ddp_sharded",
+    "ddp_sharded_spawn",
+    "deepspeed",
+    "tpu_spawn",
+    "single_device",
+    "ddp_fully_sharded",
+    "fsdp",
+}
+PLUGIN_CLASSES = {
+    "DDPPlugin",
+    "DDPSpawnPlugin",
+    "DDP2Plugin",
+    "DataParallelPlugin",
+    "HorovodPlugin",
+    "DDPShardedPlugin",
+    "DDPSpawnShardedPlugin",
+    "DeepSpeedPlugin",
+    "TPUSpawnPlugin",
+    "SingleDevicePlugin",
+    "DDPFullyShardedPlugin",
+    "SingleTPUPlugin",
+    "FullyShardedDataParallelPlugin",
+    "IPUPlugin",
+}
+DEVICE_FLAGS = ("gpus", "tpu_cores", "num_processes", "ipus")
+SKIP_DIRS = {".git", ".venv", "venv", ".tox", "__pycache__", "node_modules"}
+
+
+def version(target: str) -> tuple[int, int]:
+    major, minor = target.split(".")[:2]
+    return int(major), int(minor)
+
+
+def flags_for(target: str) -> set[str]:
+    flags = {"distributed_backend"}
+    if version(target) >= (1, 7):
+        flags |= set(DEVICE_FLAGS)
+    return flags
+
+
+def old_in_call(call: ast.Call, target: str) -> int:
+    count = 0
+    flags = flags_for(target)
+    for kw in call.keywords:
+        if kw.arg in flags or (
+            kw.arg == "accelerator"
+            and isinstance(kw.value, ast.Constant)
+            and kw.value.value in TRAINING_TYPES
+        ):
+            count += 1
+        elif kw.arg == "plugins":
+            text = ast.unparse(kw.value)
+            if any(re.search(rf"['\"]{t}", text) for t in TRAINING_TYPES) or (
+                version(target) >= (1, 6) and any(c in text for c in PLUGIN_CLASSES)
+            ):
+                count += 1
+    return count
+
+
+def call_name(call: ast.Call) -> str:
+    f = call.func
+    return f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+
+
+def python_old(source: str, target: str) -> int | None:
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return None
+    return sum(
+        old_in_call(n, target)
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Call) and call_name(n) in ("Trainer", "from_argparse_args")
+    )
+
+
+def notebook_cells(text: str) -> list[str] | None:
+    try:
+        nb = json.loads(text)
+    except ValueError:
+        return None
+    cells = nb.get("cells") or [c for ws in nb.get("worksheets", []) for c in ws.get("cells", [])]
+    out = []
+    for c in cells:
+        if c.get("cell_type") == "code":
+            src = c.get("source", c.get("input", ""))
+            src = "".join(src) if isinstance(src, list) else src
+            lines = [("pass" if ln.lstrip().startswith(("%", "!")) else ln) for ln in src.splitlines()]
+            out.append("\n".join(lines))
+    return out
+
+
+def yaml_pattern(target: str) -> re.Pattern[str]:
+    keys = "|".join(sorted(flags_for(target)))
+    types = "|".join(sorted(TRAINING_TYPES))
+    return re.compile(
+        rf"^\s*(?:-\s+)?(?:({keys})\s*:|accelerator\s*:\s*['\"]?({types})['\"]?\s*(?:#.*)?$)", re.M
+    )
+
+
+def words_pattern(target: str) -> re.Pattern[str]:
+    keys = "|".join(sorted(flags_for(target)))
+    types = "|".join(sorted(TRAINING_TYPES))
+    return re.compile(
+        rf"(?:--({keys})\b|\+?trainer\.({keys})=|(?:--|\btrainer\.)accelerator[= ]['\"]?({types})\b)"
+    )
+
+
+def docs_code_pattern(target: str) -> re.Pattern[str]:
+    keys = "|".join(sorted(flags_for(target)))
+    return re.compile(rf"\b(?:{keys})\s*=\s*[^=\s]")
+
+
+def kind_of(path: Path) -> str | None:
+    suffix = path.suffix.lower()
+    return {
+        ".py": "py",
+        ".ipynb": "ipynb",
+        ".yaml": "yaml",
+        ".yml": "yaml",
+        ".sh": "sh",
+        ".md": "md",
+        ".rst": "md",
+    }.get(suffix)
+
+
+def count_file(path: Path, target: str) -> tuple[str, int, bool] | None:
+    """(kind, old forms, parses) for one file; None for other files."""
+    kind = kind_of(path)
+    if kind is None:
+        return None
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    if kind == "py":
+        n = python_old(text, target)
+        return kind, n or 0, n is not None
+    if kind == "ipynb":
+        cells = notebook_cells(text)
+        if cells is None:
+            return kind, 0, False
+        counts = [python_old(c, target) for c in cells]
+        return kind, sum(c or 0 for c in counts), True
+    if kind == "yaml":
+        n = len(yaml_pattern(target).findall(text))
+        return kind, n, yaml_parses(text)
+    n = len(words_pattern(target).findall(text))
+    if kind == "md":
+        n += len(docs_code_pattern(target).findall(text))
+    return kind, n, True
+
+
+def yaml_parses(text: str) -> bool:
+    from ruamel.yaml import YAML  # (a dependency of lightning-migrate)
+
+    try:
+        list(YAML(typ="safe", pure=True).load_all(text))
+        return True
+    except Exception:  # any error means "does not parse"
+        return False
+
+
+def walk(folder: Path):
+    for path in sorted(folder.rglob("*")):
+        if any(part in SKIP_DIRS for part in path.relative_to(folder).parts):
+            continue
+        if path.is_file() and not path.is_symlink():
+            yield path
+
+
+def census(folder: Path, target: str) -> dict[str, dict[str, object]]:
+    out: dict[str, dict[str, object]] = {}
+    for path in walk(folder):
+        got = count_file(path, target)
+        if got is not None:
+            kind, n, ok = got
+            out[str(path.relative_to(folder))] = {"kind": kind, "old": n, "parses": ok}
+    return out
+
+
+def run(cmd: list[str], cwd: Path, timeout: int) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(cmd, check=False, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+
+
+def measure(exe: str, src: Path, scratch: Path, target: str, extra: list[str], timeout: int) -> dict:
+    work = scratch / src.name
+    if work.exists():
+        shutil.rmtree(work)
+    shutil.copytree(src, work, symlinks=True, ignore=shutil.ignore_patterns(".git"))
+    before = census(work, target)
+    flags = [
+        "--target-version",
+        target,
+        "--extend-include",
+        "*.sh",
+        "--extend-include",
+        "*.md",
+        "--extend-include",
+        "*.rst",
+        *extra,
+    ]
+    t0 = time.time()
+    rewrite = run([exe, *flags, "."], work, timeout)
+    seconds = time.time() - t0
+    check = run([exe, "--check", "--output-format", "json", *flags, "."], work, timeout)
+    after = census(work, target)
+    try:
+        findings = json.loads(check.stdout or "[]")
+    except ValueError:
+        findings = [{"code": "UNPARSED", "path": "", "message": check.stdout[:200]}]
+    broken = [p for p, b in before.items() if b["parses"] and not after.get(p, {"parses": False})["parses"]]
+    per_kind_before = collections.Counter()
+    per_kind_after = collections.Counter()
+    for counted in before.values():
+        per_kind_before[counted["kind"]] += counted["old"]
+    for counted in after.values():
+        per_kind_after[counted["kind"]] += counted["old"]
+    shutil.rmtree(work)
+    return {
+        "project": src.name,
+        "rewrite_rc": rewrite.returncode,
+        "check_rc": check.returncode,
+        "stderr": (rewrite.stderr + check.stderr)[-400:],
+        "seconds": round(seconds, 2),
+        "findings": dict(collections.Counter(f["code"] for f in findings)),
+        "left": [
+            [f.get("path", ""), f.get("line", 0), f["code"], f.get("message", "")[:300]] for f in findings
+        ],
+        "before": dict(per_kind_before),
+        "after": dict(per_kind_after),
+        "broken": broken,
+        "finished": not findings and per_kind_after["py"] == 0,
+    }
+
+
+def summary(results: list[dict]) -> str:
+    kinds = ("py", "yaml", "ipynb", "md", "sh")
+    before = collections.Counter()
+    after = collections.Counter()
+    codes = collections.Counter()
+    for r in results:
+        before.update(r["before"])
+        after.update(r["after"])
+        codes.update(r["findings"])
+    lines = [
+        f"projects: {len(results)}; finished: {sum(r['finished'] for r in results)}; "
+        f"files broken: {sum(len(r['broken']) for r in results)}; "
+        f"runs exiting 2: {sum(r['rewrite_rc'] == 2 or r['check_rc'] == 2 for r in results)}",
+        "old forms before -> after: " + ", ".join(f"{k} {before[k]} -> {after[k]}" for k in kinds),
+        "findings left by code: " + ", ".join(f"{c} {n}" for c, n in sorted(codes.items())),
+    ]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("exe")
+    ap.add_argument("root", type=Path)
+    ap.add_argument("--target", default="2.6")
+    ap.add_argument("--unsafe-shim", action="store_true")
+    ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--only", nargs="*")
+    ap.add_argument("--timeout", type=int, default=600)
+    ap.add_argument("--scratch", type=Path, default=Path("/tmp/finish_scratch"))
+    args = ap.parse_args()
+    if not args.root.is_dir():
+        print(f"no tree of projects at {args.root}: nothing measured", file=sys.stderr)
+        return
+    extra = ["--unsafe-fixes", "--shim"] if args.unsafe_shim else []
+    args.scratch.mkdir(parents=True, exist_ok=True)
+    projects = sorted(p for p in args.root.iterdir() if p.is_dir() and (not args.only or p.name in args.only))
+    results = []
+    for project in projects:
+        try:
+            results.append(measure(args.exe, project, args.scratch, args.target, extra, args.timeout))
+        except subprocess.TimeoutExpired:
+            results.append(
+                {
+                    "project": project.name,
+                    "rewrite_rc": "timeout",
+                    "check_rc": "timeout",
+                    "stderr": "",
+                    "seconds": args.timeout,
+                    "findings": {"TIMEOUT": 1},
+                    "before": {},
+                    "after": {},
+                    "broken": [],
+                    "finished": False,
+                }
+            )
+        r = results[-1]
+        print(
+            f"{r['project']}: finished={r['finished']} findings={r['findings']} "
+            f"before={r['before']} after={r['after']} broken={r['broken']}",
+            file=sys.stderr,
+            flush=True,
+        )
+    args.out.write_text(json.dumps(results, indent=1))
+    text = summary(results)
+    args.out.with_suffix(".txt").write_text(text + "\n")
+    print(text)
+
+
+if __name__ == "__main__":
+    main()
