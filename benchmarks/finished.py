@@ -9,8 +9,8 @@ in place.
 
 For each folder TREE/<project>: copy it to a scratch folder (no .git), count old Trainer forms per kind
 of file, run `EXE <target flags> --extend-include '*.sh' '*.md' '*.rst' .` (rewrite in place, in the
-copy), then `EXE --check --output-format json ...` for the findings left, count old forms again, and check that every file
-that parsed before (Python, notebook JSON + its code cells, YAML) still parses.
+copy), then `EXE --check --output-format json ...` for the findings left, count old forms again, and
+check that every file that parsed before (Python, notebook JSON + its code cells, YAML) still parses.
 
 A project is *finished* when no finding is left and no old Trainer form is left in its .py files.
 
