@@ -194,6 +194,15 @@ def test_every_alternative_starts_with_a_word_the_shortcut_looks_for() -> None:
         "Max_Steps then GPUS",
         "l\u00e9 gpus",  # not ASCII, no special character
         "\u017f gpus",  # a special character: 0, the search decides
+        # not ASCII: found in the UTF-8 bytes, told in characters
+        "\u00e9\u00e9 \u4e2d\u6587 GPUS \U0001f600 plugins",
+        "\U0001f600" * 50 + " Accelerator " + "\u00df" * 3 + " gpus",
+        "\u00c9T\u00c9 PLUGIN",  # upper-case letters beyond ASCII lowered apart
+        "\u4e2d\u6587 nothing here",
+        "\udcff\udc80 gpus",  # undecodable bytes read with surrogateescape
+        "gp\u00fcs plugin\u00e9",  # a word broken by a letter beyond ASCII
+        "\u0130 gpus",  # capital I with a dot, in UTF-8 bytes C4 B0
+        "\u212a gpus",  # the Kelvin sign, E2 84 AA
     ],
 )
 def test_the_first_start_is_the_earliest_word_of_all(text: str) -> None:
@@ -309,3 +318,105 @@ def test_check_keeps_no_texts_but_knows_what_would_change(tmp_path: Path) -> Non
     assert told.findings == kept.findings
     let_go = kept.let_go()
     assert (let_go.changed, let_go.data, let_go.new) == (True, None, "")
+
+
+# --- the walk's .gitignore answers, the planner's memory ---------------------------------------------------
+
+_IGNORES = [
+    "*.pyc",
+    "build/",
+    "/dist",
+    "!keep.py",
+    "docs/**/x",
+    "foo/*.txt",
+    "# a comment",
+    "",
+    "[ab]?.py",
+    "\\#hash",
+    "logs/**",
+    "!logs/keep/",
+    "*.P?",
+    "(?P<ps_d>x",  # a pattern that looks like pathspec's own group, escaped by it
+]
+_ENTRIES = [
+    "a.py",
+    "a.pyc",
+    "x/b.pyc",
+    "build/",
+    "build",
+    "src/build/",
+    "dist",
+    "src/dist",
+    "keep.py",
+    "x/keep.py",
+    "docs/a/b/x",
+    "docs/x",
+    "foo/a.txt",
+    "foo/b/a.txt",
+    "ab.py",
+    "a1.py",
+    "#hash",
+    "logs/a/b.py",
+    "logs/keep/",
+    "logs/keep/x.py",
+    "m.PY",
+    "(?P<ps_d>x",
+    "",
+]
+
+
+@pytest.mark.parametrize("lines", [_IGNORES, [], ["# only a comment"], ["*"], ["!*.py", "*.py"]])
+def test_a_spec_answers_as_pathspec_does_before_and_after_its_patterns_are_joined(lines: list[str]) -> None:
+    import pathspec
+
+    from lightning_migrate.files import discovery
+
+    spec = pathspec.GitIgnoreSpec.from_lines(lines)
+    quick = discovery._Spec(spec)
+    for _ in range(2):  # (the second time round, the patterns are joined)
+        for entry in _ENTRIES * (discovery.QUICK_AFTER // len(_ENTRIES) + 1):
+            assert quick.decision(entry) == spec.check_file(entry).include, entry
+    assert quick.any is not None
+
+
+def test_the_closest_template_is_the_first_that_breaks_fewest() -> None:
+    """``quantify._closest`` stops judging a template once it breaks as many cases as the best so far: the
+    same template and cases as judging each one whole."""
+    from lightning_migrate.plan import quantify
+    from lightning_migrate.plan.knowledge import RunTime
+
+    target = Version.parse("2.6")
+    gpus = RunTime("gpus", "args.gpus", (None, 0, 1, 2, "1", [0, 1]))
+    flags = {"gpus": gpus, "accelerator": "ddp"}
+    cases = quantify._cases(flags, {"gpus": gpus}, target, None, False, Version.parse("1.4"), _no_planner)
+    assert not isinstance(cases, quantify.Refusal)
+    templates = quantify._templates(flags, {"gpus": gpus}, cases, target, False)
+    judged = [(t, quantify._broken(t, cases, target)) for t in templates]
+    assert len(judged) > 3
+    assert len({len(broken) for _, broken in judged}) > 1  # (the templates break different numbers)
+    assert quantify._closest(templates, cases, target) == min(judged, key=lambda pair: len(pair[1]))
+    assert quantify._closest([], cases, target) is None
+
+
+def _no_planner(*args: object, **kwargs: object) -> object:
+    raise AssertionError("not asked")
+
+
+def test_remembered_answers_are_the_answers() -> None:
+    """The planner's memory of behaviours and candidates gives what working them out again gives, and a
+    list of candidates of the caller's own."""
+    from lightning_migrate.plan import planner
+
+    sources = tuple(r for r in planner.RELEASES if r < Version.parse("2.6"))
+    for flags in ({"gpus": 2, "accelerator": "ddp"}, {"gpus": True}, {"gpus": 1.0}, {"gpus": 1}):
+        behaviour = planner._behaviour(flags, sources)
+        assert behaviour == planner._behaviour_of(flags, sources)
+        if isinstance(behaviour, planner.Refusal):  # (`gpus=True`: no release builds it)
+            continue
+        first = planner._candidates(dict(flags), behaviour[0], Version.parse("2.6"))
+        assert first == planner._candidates_of(dict(flags), behaviour[0], Version.parse("2.6"), False)
+        first.clear()
+        assert planner._candidates(dict(flags), behaviour[0], Version.parse("2.6"))
+    # `1`, `True` and `1.0` are equal in Python, not to Lightning: each is its own question
+    keys = [k for k in planner._BEHAVIOURS if k[0][0][0] == "gpus" and len(k[0]) == 1]
+    assert {k[0][0][1] for k in keys} >= {"True", "1.0", "1"}

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Sequence
+from typing import AnyStr
 
 
 def search(pattern: re.Pattern[str], text: str) -> bool:
@@ -12,11 +14,6 @@ def search(pattern: re.Pattern[str], text: str) -> bool:
     first start (``first_start``)."""
     start = first_start(pattern, text)
     return start is not None and pattern.search(text, start) is not None
-
-
-# The non-ASCII characters Python's case-blind matching takes for ASCII letters (or whose lower case holds
-# one): capital I with a dot, dotless i, long s and the Kelvin sign (Python 3.11's tables, checked by a test).
-_CASE_SPECIAL = re.compile("[\u0130\u0131\u017f\u212a]")
 
 
 def first_start(pattern: re.Pattern[str], text: str) -> int | None:
@@ -27,10 +24,29 @@ def first_start(pattern: re.Pattern[str], text: str) -> int | None:
     ASCII letter only case-blind (one whose lower case is longer, too), or where an alternative starts with
     no word: then only the search can tell."""
     stems = _stems(pattern)
-    # (an ASCII text holds no special character, and says so at no cost: the search for one is skipped)
-    if stems is None or (not text.isascii() and _CASE_SPECIAL.search(text)):
+    if stems is None:
         return 0
-    lowered = text.lower()  # (as long as the text: the one character whose lower case is longer is special)
+    if text.isascii():  # (says so at no cost: no special character, and lowering it is quick)
+        return _earliest(text.lower(), stems)
+    # Lowering text that is not ASCII costs ten times as much as its UTF-8 bytes' ASCII letters: the words
+    # are ASCII, and without a special character the words of the one are the words of the other, in the
+    # same order (a character beyond ASCII is bytes beyond ASCII, which no word holds); the first one's
+    # place in bytes is then told in characters.
+    data = text.encode("utf-8", "surrogatepass").lower()
+    if any(special in data for special in _CASE_SPECIAL_BYTES):
+        return 0
+    at = _earliest(data, tuple(stem.encode() for stem in stems))
+    return None if at is None else len(data[:at].decode("utf-8", "surrogatepass"))
+
+
+# The non-ASCII characters Python's case-blind matching takes for ASCII letters (or whose lower case holds
+# one): capital I with a dot, dotless i, long s and the Kelvin sign (Python 3.11's tables, checked by a test).
+_CASE_SPECIAL = re.compile("[\u0130\u0131\u017f\u212a]")
+_CASE_SPECIAL_BYTES = tuple(char.encode() for char in "\u0130\u0131\u017f\u212a")  # (as UTF-8)
+
+
+def _earliest(lowered: AnyStr, stems: Sequence[AnyStr]) -> int | None:
+    """Where the first of ``stems`` is in ``lowered``."""
     first: int | None = None
     for stem in stems:
         # once one word is found, the others are looked for only where they would start before it: a word

@@ -495,7 +495,26 @@ def differences(
 def _behaviour(
     flags: Mapping[str, Value], sources: tuple[Version, ...]
 ) -> tuple[Behaviour, tuple[Version, ...]] | Refusal:
-    """The setup the call builds on each machine, agreed by every source release that accepts it."""
+    """The setup the call builds on each machine, agreed by every source release that accepts it;
+    remembered (a run-time value's cases are asked again for each split of it and each call that repeats
+    it: on the census corpus two thirds of the questions were repeats). Callers never change the answer."""
+    key = (tuple((k, repr(value)) for k, value in flags.items()), sources)  # (repr: `1` is not `True`)
+    found = _BEHAVIOURS.get(key)
+    if found is None:
+        if len(_BEHAVIOURS) >= MAX_BEHAVIOURS:
+            _BEHAVIOURS.clear()
+        found = _BEHAVIOURS[key] = _behaviour_of(flags, sources)
+    return found
+
+
+# (about 3 kB each, 6 MB at most: a worker's memory stays bounded over any run; the census corpus asks 650)
+MAX_BEHAVIOURS = 2048
+_BEHAVIOURS: dict[object, tuple[Behaviour, tuple[Version, ...]] | Refusal] = {}
+
+
+def _behaviour_of(
+    flags: Mapping[str, Value], sources: tuple[Version, ...]
+) -> tuple[Behaviour, tuple[Version, ...]] | Refusal:
     keep: Behaviour = {}
     accepted: set[Version] = set()
     ask = interpreter(flags)
@@ -643,7 +662,26 @@ Edit = dict[str, object]
 def _candidates(
     flags: dict[str, Value], keep: Behaviour, target: Version, unsafe: bool = False
 ) -> list[dict[str, Value]]:
-    """Every combination of a training-type edit, a device edit and a default dropped, cheapest first."""
+    """Every combination of a training-type edit, a device edit and a default dropped, cheapest first;
+    remembered, as ``_behaviour`` is (each case of a run-time value asks again; callers change no
+    candidate, and get a list of their own to sort)."""
+    key = (tuple((k, repr(value)) for k, value in flags.items()), repr(keep), target, unsafe)
+    found = _CANDIDATES.get(key)
+    if found is None:
+        if len(_CANDIDATES) >= MAX_CANDIDATE_LISTS:
+            _CANDIDATES.clear()
+        found = _CANDIDATES[key] = _candidates_of(flags, keep, target, unsafe)
+    return list(found)
+
+
+# (about 9 kB each, 9 MB at most; the census corpus asks about 1,000)
+MAX_CANDIDATE_LISTS = 1024
+_CANDIDATES: dict[object, list[dict[str, Value]]] = {}
+
+
+def _candidates_of(
+    flags: dict[str, Value], keep: Behaviour, target: Version, unsafe: bool
+) -> list[dict[str, Value]]:
     candidates: list[dict[str, Value]] = []
     for training, devices, defaults, removed in itertools.product(
         _training_edits(flags, keep, target, unsafe),

@@ -21,7 +21,7 @@ The number of cases is bounded (``MAX_CASES``); a call with more is reported, as
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from lightning_migrate.plan import rejected
@@ -334,12 +334,20 @@ def _same(a: Value, b: Value) -> bool:
 
 
 def _broken(
-    template: Mapping[str, Known], cases: Sequence[Case], target: Version, first: bool = False
+    template: Mapping[str, Known],
+    cases: Sequence[Case],
+    target: Version,
+    first: bool = False,
+    most: int | None = None,
 ) -> list[tuple[Case, str]]:
-    """The cases ``template`` does not keep, each with what goes wrong (only the first with ``first``)."""
+    """The cases ``template`` does not keep, each with what goes wrong (only the first with ``first``, at
+    most ``most``: enough to tell it breaks no fewer than another template)."""
+    most = 1 if first else most
     tolerated = frozenset(_left(template, target))
-    broken = []
+    broken: list[tuple[Case, str]] = []
     for case in cases:
+        if len(broken) == most:
+            break
         why = case.why
         if case.keep is not None:
             concrete = substitute(template, case)
@@ -349,8 +357,6 @@ def _broken(
                 why = f"the training type stays outside `strategy=`, never Lightning {target}'s form"
         if why:
             broken.append((case, why))
-            if first:
-                break
     return broken
 
 
@@ -516,9 +522,8 @@ def _breaking(
     what the call with the first of them is told; else (LM101) the rewrite that holds for the most values,
     the values that break it and what it does with the first of them."""
     target = run[0]
-    judged = [(t, _broken(t, cases, target)) for t in _changed(flags, templates)]
+    best = _closest(_changed(flags, templates), cases, target)
     accepted = [case for case in cases if case.keep is not None]
-    best = min(judged, key=lambda pair: len(pair[1])) if judged else None
     if accepted and (best is None or len(best[1]) == len(cases)):
         for case in accepted:
             told = planner(substitute(flags, case), *run)
@@ -558,19 +563,33 @@ def _why_left(
     """Why the run-time value at ``flag`` (a keyword ``target`` deprecates) is left as written."""
     hole = flags[flag]
     moving = [t for t in templates if token(t.get(flag)) != token(hole)]  # the value moved elsewhere
-    judged = [(t, _broken(t, cases, target)) for t in moving[:8]]
+    closest = _closest(moving[:8], cases, target)
     head = f"`{flag}={hole!r}`: Lightning {target} deprecates `{flag}=`"
-    if not judged:
+    if closest is None:
         return (
             f"{head}, and no spelling of it keeps the call's behaviour for the values it may take; change it"
             " by hand"
         )
-    template, broken = min(judged, key=lambda pair: len(pair[1]))
+    template, broken = closest
     assert broken, "a template that moves the value and keeps every case would have been chosen"
     return (
         f"{head}, and no spelling of it keeps the call's behaviour for every value: the closest,"
         f" `{_spelled(flags, template)}`, {_breaks(broken)}; {NARROW} or change it by hand"
     )
+
+
+def _closest(
+    templates: Iterable[Template], cases: Sequence[Case], target: Version
+) -> tuple[Template, list[tuple[Case, str]]] | None:
+    """The first of ``templates`` that breaks the fewest cases, with the cases it breaks (None: no template).
+    A template is judged only until it breaks as many as the best so far (it cannot come first then): each
+    case judged is the model asked on every machine."""
+    best: tuple[Template, list[tuple[Case, str]]] | None = None
+    for template in templates:
+        broken = _broken(template, cases, target, most=None if best is None else len(best[1]))
+        if best is None or len(broken) < len(best[1]):
+            best = (template, broken)
+    return best
 
 
 def _changed(flags: Mapping[str, Known], templates: Sequence[Template]) -> Iterator[Template]:

@@ -132,14 +132,19 @@ def _terminated(line: bytes) -> bytes:
 
 
 def process_file(
-    path: Path, options: Options, data: bytes | None = None, cleared: bool | None = None
+    path: Path,
+    options: Options,
+    data: bytes | None = None,
+    cleared: bool | None = None,
+    decoded: sourcefile.Source | None = None,
 ) -> FileResult:
-    """Migrate one file (``data``: its bytes when already read, e.g. from standard input; ``cleared``: the
-    prefilter's verdict on them when already asked). Never raises: whatever goes wrong is the result's
-    error, so the other files of the run are still processed."""
+    """Migrate one file (``data``: its bytes when already read, e.g. from standard input, and ``decoded``
+    their text when already decoded; ``cleared``: the prefilter's verdict on them when already asked).
+    Never raises: whatever goes wrong is the result's error, so the other files of the run are still
+    processed."""
     result = FileResult(path)
     try:
-        _process(result, options, data, cleared)
+        _process(result, options, data, cleared, decoded)
     except sourcefile.SourceError as exc:
         result.error, result.error_line, result.error_column = str(exc), exc.line, exc.column
     except Exception as exc:  # a bug of ours must not stop the run; the file is left as it was
@@ -147,12 +152,18 @@ def process_file(
     return result
 
 
-def _process(result: FileResult, options: Options, data: bytes | None, cleared: bool | None) -> None:
+def _process(
+    result: FileResult,
+    options: Options,
+    data: bytes | None,
+    cleared: bool | None,
+    decoded: sourcefile.Source | None = None,
+) -> None:
     if data is None:
         data = sourcefile.read_bytes(result.path)
         result.read_as = sourcefile.stamp(result.path, data)  # (what this process read: a write checks it)
     try:
-        source = _decode(result.path, data)
+        source = decoded if decoded is not None else _decode(result.path, data)
     except sourcefile.SourceError:
         if kinds.kind_of(result.path, data.decode("latin-1")).undecodable_is_error(data, result.path):
             raise
@@ -332,11 +343,12 @@ def _here(path: Path, options: Options) -> FileResult:
     Trainer subclass of the run's is a candidate after all (its call is found by the class's name)."""
     try:
         data = sourcefile.read_bytes(path)
-        text = _decode(path, data).text
+        source = _decode(path, data)
     except sourcefile.SourceError:
         return process_file(path, options)  # (it reports why the file cannot be read)
-    called = any(name in text for name in options.subclasses.names) or bool(options.clis.of_script(path))
-    result = process_file(path, options, data, None if called else True)
+    subclass = any(name in source.text for name in options.subclasses.names)
+    called = subclass or bool(options.clis.of_script(path))  # (a LightningCLI with defaults is a candidate)
+    result = process_file(path, options, data, None if called else True, source)  # (decoded once)
     result.read_as = sourcefile.stamp(path, data)
     return result
 
