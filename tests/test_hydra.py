@@ -205,3 +205,81 @@ def test_a_rewrite_that_composes_otherwise_is_reported(tmp_path: Path) -> None:
     assert outcome.code == 1
     assert experiment.read_text() == before
     assert "composed by Hydra after the rewrite, `train.yaml experiment=four_gpus` would give" in outcome.out
+
+
+# --- a command line left as written over a rewritten trainer config -----------------------------------------
+
+LEFT = "python train.py trainer.gpus=4 +trainer.num_nodes=2"  # LM102 (1.4 and 1.6 differ): left as written
+
+
+def run_lines(folder: Path) -> list[list[str]]:
+    """The overrides of every `python train.py ...` of the project's launch script, in order."""
+    return [
+        shlex.split(x)[2:] for x in (folder / "run_experiments.sh").read_text().splitlines() if "train" in x
+    ]
+
+
+def migrated_to(tmp_path: Path, target: str, launcher: str | None = None) -> tuple[Path, str]:
+    copy = tmp_path / "project"
+    shutil.copytree(PROJECT, copy)
+    if launcher is not None:
+        (copy / "run_experiments.sh").write_text(launcher)
+    original = tmp_path / "original"
+    shutil.copytree(copy, original)
+    outcome = run(str(copy), "--target-version", target, *INCLUDE)
+    assert outcome.code == 1, outcome.err
+    return copy, outcome.out
+
+
+def test_a_config_below_a_command_line_left_as_written_is_reported_for_1_9(tmp_path: Path) -> None:
+    """At 1.9 the left line runs (`gpus` is deprecated); over `accelerator: cpu` Hydra would refuse its
+    `trainer.gpus=4` (the key is gone): the trainer config is left, reported with the line named, and every
+    command line of the launcher gives the Trainer in 1.9 what it gave before."""
+    copy, out = migrated_to(tmp_path, "1.9")
+    default = "configs/trainer/default.yaml"
+    assert (copy / default).read_text() == (PROJECT / default).read_text()
+    assert f"{default}:4:1: LM101 `gpus`: the rewrite would change what the Hydra command line" in out
+    assert "run_experiments.sh:4 (its overrides left as written" in out
+    assert run_lines(copy)[1] == shlex.split(LEFT)[2:]
+    checked = 0
+    for before_words, after_words in zip(run_lines(PROJECT), run_lines(copy)):
+        before = trainer_flags(PROJECT, "train", before_words)
+        after = trainer_flags(copy, "train", after_words)
+        if before is None:
+            assert after is None, after_words
+            continue
+        assert after is not None, after_words
+        if before_words == after_words:  # (left as written: the configs below it give what they gave)
+            assert after == before, after_words
+        else:
+            assert_flags_kept(before, after, release("1.9"), [r for r in RELEASES if r < release("1.9")])
+        checked += 1
+    assert checked == 4
+
+
+def test_the_silent_case_a_plus_plus_override_over_accelerator_cpu_is_reported(tmp_path: Path) -> None:
+    """`++trainer.gpus=4` composes over any trainer config: over `accelerator: cpu` it would build, in 1.9, a
+    CPU Trainer, silently. The config is left and reported."""
+    launcher = "#!/bin/bash\npython train.py ++trainer.gpus=4 +trainer.num_nodes=2\n"
+    copy, out = migrated_to(tmp_path, "1.9", launcher)
+    default = "configs/trainer/default.yaml"
+    assert (copy / default).read_text() == (PROJECT / default).read_text()
+    assert "run_experiments.sh:2 (its overrides left as written" in out
+    words = ["++trainer.gpus=4", "+trainer.num_nodes=2"]
+    assert trainer_flags(copy, "train", words) == trainer_flags(PROJECT, "train", words)
+
+
+def test_at_2_6_the_config_is_rewritten_as_the_left_line_fails_loudly_either_way(tmp_path: Path) -> None:
+    """2.x rejects `gpus`: the left line fails before the rewrite (Lightning's TypeError) and after it
+    (Hydra: no `trainer.gpus` to override), so the config below it is rewritten, and the line is reported."""
+    copy, out = migrated_to(tmp_path, "2.6")
+    default = "configs/trainer/default.yaml"
+    expected = FIXTURES / f"project.{TARGET}.expected" / default
+    assert (copy / default).read_text() == expected.read_text()
+    assert "run_experiments.sh:4:17: LM102" in out
+    assert run_lines(copy)[1] == shlex.split(LEFT)[2:]
+    assert trainer_flags(PROJECT, "train", shlex.split(LEFT)[2:]) == {"gpus": 4, "num_nodes": 2}
+    assert trainer_flags(copy, "train", shlex.split(LEFT)[2:]) is None
+    launcher = "#!/bin/bash\npython train.py ++trainer.gpus=4 +trainer.num_nodes=2\n"
+    copy, _ = migrated_to(tmp_path / "plus", "2.6", launcher)
+    assert (copy / default).read_text() == expected.read_text()  # (2.6 rejects `gpus` over any config)

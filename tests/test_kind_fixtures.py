@@ -145,8 +145,7 @@ def assert_doc_blocks_kept(old: str, new: str, target: Version, rest: bool) -> N
     ]
     checked = assert_behaviour_kept(joined[0], joined[1], target, None)
     shell = [
-        [docs._shell_view(b) for b in found if b.language in docs.SHELL_LANGUAGES]
-        for found in (before, after)
+        [docs.shell_view(b) for b in found if b.language in docs.SHELL_LANGUAGES] for found in (before, after)
     ]
     checked += sum(assert_commands_kept(a, b, target) for a, b in zip(*shell))
     assert checked > 0

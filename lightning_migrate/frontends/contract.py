@@ -15,6 +15,7 @@ from typing import Protocol
 
 from lightning_migrate.plan.callsite import Run
 from lightning_migrate.plan.trainers import NO_SUBCLASSES, RunSubclasses
+from lightning_migrate.project.hydra import NO_COMMANDS, CommandLines
 from lightning_migrate.project.key_references import NO_REFERENCES, KeyReferences
 from lightning_migrate.project.lightning_cli import NO_CLIS, RunCLIs
 from lightning_migrate.project.loaded_configs import NO_LOADED, LoadedConfigs
@@ -33,6 +34,7 @@ class Request:
     clis: RunCLIs = NO_CLIS  # the run's LightningCLI defaults, judged with their configs
     loaded: LoadedConfigs = NO_LOADED  # the `Trainer(**cfg.trainer)` calls a config the run finds settles
     references: KeyReferences = NO_REFERENCES  # what in the run's files reads or sets a config's key
+    commands: CommandLines = NO_COMMANDS  # the run's Hydra command lines (a config's rewrite must keep them)
     # configs Hydra composes to report, not rewrite (by the 0-based line and column where each starts): a
     # composition checked after the rewrite did not give the Trainer what it must
     refused: Mapping[tuple[int, int], str] = field(default_factory=dict)

@@ -329,3 +329,40 @@ def _selected(primary: Primary, group: str, name: str) -> Composition:
         if "+" in str(exc) or "No match in the defaults list" in str(exc):
             return Composition(primary, (f"+{group}={name}",))
     return plain
+
+
+# --- the run's command lines -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CommandLine:
+    """A command line of the run (a shell script's, a document's shell block's) that runs a Hydra script
+    with overrides of its Trainer node (``trainer.gpus=4``): a composition too, whose run a rewrite of the
+    configs below it must not change. ``others``: its other overrides (None: one expands at run time);
+    ``trainer``: its overrides of Trainer flags (None: one's value expands at run time)."""
+
+    where: str  # file:line, as a finding names it
+    primary: Primary
+    others: tuple[str, ...] | None
+    trainer: tuple[str, ...] | None
+
+    def composition(self) -> Composition | None:
+        """The composition its run makes, the Trainer overrides aside (None: it cannot be known here)."""
+        if self.others is None:
+            return None
+        return Composition(self.primary, reaching(self.primary, self.others))
+
+
+@dataclass(frozen=True)
+class CommandLines:
+    """The run's Hydra command lines (hashable: the configs a run writes are remembered by it)."""
+
+    found: tuple[CommandLine, ...] = ()
+
+    def over(self, path: Path) -> tuple[CommandLine, ...]:
+        """The command lines whose primary's config folder holds the config at ``path``."""
+        path = path.resolve()
+        return tuple(c for c in self.found if path.is_relative_to(c.primary.config_dir))
+
+
+NO_COMMANDS = CommandLines()

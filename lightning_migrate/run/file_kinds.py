@@ -109,7 +109,14 @@ def _migrate(
 ) -> Migrated:
     run = Run(options.target, options.source, options.unsafe, leave)
     request = Request(
-        run, options.shim, path, options.subclasses, options.clis, options.loaded, options.references
+        run,
+        options.shim,
+        path,
+        options.subclasses,
+        options.clis,
+        options.loaded,
+        options.references,
+        options.commands,
     )
     if kind.python:
         return _python(text, request, skipped)

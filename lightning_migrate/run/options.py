@@ -9,6 +9,7 @@ from pathlib import Path
 
 from lightning_migrate.files.discovery import matches
 from lightning_migrate.plan.trainers import NO_SUBCLASSES, RunSubclasses
+from lightning_migrate.project.hydra import NO_COMMANDS, CommandLines
 from lightning_migrate.project.key_references import NO_REFERENCES, KeyReferences
 from lightning_migrate.project.lightning_cli import NO_CLIS, RunCLIs
 from lightning_migrate.project.loaded_configs import NO_LOADED, LoadedConfigs
@@ -31,6 +32,7 @@ class Options:
     clis: RunCLIs = NO_CLIS  # the LightningCLI defaults of the run, judged with the configs they feed
     loaded: LoadedConfigs = NO_LOADED  # the `Trainer(**cfg.trainer)` calls a config the run finds settles
     references: KeyReferences = NO_REFERENCES  # what in the run's files reads or sets a config's key
+    commands: CommandLines = NO_COMMANDS  # the Hydra command lines a rewritten config must not change
     # whether a result keeps the old and new text and the bytes to write (a rewrite, a diff); --check only
     # needs to know that a file would change, and a big notebook's texts need not cross from the worker
     texts: bool = True

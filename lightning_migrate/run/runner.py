@@ -24,6 +24,7 @@ from lightning_migrate.plan.callsite import Run
 from lightning_migrate.plan.prefilter import may_need_migration, mentions
 from lightning_migrate.plan.trainers import RunSubclasses
 from lightning_migrate.project import lightning_cli
+from lightning_migrate.project.hydra import NO_COMMANDS, CommandLine, CommandLines
 from lightning_migrate.project.key_references import (
     NO_REFERENCES,
     KeyReferences,
@@ -37,6 +38,7 @@ from lightning_migrate.project.loaded_configs import LoadedConfigs, links, may_l
 from lightning_migrate.project.subclasses import may_define, of_run
 from lightning_migrate.report.findings import Finding
 from lightning_migrate.run import file_kinds as kinds
+from lightning_migrate.run.hydra_commands import command_lines, may_hold
 from lightning_migrate.run.options import Options
 from lightning_migrate.semantics.model import RELEASES, Version, release
 
@@ -236,7 +238,7 @@ def process_each(
     of the tree."""
     first = _first_pass(paths, options)
     sizes, quiet, clis = first.sizes, first.quiet, first.clis
-    options = replace(options, subclasses=first.subclasses, clis=clis)
+    options = replace(options, subclasses=first.subclasses, clis=clis, commands=first.commands)
     options = _project(options, paths, first.loading, first.references, first.configs)
     quiet -= {path for path in quiet if os.path.abspath(path) in clis.scripts}
     distinct = list(dict.fromkeys(paths))
@@ -265,6 +267,7 @@ class _FirstPass(NamedTuple):
     loading: list[tuple[Path, str]]
     references: KeyReferences
     configs: list[Path]
+    commands: CommandLines
 
 
 def _first_pass(paths: Sequence[Path], options: Options) -> _FirstPass:
@@ -275,7 +278,8 @@ def _first_pass(paths: Sequence[Path], options: Options) -> _FirstPass:
     Python files that may load a config whose section they pass to a Trainer (``project.loaded_configs``);
     and what in the run's files refers to a key of a Trainer config section (``project.key_references``: only
     where a YAML file of the run may hold a Trainer config, whose rewrite they must follow), with those YAML
-    files."""
+    files; and the Hydra command lines of its shell scripts and documents (``run.hydra_commands``), which a
+    rewrite of a config below them must not change."""
     sizes: dict[Path, int | None] = {}
     quiet: set[Path] = set()  # Python files without the words any candidate needs
     defining: list[tuple[Path, str]] = []  # (only the few files that may define a subclass are kept)
@@ -284,6 +288,7 @@ def _first_pass(paths: Sequence[Path], options: Options) -> _FirstPass:
     loading: list[tuple[Path, str]] = []  # (and those that may load a config)
     referring: list[tuple[tuple[str, str], Ref]] = []  # what refers to a config key (not the files)
     configs: list[Path] = []  # the YAML files of the run that may hold a Trainer config
+    hydra_lines: list[CommandLine] = []  # the Hydra command lines that override Trainer flags
     for path in paths:
         try:
             data = sourcefile.read_bytes(path)
@@ -296,6 +301,8 @@ def _first_pass(paths: Sequence[Path], options: Options) -> _FirstPass:
         kind = kinds.kind_of(path, text)
         if kind.name == "yaml" and kind.candidate(text):
             configs.append(path)
+        if may_hold(kind.name, text):
+            hydra_lines += command_lines(path, kind.name, text)
         if kind.name == "yaml" or kind.python:
             referring += in_file(path, text, kind.python) if may_refer(text, kind.python) else []
         if not kind.python:
@@ -311,7 +318,8 @@ def _first_pass(paths: Sequence[Path], options: Options) -> _FirstPass:
     run = Run(options.target, options.source, options.unsafe)
     clis = lightning_cli.of_run(building, commands, run, paths) if building else NO_CLIS
     references = collected(referring) if configs else NO_REFERENCES
-    return _FirstPass(sizes, quiet, of_run(defining), clis, loading, references, configs)
+    hydra = CommandLines(tuple(hydra_lines)) if configs else NO_COMMANDS
+    return _FirstPass(sizes, quiet, of_run(defining), clis, loading, references, configs, hydra)
 
 
 def _project(

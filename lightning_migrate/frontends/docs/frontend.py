@@ -132,7 +132,7 @@ def migrate(text: str, request: Request) -> Migrated:
     found = list(blocks(text, rest))
     python = [b for b in found if b.language in PYTHON_LANGUAGES and cells.parses(b.code)]
     shell = [b for b in found if b.language in SHELL_LANGUAGES]
-    views = [_shell_view(b) for b in shell]
+    views = [shell_view(b) for b in shell]
     pieces = [b.code for b in python] + [cells.shell_piece(view) for view in views]
     outcome = cells.migrate(pieces, request.run, request.shim)
     edits: list[tuple[int, int, str]] = []
@@ -146,14 +146,16 @@ def migrate(text: str, request: Request) -> Migrated:
     folder = request.folder
     for index, (block, view) in enumerate(zip(shell, views)):
         at = outcome.joined.starts[len(python) + index]
-        commands = migrate_commands(view, request.run, folder, locator(view, at), request.shim)
+        commands = migrate_commands(
+            view, request.run, folder, locator(view, at), request.shim, request.commands
+        )
         edits += [(block.start + start, block.start + end, new) for start, end, new in commands.edits]
         findings += commands.findings
     new = spliced(text, edits) if edits else text
     return Migrated(new, findings, outcome.suppress, _addresser(python + shell, len(python), outcome.joined))
 
 
-def _shell_view(block: Block) -> str:
+def shell_view(block: Block) -> str:
     """A shell block's text with what is not a command blanked (a console block's prompts and output)."""
     if block.language not in ("console", "shell-session"):
         return block.raw

@@ -81,7 +81,9 @@ def migrate(text: str, request: Request) -> Migrated:
         source = cell.source
         if cell.shell.strip():
             locate = locator(cell.shell, outcome.joined.starts[index])
-            commands = migrate_commands(cell.shell, request.run, folder, locate, request.shim)
+            commands = migrate_commands(
+                cell.shell, request.run, folder, locate, request.shim, request.commands
+            )
             findings += commands.findings
             source = spliced(source, commands.edits) if commands.edits else source
         if cell.is_shell:

@@ -31,6 +31,7 @@ from lightning_migrate.plan.knowledge import keywords
 from lightning_migrate.plan.planner import Refusal, Rewrite, builds_the_same
 from lightning_migrate.plan.prefilter import may_need_migration
 from lightning_migrate.plan.site_judge import Unknown, judge, not_fixed
+from lightning_migrate.project import hydra
 from lightning_migrate.report.findings import Finding, Span
 from lightning_migrate.semantics.model import Value, Version
 
@@ -65,11 +66,17 @@ Locate = Callable[[int], tuple[int, int]]
 
 
 def migrate_commands(
-    view: str, run: Run, folder: Path | None, locate: Locate | None = None, shim: bool = False
+    view: str,
+    run: Run,
+    folder: Path | None,
+    locate: Locate | None = None,
+    shim: bool = False,
+    hydra_lines: hydra.CommandLines = hydra.NO_COMMANDS,
 ) -> Found:
     """The edits and findings of every command line in ``view`` (``locate``: an offset's line and column
     in the front end's terms, where they are not those of ``view``), and of the Python that here-documents
-    feed ``python`` (``shim``: as the Python front end's ``--shim``)."""
+    feed ``python`` (``shim``: as the Python front end's ``--shim``; ``hydra_lines``: the run's Hydra command
+    lines, which keep some configs below them as written)."""
     lines = _Lines(view, locate)
     found = Found()
     for body in heredocs(view):
@@ -88,7 +95,7 @@ def migrate_commands(
                 exported.entries.update(site.entries)
                 continue
             found.spans.append((first[0], 0, last[0], 1 << 30))
-            _decide(site, view, lines, run, found)
+            _decide(site, view, lines, run, found, hydra_lines)
     if exported is not None:
         span_lines = [lines.position(e.name[0])[0] for e in exported.entries.values()]
         found.spans.extend((line, 0, line, 1 << 30) for line in span_lines)
@@ -204,9 +211,16 @@ def decide_site(site: Site, view: str, locate: Locate, run: Run, found: Found) -
     _decide(site, view, _Lines(view, locate), run, found)
 
 
-def _decide(site: Site, view: str, lines: _Lines, run: Run, found: Found) -> None:
+def _decide(
+    site: Site,
+    view: str,
+    lines: _Lines,
+    run: Run,
+    found: Found,
+    hydra_lines: hydra.CommandLines = hydra.NO_COMMANDS,
+) -> None:
     if site.flavour.name == "hydra" and site.primary is not None:
-        outcome = hydra_overrides.composed(site, view, lines.position, run, ADVICE)
+        outcome = hydra_overrides.composed(site, view, lines.position, run, ADVICE, hydra_lines)
         if not isinstance(outcome, str):
             found.findings.extend(outcome[0])
             found.edits.extend(outcome[1])

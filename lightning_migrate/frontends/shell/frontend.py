@@ -11,7 +11,7 @@ from lightning_migrate.report import noqa
 
 def migrate(text: str, request: Request) -> Migrated:
     folder = request.folder
-    found = migrate_commands(text, request.run, folder, shim=request.shim)
+    found = migrate_commands(text, request.run, folder, shim=request.shim, hydra_lines=request.commands)
     new = spliced(text, found.edits) if found.edits else text
     comments = noqa.hash_comments(text)
     return Migrated(new, found.findings, lambda f: noqa.apply(text, f, found.spans, comments))

@@ -12,22 +12,25 @@ from collections.abc import Callable
 from pathlib import Path
 
 from lightning_migrate.files.text import Unwritable
-from lightning_migrate.frontends.shell.command_line import FLAVOURS, Site
+from lightning_migrate.frontends.shell.command_line import Site
 from lightning_migrate.frontends.shell.words import quoted
 from lightning_migrate.plan.callsite import CallSite, Run
-from lightning_migrate.plan.knowledge import Choice, Known, RunTime
-from lightning_migrate.plan.planner import builds_the_same
+from lightning_migrate.plan.knowledge import Known
 from lightning_migrate.plan.site_judge import Unknown, judge, not_fixed
 from lightning_migrate.project import hydra
 from lightning_migrate.report.findings import Finding
-from lightning_migrate.semantics.model import Value, Version
-from lightning_migrate.semantics.signature import MODELLED
+from lightning_migrate.semantics.model import Value
 
 Edits = list[tuple[int, int, str]]
 
 
 def composed(
-    site: Site, view: str, position: Callable[[int], tuple[int, int]], run: Run, advice: str
+    site: Site,
+    view: str,
+    position: Callable[[int], tuple[int, int]],
+    run: Run,
+    advice: str,
+    commands: hydra.CommandLines = hydra.NO_COMMANDS,
 ) -> tuple[list[Finding], Edits] | str:
     """The findings on the Trainer flags the command's composition gives, and the edits of its rewrite
     (none where it is not rewritten); or why it cannot be composed (the site is then judged as before)."""
@@ -51,7 +54,7 @@ def composed(
         return verdict.findings, []
     desired = dict(verdict.rewrite.flags)
     try:
-        return verdict.findings, _edits(site, view, composition, words, desired, run)
+        return verdict.findings, _edits(site, view, composition, words, desired, run, commands)
     except Unwritable as exc:
         return not_fixed(verdict.findings, f"{exc}; write it by hand"), []
 
@@ -63,28 +66,14 @@ def _edits(
     words: tuple[str, ...],
     desired: dict[str, Known],
     run: Run,
+    commands: hydra.CommandLines,
 ) -> Edits:
     """The overrides that give ``desired`` over the configs as the run writes them, checked by composing
     them again, as edits of the command's words."""
-    tree = dict(_tree(composition.primary.config_dir, run))
-    try:
-        base, _ = _read(hydra.trainer_node(composition, tree))
-    except (hydra.ComposeError, ValueError) as exc:
-        raise Unwritable(f"Hydra cannot compose the migrated configs: {exc}") from exc
-    new: list[str] = []
-    for key, value in desired.items():
-        if isinstance(value, (RunTime, Choice)):
-            raise Unwritable(f"`{key}` is only known at run time")
-        if key not in base or base[key] != value:
-            plus = "" if key in base else "+"
-            new.append(f"{plus}trainer.{key}={FLAVOURS['hydra'].spell(value)}")
-    new += [f"~trainer.{key}" for key in base if key not in desired]
-    try:
-        got, _ = _read(hydra.trainer_node(composition, tree, tuple(new)))
-    except (hydra.ComposeError, ValueError) as exc:
-        raise Unwritable(f"Hydra cannot compose the rewritten overrides: {exc}") from exc
-    if not _same(got, desired, run.target):
-        raise Unwritable("composed again, the rewritten overrides would not give the planned flags")
+    from lightning_migrate.frontends.yaml import compose
+
+    tree = dict(_tree(composition.primary.config_dir, run, commands))
+    new = list(compose.override_words(composition, words, desired, tree, run.target))
     kept = [word for word in words if word in new]
     new = [word for word in new if word not in kept]
     edits: Edits = []
@@ -108,28 +97,14 @@ def _edits(
 
 
 def _read(node: str) -> tuple[dict[str, Value], dict[str, str]]:
-    """The modelled flags of a composed Trainer node, and those it leaves to run time (with why)."""
-    from lightning_migrate.frontends.yaml.read import load, read
+    from lightning_migrate.frontends.yaml import compose
 
-    documents = load(node)
-    found = read(documents[0]) if documents and hasattr(documents[0], "lc") else None
-    if found is None:
-        return {}, {}
-    unknown = {k: u.reason.split("` ", 1)[-1] for k, u in found.unknown.items()}
-    flags = {k: v for k, v in found.flags.items() if k in MODELLED}
-    for key, value in list(flags.items()):
-        if isinstance(value, (RunTime, Choice)):
-            unknown[key] = "is only known at run time"
-            del flags[key]
-    return flags, unknown  # type: ignore[return-value]
+    return compose.node_flags(node)
 
 
-def _same(got: dict[str, Value], desired: dict[str, Known], target: Version) -> bool:
-    return got == desired or builds_the_same(got, desired, target)  # type: ignore[arg-type]
-
-
-def _tree(folder: Path, run: Run) -> tuple[tuple[Path, str], ...]:
-    """The configs of ``folder`` the run rewrites, as it writes them."""
+def _tree(folder: Path, run: Run, commands: hydra.CommandLines) -> tuple[tuple[Path, str], ...]:
+    """The configs of ``folder`` the run rewrites, as it writes them (a config a command line left as
+    written keeps as it is: ``commands``)."""
     from lightning_migrate.frontends.yaml import compose, frontend
 
-    return compose.migrated_folder(folder, run, frontend.written_with(frontend.CHECKS))
+    return compose.migrated_folder(folder, run, frontend.written_with(frontend.CHECKS, commands))

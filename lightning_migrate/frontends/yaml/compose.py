@@ -19,10 +19,16 @@ from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap
 
 from lightning_migrate.files.sourcefile import SourceError
+from lightning_migrate.files.text import Unwritable
 from lightning_migrate.frontends.yaml.read import Config, Read, _since, class_path, load, read
-from lightning_migrate.plan.callsite import Run
-from lightning_migrate.plan.knowledge import Known, RunTime
+from lightning_migrate.plan.callsite import CallSite, Run
+from lightning_migrate.plan.knowledge import Choice, Known, RunTime
+from lightning_migrate.plan.planner import builds_the_same, interpreter, machines
+from lightning_migrate.plan.site_judge import Unknown, judge
 from lightning_migrate.project import hydra
+from lightning_migrate.semantics import Setup
+from lightning_migrate.semantics.model import Value, Version
+from lightning_migrate.semantics.signature import MODELLED
 
 
 @dataclass(frozen=True)
@@ -134,3 +140,149 @@ def _migrated(folder: Path, run: Run, migrate: Migrate) -> tuple[tuple[Path, str
         if new != text:
             changed.append((path.resolve(), new))
     return tuple(changed)
+
+
+# --- a command line's overrides ----------------------------------------------------------------------------
+
+
+def node_flags(node: str) -> tuple[dict[str, Value], dict[str, str]]:
+    """The modelled flags of a composed Trainer node, and those it leaves to run time (with why)."""
+    documents = load(node)
+    found = read(documents[0]) if documents and hasattr(documents[0], "lc") else None
+    if found is None:
+        return {}, {}
+    unknown = {k: u.reason.split("` ", 1)[-1] for k, u in found.unknown.items()}
+    flags = {k: v for k, v in found.flags.items() if k in MODELLED}
+    for key, value in list(flags.items()):
+        if isinstance(value, (RunTime, Choice)):
+            unknown[key] = "is only known at run time"
+            del flags[key]
+    return flags, unknown  # type: ignore[return-value]
+
+
+def override_words(
+    composition: hydra.Composition,
+    words: tuple[str, ...],
+    desired: dict[str, Known],
+    tree: dict[Path, str],
+    target: Version,
+) -> tuple[str, ...]:
+    """The Trainer overrides of a command line (written ``words``) that give ``desired`` over the configs of
+    ``tree`` (path: text, the others as on disk): ``+`` only where the composed config lacks the key,
+    ``~trainer.KEY`` where it has one the target must not get; composed again and checked."""
+    try:
+        base, _ = node_flags(hydra.trainer_node(composition, tree))
+    except (hydra.ComposeError, ValueError) as exc:
+        raise Unwritable(f"Hydra cannot compose the migrated configs: {exc}") from exc
+    new: list[str] = []
+    for key, value in desired.items():
+        if isinstance(value, (RunTime, Choice)):
+            raise Unwritable(f"`{key}` is only known at run time")
+        if key not in base or base[key] != value:
+            plus = "" if key in base else "+"
+            new.append(f"{plus}trainer.{key}={_spelled(value)}")
+    new += [f"~trainer.{key}" for key in base if key not in desired]
+    try:
+        got, _ = node_flags(hydra.trainer_node(composition, tree, tuple(new)))
+    except (hydra.ComposeError, ValueError) as exc:
+        raise Unwritable(f"Hydra cannot compose the rewritten overrides: {exc}") from exc
+    if not (got == desired or builds_the_same(got, desired, target)):  # type: ignore[arg-type]
+        raise Unwritable("composed again, the rewritten overrides would not give the planned flags")
+    return tuple(new)
+
+
+def _spelled(value: Value) -> str:
+    """A value as a Hydra override writes it (``null``, ``true``, ``[0,1]``)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list):
+        return "[" + ",".join(str(i) for i in value) + "]"
+    return str(value)
+
+
+# --- the run's command lines over a rewrite ----------------------------------------------------------------
+
+
+def command_changed(
+    line: hydra.CommandLine, path: Path, new: str, run: Run, migrate: Migrate, advice: str
+) -> bool:
+    """Whether the rewrite of the config at ``path`` (to ``new``, the other configs of its folder as
+    ``migrate`` writes them) changes what ``line``'s run gives the Trainer in the target. Where the shell
+    front end rewrites the command line, its new overrides must give the planner's flags over these configs
+    (as that front end checks them); where it leaves the line as written, the line composed over the
+    rewritten configs must build in the target what it builds over the configs as they are. A run that fails
+    loudly both ways (the target rejects its flags, or Hydra its overrides: ``trainer.gpus=4`` over a config
+    without `gpus`) is not changed; a line that cannot be composed here (an override that expands at run
+    time) is."""
+    composition = line.composition()
+    if composition is None or line.trainer is None:
+        return True
+    tree = dict(migrated_folder(composition.primary.config_dir, run, migrate))
+    tree[path.resolve()] = new
+    before = _composed_line(composition, line.trainer)
+    if before is not None and _rewritten(composition, line.trainer, before, tree, run, advice):
+        return False
+    after = _composed_line(composition, line.trainer, tree)
+    if before is None or after is None:  # (Hydra refuses the line before or after the rewrite)
+        return not all(flags is None or _fails(flags, run.target) for flags in (before, after))
+    if before == after:
+        return False
+    if before[1] or after[1]:
+        return True  # (a flag only known at run time: what it builds cannot be compared)
+    return not same_outcome(before[0], after[0], run.target)
+
+
+Flags = tuple[dict[str, Value], dict[str, str]]
+
+
+def _composed_line(
+    composition: hydra.Composition, words: tuple[str, ...], tree: dict[Path, str] | None = None
+) -> Flags | None:
+    """A command line's Trainer flags composed over the configs of ``tree`` (None: as on disk); None where
+    Hydra refuses it."""
+    try:
+        return node_flags(hydra.trainer_node(composition, tree, words))
+    except (hydra.ComposeError, ValueError):
+        return None
+
+
+def _rewritten(
+    composition: hydra.Composition,
+    words: tuple[str, ...],
+    before: Flags,
+    tree: dict[Path, str],
+    run: Run,
+    advice: str,
+) -> bool:
+    """Whether the shell front end rewrites the command line, its new overrides giving the planner's flags
+    over the configs of ``tree`` (as it judges and writes them: ``shell.hydra_overrides``)."""
+    flags, unread = before
+    unknown = {k: Unknown(f"`trainer.{k}` {why}", 1, 1) for k, why in unread.items()}
+    verdict = judge(run, CallSite(1, 1, flags), unknown, advice)
+    if verdict.rewrite is None:
+        return False
+    try:
+        override_words(composition, words, dict(verdict.rewrite.flags), tree, run.target)
+    except Unwritable:
+        return False
+    return True
+
+
+def _fails(found: Flags, target: Version) -> bool:
+    """Whether the target rejects these flags on every machine (a loud failure, whatever the configs say)."""
+    flags, unread = found
+    if unread:
+        return False
+    ask = interpreter(flags)
+    return not any(isinstance(ask(target, machine).outcome, Setup) for machine in machines(flags))
+
+
+def same_outcome(before: dict[str, Value], after: dict[str, Value], target: Version) -> bool:
+    """Whether two sets of flags build the same in ``target`` (or raise the same) on every machine."""
+    ask_before, ask_after = interpreter(before), interpreter(after)
+    for machine in [*machines(before), *machines(after)]:
+        if ask_before(target, machine).outcome != ask_after(target, machine).outcome:
+            return False
+    return True

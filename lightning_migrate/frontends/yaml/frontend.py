@@ -5,6 +5,7 @@ its class's rename. ruamel.yaml (round trip) is only the reader: nothing is dump
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
@@ -83,6 +84,7 @@ def migrate(text: str, request: Request, checks: int = CHECKS) -> Migrated:
     spans: list[Span] = []
     written: list[dict[str, Known] | None] = []  # each config's own flags as the rewrite writes them
     composed: list[_Composed] = []  # the compositions of composed configs the rewrite changed
+    rewritten: list[tuple[int, int]] = []  # where the configs the rewrite changes start
     for document in documents:
         planned: set[int] = set()  # the objects the configs' flags hold: planned with their config
         tied = request.clis.of_config(request.path)
@@ -90,14 +92,19 @@ def migrate(text: str, request: Request, checks: int = CHECKS) -> Migrated:
         for config in configs(document, text, request.path, tied, passed):
             if config.composed:
                 findings += _composed(config, text, writer, request, spans, written, composed)
+            elif config.start in request.refused:  # (a Hydra command line it would change: reported)
+                reason = request.refused[config.start]
+                findings += _config(replace(config, overrides=reason), writer, request, spans, written)
             else:
                 findings += _config(config, writer, request, spans, written)
+            if written and written[-1] is not None:
+                rewritten.append(config.start)
             planned |= _objects_in(config.mapping)
         findings += _plugin_objects(document, planned, writer, request.run)
     new = doc.result() if doc.edits else text
     if new != text:
         _check(new, written, request)
-        failed = _composed_again(text, new, composed, request, checks) if checks else None
+        failed = _composed_again(text, new, composed, rewritten, request, checks) if checks else None
         if failed is not None:
             return failed
     comments = noqa.hash_comments(text)
@@ -289,14 +296,21 @@ def _composed(
 
 
 def _composed_again(
-    text: str, new: str, composed: list[_Composed], request: Request, checks: int
+    text: str,
+    new: str,
+    composed: list[_Composed],
+    rewritten: list[tuple[int, int]],
+    request: Request,
+    checks: int,
 ) -> Migrated | None:
     """Compose again after the rewrite (the other configs of the folder as written with ``checks - 1``):
-    each composition must give the Trainer what the planner's rewrite gives it. Where one does not, the
-    file is migrated again with its config reported, not rewritten."""
+    each composition must give the Trainer what the planner's rewrite gives it, and each Hydra command line
+    of the run over the folder what it gave (``_commands_changed``). Where one does not, the file is
+    migrated again with its config reported (the configs it ``rewritten``, for a command line), not
+    rewritten."""
     refused: dict[tuple[int, int], str] = {}
     plain = replace(request.run, leave=frozenset())
-    written = _WRITTEN[checks - 1]
+    written = written_with(checks - 1, request.commands)
     for check in composed:
         name = check.composition.name
         try:
@@ -309,9 +323,36 @@ def _composed_again(
                 f"composed by Hydra after the rewrite, `{name}` would give the Trainer {_yaml(got)}, not"
                 f" {_yaml(check.desired)}"
             )
+    changed = _commands_changed(new, request, plain, written)
+    for start in rewritten if changed else []:
+        refused.setdefault(start, changed)
     if not refused:
         return None
     return migrate(text, replace(request, refused={**request.refused, **refused}), checks)
+
+
+def _commands_changed(new: str, request: Request, run: Run, written: compose.Migrate) -> str:
+    """Why the rewrite is not written where it changes what a command line of the run gives the Trainer (a
+    Hydra override of a Trainer flag, left as written or rewritten otherwise: ``compose.command_changed``),
+    with those command lines named; "" where it changes none."""
+    lines = request.commands.over(request.path) if str(request.path) != "-" else ()
+    changed: dict[tuple[object, ...], bool] = {}  # (command lines that compose alike are judged once)
+    named: list[str] = []
+    for line in lines:
+        composition = line.composition()
+        key = (composition, line.trainer) if composition is not None else (line,)
+        if key not in changed:
+            changed[key] = compose.command_changed(line, request.path, new, run, written, ADVICE)
+        if changed[key]:
+            named.append(line.where)
+    if not named:
+        return ""
+    shown = ", ".join(named[:SHOWN_REFERENCES])
+    more = f" and {len(named) - SHOWN_REFERENCES} more" if len(named) > SHOWN_REFERENCES else ""
+    return (
+        f"the rewrite would change what the Hydra command line {shown}{more} (its overrides left as"
+        " written, or not composed here) gives the Trainer; change them with it by hand"
+    )
 
 
 def _same(got: dict[str, Known], desired: dict[str, Known], target: Version) -> bool:
@@ -323,34 +364,24 @@ def _same(got: dict[str, Known], desired: dict[str, Known], target: Version) -> 
     return builds_the_same(got, desired, target)  # type: ignore[arg-type]
 
 
-def written_with(checks: int) -> compose.Migrate:
-    """A config file as written by ``migrate`` with ``checks`` (a module-level function: the folders it
-    writes are remembered by it)."""
-    return _WRITTEN[checks]
+def written_with(checks: int, commands: hydra.CommandLines = hydra.NO_COMMANDS) -> compose.Migrate:
+    """A config file as written by ``migrate`` with ``checks`` and the run's Hydra ``commands`` (one function
+    for each pair: the folders it writes are remembered by it)."""
+    return _writer(checks, commands)
 
 
-def _as_run_writes(text: str, path: Path, run: Run, checks: int) -> str:
+@functools.lru_cache(maxsize=64)
+def _writer(checks: int, commands: hydra.CommandLines) -> compose.Migrate:
+    return functools.partial(_as_run_writes, checks=checks, commands=commands)
+
+
+def _as_run_writes(text: str, path: Path, run: Run, checks: int, commands: hydra.CommandLines) -> str:
     """The file as the run writes it: a config whose fixable finding a ``# noqa`` suppresses is left."""
-    migrated = migrate(text, Request(run, path=path), checks)
+    migrated = migrate(text, Request(run, path=path, commands=commands), checks)
     left = frozenset((f.line, f.column) for f in migrated.suppress(migrated.findings).suppressed if f.fixable)
     if left and migrated.code != text:
-        migrated = migrate(text, Request(replace(run, leave=left), path=path), checks)
+        migrated = migrate(text, Request(replace(run, leave=left), path=path, commands=commands), checks)
     return migrated.code
-
-
-def _written_0(text: str, path: Path, run: Run) -> str:
-    return _as_run_writes(text, path, run, 0)
-
-
-def _written_1(text: str, path: Path, run: Run) -> str:
-    return _as_run_writes(text, path, run, 1)
-
-
-def _written_2(text: str, path: Path, run: Run) -> str:
-    return _as_run_writes(text, path, run, 2)
-
-
-_WRITTEN: tuple[compose.Migrate, ...] = (_written_0, _written_1, _written_2)
 
 
 def _order(mapping: CommentedMap, keys: Mapping[str, object]) -> list[str]:
