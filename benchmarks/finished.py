@@ -16,7 +16,8 @@ A project is *finished* when no finding is left and no old Trainer form is left 
 
 Old forms (for the target): training type in `accelerator=`/`distributed_backend=`/`plugins=` (all targets
 >= 1.5), `*Plugin` training-type classes (>= 1.6), `gpus=`/`tpu_cores=`/`num_processes=`/`ipus=` (>= 1.7).
-Python and notebooks: keywords of calls named `Trainer`/`from_argparse_args` (ast). YAML: such keys.
+Python and notebooks: keywords of calls named `Trainer`/`from_argparse_args` (ast), except those
+that build the runtime shim's Trainer (handed to the shim). YAML: such keys.
 Shell and docs: such command-line words (`--gpus`, `trainer.gpus=`, `--distributed_backend`, ...) and, in
 docs, also `keyword=` inside code.
 """
@@ -66,6 +67,7 @@ PLUGIN_CLASSES = {
     "IPUPlugin",
 }
 DEVICE_FLAGS = ("gpus", "tpu_cores", "num_processes", "ipus")
+SHIM = "lightning_migrate.shim"  # calls that build the shim's Trainer are handed to it
 SKIP_DIRS = {".git", ".venv", "venv", ".tox", "__pycache__", "node_modules"}
 
 
@@ -106,15 +108,36 @@ def call_name(call: ast.Call) -> str:
 
 
 def python_old(source: str, target: str) -> int | None:
+    """Old forms in the file's Trainer calls; a call that builds the runtime shim's Trainer
+    (``lightning_migrate.shim.Trainer(...)``, or a name imported from it) is handed to the shim, not old."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
         return None
+    shimmed = {
+        alias.asname or alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(SHIM)
+        for alias in node.names
+    }
     return sum(
         old_in_call(n, target)
         for n in ast.walk(tree)
-        if isinstance(n, ast.Call) and call_name(n) in ("Trainer", "from_argparse_args")
+        if isinstance(n, ast.Call)
+        and call_name(n) in ("Trainer", "from_argparse_args")
+        and not _shimmed(n, shimmed)
     )
+
+
+def _shimmed(call: ast.Call, names: set[str]) -> bool:
+    func = call.func
+    if (
+        isinstance(func, ast.Attribute)
+        and isinstance(func.value, ast.Name)
+        and func.attr == "from_argparse_args"
+    ):
+        func = func.value  # `Trainer.from_argparse_args(...)` of the shim's Trainer
+    return ast.unparse(func).startswith(SHIM) or (isinstance(func, ast.Name) and func.id in names)
 
 
 def notebook_cells(text: str) -> list[str] | None:
