@@ -94,7 +94,9 @@ def env_value(text: str) -> Value:
     raise NotAValue("is not a Trainer flag value")
 
 
-def _spelled_yaml(value: Value) -> str:
+def spelled_word(value: Value) -> str:
+    """A value as a command-line word writes it for a parser that reads YAML (LightningCLI, a Hydra
+    override): ``null``, ``true``, ``[0,1]``."""
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -127,10 +129,10 @@ class Flavour:
 
 FLAVOURS = {
     "cli": Flavour(
-        "cli", "--trainer.", False, lambda f, t: yaml_value(t), _spelled_yaml, False, "LightningCLI"
+        "cli", "--trainer.", False, lambda f, t: yaml_value(t), spelled_word, False, "LightningCLI"
     ),
-    "hydra": Flavour("hydra", "trainer.", False, lambda f, t: yaml_value(t), _spelled_yaml, True, "Hydra"),
-    "argparse": Flavour("argparse", "--", False, argparse_value, _spelled_yaml, False, "argparse"),
+    "hydra": Flavour("hydra", "trainer.", False, lambda f, t: yaml_value(t), spelled_word, True, "Hydra"),
+    "argparse": Flavour("argparse", "--", False, argparse_value, spelled_word, False, "argparse"),
     "env": Flavour("env", "PL_TRAINER_", True, lambda f, t: env_value(t), _spelled_env, True, "environment"),
 }
 

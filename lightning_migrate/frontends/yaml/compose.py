@@ -20,6 +20,7 @@ from ruamel.yaml.comments import CommentedMap
 
 from lightning_migrate.files.sourcefile import SourceError
 from lightning_migrate.files.text import Unwritable
+from lightning_migrate.frontends.shell.command_line import spelled_word
 from lightning_migrate.frontends.yaml.read import Config, Read, _since, class_path, load, read
 from lightning_migrate.plan.callsite import CallSite, Run
 from lightning_migrate.plan.knowledge import Choice, Known, RunTime
@@ -180,7 +181,7 @@ def override_words(
             raise Unwritable(f"`{key}` is only known at run time")
         if key not in base or base[key] != value:
             plus = "" if key in base else "+"
-            new.append(f"{plus}trainer.{key}={_spelled(value)}")
+            new.append(f"{plus}trainer.{key}={spelled_word(value)}")
     new += [f"~trainer.{key}" for key in base if key not in desired]
     try:
         got, _ = node_flags(hydra.trainer_node(composition, tree, tuple(new)))
@@ -189,17 +190,6 @@ def override_words(
     if not (got == desired or builds_the_same(got, desired, target)):  # type: ignore[arg-type]
         raise Unwritable("composed again, the rewritten overrides would not give the planned flags")
     return tuple(new)
-
-
-def _spelled(value: Value) -> str:
-    """A value as a Hydra override writes it (``null``, ``true``, ``[0,1]``)."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, list):
-        return "[" + ",".join(str(i) for i in value) + "]"
-    return str(value)
 
 
 # --- the run's command lines over a rewrite ----------------------------------------------------------------

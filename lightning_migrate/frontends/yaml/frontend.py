@@ -152,12 +152,7 @@ def _config(
     if not flags and not unknown:
         if gone_found:  # (the lines a suppression comment may be on)
             spans.append(_span(config, writer.doc))
-        if gone_old:
-            try:
-                writer.rewrite(config.mapping, gone_old, gone_new, _order(config.mapping, gone_old))
-            except Unwritable as exc:
-                return not_fixed(gone_found, f"{exc}; write it by hand")
-        return gone_found
+        return _gone_alone(config, writer, gone_found, gone_old, gone_new)
     spans.append(_span(config, writer.doc))
     since = max(config.since, written_since(own.flags)) if config.overrides else config.since
     site = CallSite(line, column, flags, since, conditionals=False)
