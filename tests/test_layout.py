@@ -18,9 +18,10 @@ import pytest
 import lightning_migrate
 
 PACKAGE = Path(lightning_migrate.__file__).parent
-README = Path(__file__).parent.parent / "README.md"  # (the package may be installed elsewhere, as tox does)
-# The README's "Layout" list, in pipeline order: a package imports only from those before it (and from its
-# own). `lightning_migrate` itself (the version) is below them all.
+# (the checkout's docs/, not the package's folder: the package may be installed elsewhere, as tox does)
+PIPELINE = Path(__file__).parent.parent / "docs" / "pipeline.md"
+# The "Layout" list of docs/pipeline.md, in pipeline order: a package imports only from those before it (and
+# from its own). `lightning_migrate` itself (the version) is below them all.
 LAYERS = ("semantics", "report", "files", "plan", "project", "edit", "frontends", "run", "shim", "cli")
 MAX_MODULES = 15
 
@@ -127,8 +128,8 @@ def test_no_folder_holds_more_than_fifteen_modules() -> None:
     assert crowded() == []
 
 
-def test_the_readme_lists_the_layers_in_order() -> None:
-    text = README.read_text(encoding="utf-8")
+def test_the_pipeline_page_lists_the_layers_in_order() -> None:
+    text = PIPELINE.read_text(encoding="utf-8")
     section = text[text.index("## Layout") :]
     block = section[section.index("```") + 3 :]
     listed = re.findall(r"^  (\w+)/", block[: block.index("```")], re.MULTILINE)
