@@ -20,7 +20,14 @@ from lightning_migrate.cli.settings import Settings, start_of
 from lightning_migrate.files import sourcefile
 from lightning_migrate.files.discovery import discover
 from lightning_migrate.run.options import Options
-from lightning_migrate.run.runner import FileResult, auto_target, process_all, process_each, process_file
+from lightning_migrate.run.runner import (
+    FileResult,
+    auto_target,
+    process_all,
+    process_each,
+    process_file,
+    required_floor,
+)
 
 OK, WORK, ERROR = 0, 1, 2
 INTERRUPTED = 130  # the shell's status for a command ended by Ctrl-C (128 + SIGINT)
@@ -83,7 +90,8 @@ def _run(
     else:
         _say(how, f"lightning-migrate: target Lightning {target}")
     # (--check needs to know only that a file would change: its texts stay in the worker)
-    options = replace(settings.options(target), texts=mode != "check")
+    floor = required_floor(start_of(paths, stdin_filename))
+    options = replace(settings.options(target), texts=mode != "check", floor=floor)
     stdout_taken = mode == "diff" or (mode == "rewrite" and list(paths) == [Path("-")])
     stream = Stream(settings["output-format"], mode, stdout_taken, how.quiet, live=False)
     if list(paths) == [Path("-")]:

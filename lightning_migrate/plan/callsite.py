@@ -58,6 +58,9 @@ class CallSite:
     # the code expects the call to raise (inside `pytest.raises(...)`, `self.assertRaises(...)`): a call no
     # release builds is a test of that error, not a bug to report
     expects_raise: bool = False
+    # the oldest release the project requires (``Run.floor``), where the front end found nothing older in
+    # what fills the call's `**dict` (``frontends.python.dict_keys``): its code runs there
+    floor: Version = RELEASES[0]
 
     def place(self, flag: str) -> tuple[int, int]:
         return self.places.get(flag, (self.line, self.column))
@@ -73,6 +76,10 @@ class Run:
     source: Version | None = None
     unsafe: bool = False
     leave: frozenset[tuple[int, int]] = frozenset()
+    # the oldest release the project requires (its pin's lower bound), for a front end to grant a call whose
+    # `**dict` shows no older usage (``CallSite.floor``): it then holds no training type where every release
+    # from there on rejects one. Known flags are judged as ever: this only narrows what a `**dict` may hold
+    floor: Version = RELEASES[0]
 
     def plan(self, site: CallSite) -> Decision:
         decision = plan(site.flags, self.target, self.source, self.unsafe, site.since, site.conditionals)
@@ -99,8 +106,9 @@ class Run:
         values are. The signs: ``--source-version`` names an older release; a keyword the target lacks or
         deprecates; a Lightning class it renamed or lacks; a known value that is old usage on its own
         (`accelerator="ddp"`); or, in a call with neither `strategy=` nor `devices=`, an unknown
-        `accelerator=`/`plugins=` (or `**dict`) where a release the call may be written for took a
-        training type."""
+        `accelerator=`/`plugins=` (or `**dict`) where a release the call may be written for (from the
+        project's required release where the front end granted it: ``CallSite.floor``) took a training
+        type."""
         target = self.target
         if self.source is not None and self.source < target:  # what changed between them may matter
             return f"the call is for Lightning {self.source}, and {target} may build it differently"
@@ -128,7 +136,7 @@ class Run:
         if NEW_API.isdisjoint([*site.flags, *site.unknown]):
             for flag in site.unknown:
                 for carrier in TRAINING_TYPE_PROBES if flag == UNPACKED else [flag]:
-                    took = _took_training_type(carrier, site.since, target)
+                    took = _took_training_type(carrier, max(site.since, site.floor), target)
                     if took is not None:
                         where = "a `**` dict" if flag == UNPACKED else f"`{carrier}=`"
                         return (

@@ -107,7 +107,7 @@ def migrate(
 def _migrate(
     path: Path, kind: Kind, text: str, options: Options, leave: frozenset[tuple[int, int]], skipped: bool
 ) -> Migrated:
-    run = Run(options.target, options.source, options.unsafe, leave)
+    run = Run(options.target, options.source, options.unsafe, leave, options.floor)
     request = Request(
         run,
         options.shim,
@@ -162,6 +162,7 @@ def _python(text: str, request: Request, skipped: bool) -> Migrated:
         path,
         request.clis.of_script(request.path),
         request.loaded,
+        run.floor,
     )
     return Migrated(
         result.code, [*result.findings, *found], lambda seen: noqa.apply(text, seen, result.calls)

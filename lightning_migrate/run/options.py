@@ -13,7 +13,7 @@ from lightning_migrate.project.hydra import NO_COMMANDS, CommandLines
 from lightning_migrate.project.key_references import NO_REFERENCES, KeyReferences
 from lightning_migrate.project.lightning_cli import NO_CLIS, RunCLIs
 from lightning_migrate.project.loaded_configs import NO_LOADED, LoadedConfigs
-from lightning_migrate.semantics.model import Version
+from lightning_migrate.semantics.model import RELEASES, Version
 
 
 @dataclass(frozen=True)
@@ -33,6 +33,9 @@ class Options:
     loaded: LoadedConfigs = NO_LOADED  # the `Trainer(**cfg.trainer)` calls a config the run finds settles
     references: KeyReferences = NO_REFERENCES  # what in the run's files reads or sets a config's key
     commands: CommandLines = NO_COMMANDS  # the Hydra command lines a rewritten config must not change
+    # the oldest release the project's own requirement allows (`lightning>=2.0` in its pin files): its code
+    # runs there, so a `**dict` of it holds no training type where that release took none (``Run.floor``)
+    floor: Version = RELEASES[0]
     # whether a result keeps the old and new text and the bytes to write (a rewrite, a diff); --check only
     # needs to know that a file would change, and a big notebook's texts need not cross from the worker
     texts: bool = True

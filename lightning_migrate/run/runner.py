@@ -315,7 +315,7 @@ def _first_pass(paths: Sequence[Path], options: Options) -> _FirstPass:
             defining.append((path, text))
         if path not in quiet and may_load(text):
             loading.append((path, text))
-    run = Run(options.target, options.source, options.unsafe)
+    run = Run(options.target, options.source, options.unsafe, floor=options.floor)
     clis = lightning_cli.of_run(building, commands, run, paths) if building else NO_CLIS
     references = collected(referring) if configs else NO_REFERENCES
     hydra = CommandLines(tuple(hydra_lines)) if configs else NO_COMMANDS
@@ -571,13 +571,9 @@ PIN_FILES = ("pyproject.toml", "setup.cfg", "setup.py", "environment.yml", "envi
 
 def auto_target(start: Path) -> tuple[Version, str]:
     """The release to migrate to: the project's own pin, else the installed release, else the newest."""
-    folder = start.resolve() if start.is_dir() else start.resolve().parent
-    for directory in (folder, *folder.parents):
-        candidates = [directory / name for name in PIN_FILES] + sorted(directory.glob("requirements*.txt"))
-        for candidate in candidates:
-            pinned = _pinned(candidate)
-            if pinned is not None:
-                return pinned, f"pinned in {candidate}"
+    pin = _project_pin(start)
+    if pin is not None:
+        return pin[0], f"pinned in {pin[1]}"
     import importlib.metadata  # (only for `auto`, and only where no pin is found: a slow import)
 
     for distribution in ("lightning", "pytorch-lightning"):
@@ -589,6 +585,30 @@ def auto_target(start: Path) -> tuple[Version, str]:
         if RELEASES[0] <= version <= RELEASES[-1]:
             return version, f"{distribution} {installed} is installed"
     return RELEASES[-1], "the newest release lightning-migrate knows"
+
+
+def required_floor(start: Path) -> Version:
+    """The oldest release the project's code may run on, as its own requirement says: the release its pin
+    names (``lightning>=2.0.0``, ``pytorch-lightning==1.9.4``; a pin file of a ``requirements/`` folder
+    too, as ``setup.py`` often reads it), else the oldest modelled. Whatever the target, its code runs
+    there (``Run.floor``)."""
+    pin = _project_pin(start, nested=True)
+    return max(pin[0], RELEASES[0]) if pin is not None else RELEASES[0]
+
+
+def _project_pin(start: Path, nested: bool = False) -> tuple[Version, Path] | None:
+    """The release the project pins and the file that pins it, the nearest folder first (``nested``: the
+    pin files of its ``requirements/`` folder too, after its own)."""
+    folder = start.resolve() if start.is_dir() else start.resolve().parent
+    for directory in (folder, *folder.parents):
+        candidates = [directory / name for name in PIN_FILES] + sorted(directory.glob("requirements*.txt"))
+        if nested:
+            candidates += sorted((directory / "requirements").glob("*.txt"))
+        for candidate in candidates:
+            pinned = _pinned(candidate)
+            if pinned is not None:
+                return pinned, candidate
+    return None
 
 
 def _pinned(path: Path) -> Version | None:

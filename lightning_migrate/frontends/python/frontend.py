@@ -17,6 +17,7 @@ from lightning_migrate.edit.imports import ImportChanges, StaleImport, stale_imp
 from lightning_migrate.files import depth
 from lightning_migrate.files.sourcefile import SourceError
 from lightning_migrate.files.text import Text, tree_of
+from lightning_migrate.frontends.python import dict_keys
 from lightning_migrate.frontends.python.callbacks import callbacks_of, is_callback
 from lightning_migrate.frontends.python.namespaces import counterexample
 from lightning_migrate.frontends.python.resume import sole_fit
@@ -45,7 +46,7 @@ from lightning_migrate.report.findings import Finding, Result
 from lightning_migrate.report.rules import BY_CODE
 from lightning_migrate.semantics.classes import RENAMED_STRATEGIES, lookup
 from lightning_migrate.semantics.model import RELEASES, Obj, Value, Version
-from lightning_migrate.semantics.signature import MODELLED, REMOVED_METHODS, SHIM_METHODS, accepts
+from lightning_migrate.semantics.signature import MODELLED, REMOVED_METHODS, SHIM_METHODS, accepts, current
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -74,6 +75,7 @@ def migrate(
     path: Path | None = None,
     clis: Sequence[CLIDefaults] = (),
     loaded: LoadedConfigs = NO_LOADED,
+    floor: Version = RELEASES[0],
 ) -> Result:
     """Rewrite ``source`` (a whole Python file) for Lightning ``target``; with ``unsafe``, in the idiomatic
     modern spelling even where it adopts a changed default (each such finding says what changes). The calls
@@ -82,12 +84,13 @@ def migrate(
     the Trainer subclasses the other files of the run define (their calls are Trainer calls too). ``path``:
     where the file is, to read the argparse parsers the project's other modules build for it; ``clis``: the
     file's LightningCLI calls whose ``trainer_defaults`` the run judged with their configs; ``loaded``: the
-    calls of the file whose ``**`` section of a loaded config the run settles."""
+    calls of the file whose ``**`` section of a loaded config the run settles; ``floor``: the oldest release
+    the project requires (``Run.floor``)."""
     tree = _parse(source)
     text = Text(source)
     located = locate(tree, text, subclasses)
     imported = functools.partial(script_options.imported, path) if path is not None else _nothing_imported
-    migrator = _Migrator(text, located, Run(target, source_version, unsafe, leave), shim, imported)
+    migrator = _Migrator(text, located, Run(target, source_version, unsafe, leave, floor), shim, imported)
     migrator.cli_defaults(clis)
     where = path if path is not None else Path("-")
     migrator.loaded = lambda call: loaded.verdict(where, call.lineno, call.col_offset)
@@ -422,7 +425,10 @@ class _Migrator:
             return flags
         if quiet:
             return None
-        sign = self.run_options.old_api(replace(self._site(call, flags), unknown=unknown, defaults=defaults))
+        site = replace(self._site(call, flags), unknown=unknown, defaults=defaults)
+        if unpacked is not None and self._vouched(unpacked.value, call.scope):
+            site = replace(site, floor=self.run_options.floor)
+        sign = self.run_options.old_api(site)
         if sign is not None:
             arg, reason = first
             if arg.keyword is None and not arg.star:  # the namespace
@@ -434,6 +440,24 @@ class _Migrator:
             )
             self._runtime(call, arg.node, f"`{written}`: {reason}; {sign}")
         return None
+
+    def _vouched(self, node: ast.expr, scope: Scope) -> bool:
+        """Whether the project's required release (``Run.floor``) speaks for the `**dict` ``node``: a name
+        bound only by assignments, into which the file writes no key the required release or the target
+        deprecates or lacks, and no literal value that is old usage on its own (``dict_keys``)."""
+        options = self.run_options
+        if options.floor == RELEASES[0] or not isinstance(node, ast.Name):
+            return False
+        if self.located.assigned(node, scope) is None:  # (a parameter, a loop variable: filled elsewhere)
+            return False
+        for key, value in dict_keys.written_keys(self.located.tree, node.id):
+            if key not in MODELLED:
+                continue
+            if not (current(key, options.floor) and current(key, options.target)):
+                return False
+            if dict_keys.is_read(value) and options.old_api(CallSite(1, 1, {key: value})) is not None:  # type: ignore[dict-item]
+                return False
+        return True
 
     def _namespace_reason(self, call: TrainerCall, flags: dict[str, Known]) -> str:
         """Why the flags beside an argparse namespace are not rewritten: the namespace holds every flag the

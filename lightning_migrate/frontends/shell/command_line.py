@@ -26,10 +26,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from lightning_migrate.frontends.shell.words import Command, Word
+from lightning_migrate.frontends.yaml.read import group_since
 from lightning_migrate.plan.locate import TRAINER_NAMES
 from lightning_migrate.project import hydra as hydra_project
 from lightning_migrate.project.script_options import ancestors, of_script, script_file
-from lightning_migrate.semantics.model import Value
+from lightning_migrate.semantics.model import RELEASES, Value, Version
 from lightning_migrate.semantics.signature import MODELLED
 
 _YAML_INT = re.compile(r"[-+]?(0|[1-9][0-9_]*)")
@@ -161,6 +162,7 @@ class Site:
     reaches: bool = True  # False: not known to reach Lightning's Trainer (a script's own options)
     changed_by: str = ""  # how the script changes these options of Lightning's parser itself (not reaching)
     primary: hydra_project.Primary | None = None  # the script's Hydra primary config, where it is found
+    since: Version = RELEASES[0]  # the oldest release the flags can be written for (a Hydra trainer group's)
     others: tuple[str, ...] | None = ()  # the command's other Hydra overrides (None: one expands at run time)
 
     @property
@@ -215,7 +217,9 @@ def read(command: Command, source: str, folder: Path | None) -> list[Site]:
     hydra = _hydra(arguments, source)
     if hydra.entries:
         hydra.script = script
-        hydra.reaches = folder is not None and _hydra_trainer_group(folder)
+        group = _trainer_group(folder) if folder is not None else None
+        hydra.reaches = group is not None
+        hydra.since = group_since(group, _selected(hydra.others)) if group is not None else RELEASES[0]
         hydra.primary = _script_primary(folder, script) if folder is not None else None
         hydra.unknown_rest = (
             "Hydra overrides the trainer config the script's defaults select, whose other flags are not"
@@ -353,8 +357,8 @@ def _script_primary(folder: Path, script: str) -> hydra_project.Primary | None:
 
 
 @functools.lru_cache(maxsize=64)
-def _hydra_trainer_group(folder: Path) -> bool:
-    """Whether the project has a Hydra ``trainer`` config group whose configs build Lightning's Trainer."""
+def _trainer_group(folder: Path) -> Path | None:
+    """The project's Hydra ``trainer`` config group whose configs build Lightning's Trainer, if it has one."""
     for ancestor in ancestors(folder):
         for top, dirs, files in os.walk(ancestor):
             depth = Path(top).relative_to(ancestor).parts
@@ -372,5 +376,14 @@ def _hydra_trainer_group(folder: Path) -> bool:
                     except OSError:
                         continue
                     if any(trainer in text for trainer in TRAINER_NAMES):
-                        return True
-    return False
+                        return Path(top)
+    return None
+
+
+def _selected(overrides: tuple[str, ...] | None) -> str | None:
+    """The file of the ``trainer`` group a command's overrides select (``trainer=gpu``), if one does."""
+    for override in overrides or ():
+        key, equals, name = override.partition("=")
+        if equals and key.lstrip("+") == "trainer" and re.fullmatch(r"[\w.-]+", name):
+            return name if name.endswith((".yaml", ".yml")) else f"{name}.yaml"
+    return None

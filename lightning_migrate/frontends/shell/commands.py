@@ -240,7 +240,7 @@ def _decide(
             unknown[flag] = Unknown(f"`{written}` {exc}", line, column)
     first = site.first
     line, column = lines.position(first.name[0] - len(site.flavour.prefix))
-    call = CallSite(line, column, flags)
+    call = CallSite(line, column, flags, site.since)
     words = " ".join(_written(e, view) for e in site.entries.values())
     if not site.reaches:
         found.findings.extend(_own_options(site, call, words, run))

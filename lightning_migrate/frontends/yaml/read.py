@@ -58,6 +58,7 @@ TARGET_KEYS = ("_target_", "class_path")  # Hydra's and jsonargparse's way of na
 HYDRA_OPTIONS = frozenset({"_target_", "_recursive_", "_convert_", "_partial_"})
 LIGHTNING_ROOTS = ("pytorch_lightning.", "lightning.pytorch.", "lightning.")
 _PACKAGE_HEADER = re.compile(r"^#\s*@package\b", re.M)
+MAX_BASES = 8  # how deep a trainer group file's `defaults: [base]` chain is followed (a loop ends there)
 _INTERPOLATION = "${"
 _CORE_TAG = "tag:yaml.org,2002:"  # YAML's own tags, written `!!name`
 _STR_TAG = "!!str"
@@ -243,14 +244,22 @@ def _overrides(document: CommentedMap, text: str) -> str:
 
 def _project_since(document: CommentedMap, path: Path) -> Version:
     """The oldest release a Hydra config merged into a trainer config (an experiment, a debug config) can be
-    written for, as the project's ``trainer`` group says: the trainer config its defaults select
-    (``override /trainer: gpu``), else every config of the group; where each builds ``lightning.pytorch``'s
-    Trainer (``_target_: lightning.pytorch.trainer.Trainer``, directly or through what it extends), 1.8."""
+    written for, as the project's ``trainer`` group says (``group_since``): the trainer config its defaults
+    select (``override /trainer: gpu``), else every config of the group."""
     group = next((f / GROUP_FOLDER for f in list(path.parents)[:4] if (f / GROUP_FOLDER).is_dir()), None)
     if group is None:
         return RELEASES[0]
-    selected = _selected_trainer(document)
-    files = [group / selected] if selected is not None else [p for p in yaml_files(group) if p != path]
+    return group_since(group, _selected_trainer(document), besides=path)
+
+
+def group_since(group: Path, selected: str | None = None, besides: Path | None = None) -> Version:
+    """The oldest release a config merged into a Hydra ``trainer`` group's configs (an experiment, an
+    override on a command line) can be written for: where the ``selected`` file (``gpu.yaml``), else every
+    file of the group but ``besides``, builds ``lightning.pytorch``'s Trainer (``_target_:
+    lightning.pytorch.trainer.Trainer``, its own or that of the siblings it extends), 1.8; else any release.
+    The YAML front end (a config merged into the group's) and the shell one (a command line's overrides)
+    both ask it."""
+    files = [group / selected] if selected is not None else [p for p in yaml_files(group) if p != besides]
     found = [since for since in map(_target_since, files) if since is not None]
     return min(found, default=RELEASES[0])
 
@@ -305,16 +314,21 @@ def bases_of(document: CommentedMap) -> list[str] | None:
     return names
 
 
-def _target_since(path: Path) -> Version | None:
-    """The oldest release a ``trainer`` group file's own Lightning Trainer ``_target_`` can be for; None
-    where it names none (or cannot be read)."""
+def _target_since(path: Path, depth: int = 0) -> Version | None:
+    """The oldest release a ``trainer`` group file's Lightning Trainer ``_target_`` can be for (its own, or
+    else that of the siblings it extends: ``defaults: [default]``); None where it names none (or cannot be
+    read)."""
     try:
         documents = load(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, SourceError):
         return None
-    if len(documents) != 1 or not _is_trainer(documents[0]):
+    if len(documents) != 1 or not isinstance(documents[0], CommentedMap):
         return None
-    return _since(class_path(documents[0])[1])  # type: ignore[index]
+    if _is_trainer(documents[0]):
+        return _since(class_path(documents[0])[1])  # type: ignore[index]
+    bases = bases_of(documents[0]) if class_path(documents[0]) is None and depth < MAX_BASES else None
+    found = [_target_since(path.parent / base, depth + 1) for base in bases or []]
+    return None if not found or None in found else min(f for f in found if f is not None)
 
 
 # --- values ------------------------------------------------------------------------------------------------
