@@ -54,9 +54,12 @@ def main() -> None:
     "paths", nargs=-1, required=True, type=click.Path(exists=True, allow_dash=True, path_type=Path)
 )
 @click.option(
-    "--diff", "mode", flag_value="diff", help="Print a unified diff (for `git apply`); change nothing."
+    "--diff",
+    is_flag=True,
+    help="Print a unified diff (for `git apply`) and the findings; change nothing. With --check too (black's"
+    " CI idiom) it does the same: exit 1 when there is work.",
 )
-@click.option("--check", "mode", flag_value="check", help="Only report; change nothing.")
+@click.option("--check", is_flag=True, help="Only report; change nothing.")
 @click.option(
     "--target-version",
     metavar="X.Y|auto",
@@ -123,7 +126,8 @@ def main() -> None:
 @click.option("-v", "--verbose", is_flag=True, help="Say what happened to each file, and why.")
 def migrate(
     paths: tuple[Path, ...],
-    mode: str | None,
+    diff: bool,
+    check: bool,
     stdin_filename: Path | None,
     jobs: int | None,
     quiet: bool,
@@ -150,7 +154,10 @@ def migrate(
         click.echo(f"lightning-migrate: error: {exc}", err=True)
         sys.exit(2)
     how = Behaviour(jobs, quiet, verbose, exit_zero, exit_zero_even_if_changed)
-    sys.exit(run(paths, mode or "rewrite", settings, stdin_filename, how))
+    # (--check --diff is --diff: it already changes nothing and exits 1 where there is work; the diff is
+    # what the pair asks for in CI, as black prints it)
+    mode = "diff" if diff else "check" if check else "rewrite"
+    sys.exit(run(paths, mode, settings, stdin_filename, how))
 
 
 @main.command()
@@ -174,10 +181,11 @@ def explain_command(code: str) -> None:
 
 
 def _version(_: click.Context, __: click.Parameter, value: str | None) -> Version | None:
-    if value is None:
-        return None
+    """A release as ``--target-version`` takes it; ``auto``: the default, the oldest that accepts the call."""
+    from lightning_migrate.cli.settings import parse_release
+
     try:
-        return Version.parse(value)
+        return parse_release(value)
     except ValueError as exc:
         raise click.BadParameter(str(exc)) from exc
 
@@ -198,8 +206,8 @@ def _version(_: click.Context, __: click.Parameter, value: str | None) -> Versio
 @click.option(
     "--source",
     callback=_version,
-    metavar="X.Y[.Z]",
-    help="Release the call was written for (default: the oldest release that accepts it).",
+    metavar="X.Y[.Z]|auto",
+    help="Release the call was written for (default auto: the oldest release that accepts it).",
 )
 @click.option("--output-format", type=click.Choice(["text", "json"]), default="text", show_default=True)
 def inspect(
