@@ -20,7 +20,15 @@ from lightning_migrate.cli.settings import Settings, start_of
 from lightning_migrate.files import sourcefile
 from lightning_migrate.files.discovery import discover
 from lightning_migrate.run.options import Options
-from lightning_migrate.run.runner import FileResult, auto_target, process_all, process_each, process_file
+from lightning_migrate.run.runner import (
+    AutoTarget,
+    FileResult,
+    auto_target,
+    process_all,
+    process_each,
+    process_file,
+)
+from lightning_migrate.semantics.model import RELEASES
 
 OK, WORK, ERROR = 0, 1, 2
 INTERRUPTED = 130  # the shell's status for a command ended by Ctrl-C (128 + SIGINT)
@@ -30,6 +38,10 @@ PROGRESS_DELAY_S = 0.5  # a bar only for runs long enough to be worth watching
 # collector walks the growing heap over and over, a quarter of a run's CPU on a real tree. mypy's setting
 # (mypy/build.py), inherited by the forked workers; the cycles a run leaves are still collected.
 GC_THRESHOLDS = (200_000, 30, 30)
+# The findings that judge what a call does in releases other than the target (a value only known at run time,
+# a call that differed between releases, one the target cannot express, a value the model does not judge):
+# not reported where the target is a pin the code is written for, the release it runs on.
+OTHER_RELEASES = ("LM101", "LM102", "LM103", "LM104")
 
 
 @dataclass(frozen=True)
@@ -77,13 +89,21 @@ def _run(
         where = settings.config.path or "none found, defaults apply"
         click.echo(f"lightning-migrate: configuration: {where}", err=True)
     target = settings["target-version"]
+    ignore: tuple[str, ...] = ()
     if target is None:
-        target, why = auto_target(start_of(paths, stdin_filename))
-        _say(how, f"lightning-migrate: target Lightning {target} ({why})")
+        chosen = auto_target(start_of(paths, stdin_filename))
+        target = chosen.version
+        # (which target was used is said under -q too: the findings mean nothing without it)
+        click.echo(f"lightning-migrate: target Lightning {_chosen(chosen)}", err=True)
+        if chosen.current and not chosen.known:
+            return OK  # (the model cannot read code written for a release older than it knows)
+        if chosen.current:
+            ignore = OTHER_RELEASES
     else:
-        _say(how, f"lightning-migrate: target Lightning {target}")
+        click.echo(f"lightning-migrate: target Lightning {target}", err=True)
+    options = settings.options(target)
     # (--check needs to know only that a file would change: its texts stay in the worker)
-    options = replace(settings.options(target), texts=mode != "check")
+    options = replace(options, ignore=options.ignore + ignore, texts=mode != "check")
     stdout_taken = mode == "diff" or (mode == "rewrite" and list(paths) == [Path("-")])
     stream = Stream(settings["output-format"], mode, stdout_taken, how.quiet, live=False)
     if list(paths) == [Path("-")]:
@@ -120,6 +140,23 @@ def _run(
             click.echo(f"lightning-migrate: {_fate(result, mode)}", err=True)
     stream.close()
     return exit_status(stream.results, how)
+
+
+def _chosen(chosen: AutoTarget) -> str:
+    """The line that says which release ``auto`` chose; for a pin the code's forms are current in, that
+    there is nothing to migrate to, and how to migrate."""
+    if not chosen.current:
+        return f"{chosen.version} ({chosen.why})"
+    newest = RELEASES[-1].minor_line
+    if not chosen.known:
+        older = f"older than the releases lightning-migrate knows ({RELEASES[0].minor_line} to {newest})"
+        return f"{chosen.version} is the project's pin ({chosen.why}), {older}: nothing to migrate to;" + (
+            f" pass --target-version {newest} to migrate"
+        )
+    return (
+        f"{chosen.version} is the project's pin ({chosen.why}): nothing to migrate to but what"
+        f" {chosen.version.minor_line} deprecates itself; pass --target-version {newest} to migrate"
+    )
 
 
 def _say(how: Behaviour, message: str) -> None:

@@ -569,15 +569,42 @@ _PIN = re.compile(
 PIN_FILES = ("pyproject.toml", "setup.cfg", "setup.py", "environment.yml", "environment.yaml")
 
 
-def auto_target(start: Path) -> tuple[Version, str]:
+class AutoTarget(NamedTuple):
+    """The release ``auto`` chose, why (for the line that says it), and whether it is the project's pin."""
+
+    version: Version
+    why: str
+    pinned: bool = False
+
+    @property
+    def current(self) -> bool:
+        """Whether the pin is a release the code's forms are current in: older than 1.5, the first release
+        that deprecated a hardware form of 1.4 code (``accelerator="ddp"`` as a training type, LM001;
+        ``DDPPlugin`` in ``plugins=``, LM003), so that nothing there is to migrate to; only
+        ``distributed_backend=``, which 1.4 itself deprecates, is."""
+        return self.pinned and self.version < CURRENT_BEFORE
+
+    @property
+    def known(self) -> bool:
+        """Whether the model knows the release (a pin older than 1.4 is a release it cannot judge code in)."""
+        return (self.version.major, self.version.minor) >= (RELEASES[0].major, RELEASES[0].minor)
+
+
+CURRENT_BEFORE = Version(1, 5, 0)
+
+
+def auto_target(start: Path) -> AutoTarget:
     """The release to migrate to: the project's own pin, else the installed release, else the newest."""
     folder = start.resolve() if start.is_dir() else start.resolve().parent
     for directory in (folder, *folder.parents):
         candidates = [directory / name for name in PIN_FILES] + sorted(directory.glob("requirements*.txt"))
         for candidate in candidates:
             pinned = _pinned(candidate)
+            if pinned is not None and pinned > RELEASES[-1]:
+                newer = f"{pinned} pinned in {candidate}, newer than the releases lightning-migrate knows"
+                return AutoTarget(RELEASES[-1], newer)
             if pinned is not None:
-                return pinned, f"pinned in {candidate}"
+                return AutoTarget(pinned, f"pinned in {candidate}", pinned=True)
     import importlib.metadata  # (only for `auto`, and only where no pin is found: a slow import)
 
     for distribution in ("lightning", "pytorch-lightning"):
@@ -587,8 +614,8 @@ def auto_target(start: Path) -> tuple[Version, str]:
             continue
         version = release(Version.parse(installed))
         if RELEASES[0] <= version <= RELEASES[-1]:
-            return version, f"{distribution} {installed} is installed"
-    return RELEASES[-1], "the newest release lightning-migrate knows"
+            return AutoTarget(version, f"{distribution} {installed} is installed")
+    return AutoTarget(RELEASES[-1], "the newest release lightning-migrate knows")
 
 
 def _pinned(path: Path) -> Version | None:
