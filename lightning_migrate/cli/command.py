@@ -8,6 +8,7 @@ import gc
 import os
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from itertools import chain
@@ -18,7 +19,8 @@ import click
 from lightning_migrate.cli.output import Stream
 from lightning_migrate.cli.settings import Settings, start_of
 from lightning_migrate.files import sourcefile
-from lightning_migrate.files.discovery import discover
+from lightning_migrate.files.discovery import FileSelection, discover
+from lightning_migrate.run import file_kinds as kinds
 from lightning_migrate.run.options import Options
 from lightning_migrate.run.runner import (
     AutoTarget,
@@ -109,10 +111,12 @@ def _run(
     if list(paths) == [Path("-")]:
         stream.add(_stdin(stdin_filename, settings, options, mode))
     else:
-        found = discover(paths, settings.selection())
+        selection = settings.selection()
+        found = discover(paths, selection)
         for path, warning in found.warnings:
             _say(how, f"lightning-migrate: warning: {path.as_posix()}: {warning}")
         if how.verbose:
+            click.echo(f"lightning-migrate: walked: {walked(found.files, selection)}", err=True)
             for folder, why in found.skipped:
                 click.echo(
                     f"lightning-migrate: skipped {folder.as_posix()}/: {why}, written by a run", err=True
@@ -157,6 +161,20 @@ def _chosen(chosen: AutoTarget) -> str:
         f"{chosen.version} is the project's pin ({chosen.why}): nothing to migrate to but what"
         f" {chosen.version.minor_line} deprecates itself; pass --target-version {newest} to migrate"
     )
+
+
+def walked(files: Iterable[Path], selection: FileSelection) -> str:
+    """The kinds of files a run takes, each with how many it found: those a walk takes by default, those
+    ``extend-include`` takes (or a path named brought in), then those left to ``extend-include``."""
+    counts = Counter(kinds.kind_of(path).name for path in files)
+    taken = [
+        kind.name
+        for kind in kinds.KINDS
+        if kind.walked or counts[kind.name] or any(selection.included(Path(f"a{s}")) for s in kind.suffixes)
+    ]
+    said = ", ".join(f"{name} ({counts[name]} file{'s' * (counts[name] != 1)})" for name in taken)
+    left = [kind.name for kind in kinds.KINDS if kind.name not in taken]
+    return said + (f"; {' and '.join(left)} only with --extend-include" if left else "")
 
 
 def _say(how: Behaviour, message: str) -> None:

@@ -96,8 +96,8 @@ def main() -> None:
     "--extend-include",
     multiple=True,
     metavar="PATTERN",
-    help="Patterns of files to take from walked folders besides .py, .pyi, .ipynb and YAML files, such as"
-    " '*.sh', '*.md', '*.rst' (shell scripts, Markdown, reST).",
+    help="Patterns of files to take from walked folders besides Python, notebooks, YAML and shell scripts"
+    " (.py, .pyi, .ipynb, .yaml, .yml, .sh, .bash, .zsh), such as '*.md', '*.rst' (Markdown, reST).",
 )
 @click.option(
     "--force-exclude/--no-force-exclude",
