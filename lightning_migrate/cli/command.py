@@ -40,10 +40,6 @@ PROGRESS_DELAY_S = 0.5  # a bar only for runs long enough to be worth watching
 # collector walks the growing heap over and over, a quarter of a run's CPU on a real tree. mypy's setting
 # (mypy/build.py), inherited by the forked workers; the cycles a run leaves are still collected.
 GC_THRESHOLDS = (200_000, 30, 30)
-# The findings that judge what a call does in releases other than the target (a value only known at run time,
-# a call that differed between releases, one the target cannot express, a value the model does not judge):
-# not reported where the target is a pin the code is written for, the release it runs on.
-OTHER_RELEASES = ("LM101", "LM102", "LM103", "LM104")
 
 
 @dataclass(frozen=True)
@@ -99,8 +95,7 @@ def _run(
         click.echo(f"lightning-migrate: target Lightning {_chosen(chosen)}", err=True)
         if chosen.current and not chosen.known:
             return OK  # (the model cannot read code written for a release older than it knows)
-        if chosen.current:
-            ignore = OTHER_RELEASES
+        ignore = chosen.unreported
     else:
         click.echo(f"lightning-migrate: target Lightning {target}", err=True)
     options = settings.options(target)

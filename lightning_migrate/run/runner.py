@@ -585,12 +585,21 @@ class AutoTarget(NamedTuple):
         return self.pinned and self.version < CURRENT_BEFORE
 
     @property
+    def unreported(self) -> tuple[str, ...]:
+        """The codes not reported at this target: those about other releases, where the pin is current."""
+        return OTHER_RELEASES if self.current else ()
+
+    @property
     def known(self) -> bool:
         """Whether the model knows the release (a pin older than 1.4 is a release it cannot judge code in)."""
         return (self.version.major, self.version.minor) >= (RELEASES[0].major, RELEASES[0].minor)
 
 
 CURRENT_BEFORE = Version(1, 5, 0)
+# The findings that judge what a call does in releases other than the target (a value only known at run time,
+# a call that differed between releases, one the target cannot express, a value the model does not judge):
+# not reported where the target is a pin the code is written for, the release it runs on.
+OTHER_RELEASES = ("LM101", "LM102", "LM103", "LM104")
 
 
 def auto_target(start: Path) -> AutoTarget:
