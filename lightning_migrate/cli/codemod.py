@@ -1,10 +1,11 @@
 """The codemod as a LibCST codemod command, for projects that run their codemods through ``python -m
 libcst.tool codemod``::
 
-    python -m libcst.tool codemod -x lightning_migrate.cli.codemod.MigrateTrainerFlags \\
+    python -m libcst.tool codemod --no-format -x lightning_migrate.cli.codemod.MigrateTrainerFlags \\
         --target-version 2.6 src/
 
-or, with ``modules: [lightning_migrate.cli]`` in ``.libcst.codemod.yaml``, ``codemod.MigrateTrainerFlags``.
+or, with ``modules: [lightning_migrate.cli]`` in ``.libcst.codemod.yaml``, ``codemod.MigrateTrainerFlags``
+(``--no-format``: LibCST runs black over what a command writes unless told not to, or given a formatter).
 Each Python file goes through the same planner as ``lightning-migrate FILE`` run on that file alone (its
 ``# noqa`` comments and the selection included; what a run learns from the other files of a project, such
 as a Trainer subclass defined elsewhere, is not gathered: LibCST hands a command one file at a time), and

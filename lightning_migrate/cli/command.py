@@ -147,15 +147,12 @@ def _chosen(chosen: AutoTarget) -> str:
     if not chosen.current:
         return f"{chosen.version} ({chosen.why})"
     newest = RELEASES[-1].minor_line
+    pin = f"{chosen.version} is the project's pin ({chosen.why})"
+    how = f"pass --target-version {newest} to migrate"
     if not chosen.known:
         older = f"older than the releases lightning-migrate knows ({RELEASES[0].minor_line} to {newest})"
-        return f"{chosen.version} is the project's pin ({chosen.why}), {older}: nothing to migrate to;" + (
-            f" pass --target-version {newest} to migrate"
-        )
-    return (
-        f"{chosen.version} is the project's pin ({chosen.why}): nothing to migrate to but what"
-        f" {chosen.version.minor_line} deprecates itself; pass --target-version {newest} to migrate"
-    )
+        return f"{pin}, {older}: nothing to migrate to; {how}"
+    return f"{pin}: nothing to migrate to but what {chosen.version.minor_line} deprecates itself; {how}"
 
 
 def walked(files: Iterable[Path], selection: FileSelection) -> str:
