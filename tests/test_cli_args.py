@@ -141,3 +141,14 @@ def test_a_pin_newer_than_the_model_targets_the_newest(tmp_path: Path) -> None:
 def test_an_explicit_target_is_said_under_q(project: Path) -> None:
     outcome = run("--check", "-q", "--target-version", "2.6", str(project))
     assert outcome.err.splitlines()[0] == "lightning-migrate: target Lightning 2.6.6"
+
+
+def test_a_pin_older_than_the_model_gives_an_empty_report_and_keeps_a_pipe(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = pinned(tmp_path, "1.2.0")
+    outcome = run("--check", "--output-format", "json", str(project))
+    assert (outcome.code, outcome.out) == (0, "[]\n")
+    monkeypatch.chdir(project)
+    piped = run("-", stdin=OLD_FORMS.encode())
+    assert (piped.code, piped.out) == (0, OLD_FORMS)

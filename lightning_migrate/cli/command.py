@@ -88,13 +88,13 @@ def _run(
         click.echo(f"lightning-migrate: configuration: {where}", err=True)
     target = settings["target-version"]
     ignore: tuple[str, ...] = ()
+    judged = True
     if target is None:
         chosen = auto_target(start_of(paths, stdin_filename))
         target = chosen.version
         # (which target was used is said under -q too: the findings mean nothing without it)
         click.echo(f"lightning-migrate: target Lightning {_chosen(chosen)}", err=True)
-        if chosen.current and not chosen.known:
-            return OK  # (the model cannot read code written for a release older than it knows)
+        judged = chosen.known or not chosen.current  # (code written for a release older than the model's)
         ignore = chosen.unreported
     else:
         click.echo(f"lightning-migrate: target Lightning {target}", err=True)
@@ -103,6 +103,11 @@ def _run(
     options = replace(options, ignore=options.ignore + ignore, texts=mode != "check")
     stdout_taken = mode == "diff" or (mode == "rewrite" and list(paths) == [Path("-")])
     stream = Stream(settings["output-format"], mode, stdout_taken, how.quiet, live=False)
+    if not judged:
+        if list(paths) == [Path("-")] and mode == "rewrite":  # (a pipe never loses code)
+            sys.stdout.buffer.write(sys.stdin.buffer.read())
+        stream.close(summary=False)  # (an empty report in the format asked: JSON's `[]`)
+        return OK
     if list(paths) == [Path("-")]:
         stream.add(_stdin(stdin_filename, settings, options, mode))
     else:
