@@ -73,4 +73,4 @@ def test_inspect_rejects_a_broken_call() -> None:
 def test_source_release_must_parse() -> None:
     code, out = run("inspect", "gpus=2", "--source", "latest")
     assert code == 2
-    assert "not a Lightning version" in out
+    assert "'latest' is not a release lightning-migrate knows" in out

@@ -88,7 +88,8 @@ def test_unsafe_fixes_and_shim_from_the_configuration(project: Path) -> None:
     [
         ('target-versoin = "2.6"', "unknown key 'target-versoin' in [tool.lightning-migrate]"),
         ('select = "LM001"', "select must be a list of rule codes or prefixes, not 'LM001'"),
-        ('target-version = "3.0"', "target-version: 3.0: lightning-migrate knows releases 1.4.9 to 2.6.6"),
+        ('target-version = "3.0"', "target-version: '3.0' is not a release lightning-migrate knows; give a"),
+        ('source-version = "1.10"', "source-version: '1.10' is not a release lightning-migrate knows"),
         ('ignore = ["LM77"]', "ignore: unknown rule code or prefix LM77"),
         ('output-format = "xml"', "output-format: 'xml' is not one of text, json, github, sarif"),
         ("force-exclude = 1", "force-exclude must be true or false, not 1"),

@@ -49,10 +49,29 @@ def paths(outcome_out: str) -> set[str]:
     return {line.split(":", 1)[0] for line in outcome_out.splitlines()}
 
 
-def test_a_walk_takes_python_stubs_notebooks_and_yaml_and_the_rest_with_extend_include(project: Path) -> None:
-    assert paths(run("--check", *TARGET, ".").out) == {"config.yaml", "train.ipynb", "stub.pyi"}
+def test_a_walk_takes_python_stubs_notebooks_yaml_and_shell_and_the_rest_with_extend_include(
+    project: Path,
+) -> None:
+    assert paths(run("--check", *TARGET, ".").out) == {"config.yaml", "train.ipynb", "stub.pyi", "run.sh"}
     included = run("--check", *TARGET, "--extend-include", "*.md", ".").out
-    assert paths(included) == {"config.yaml", "train.ipynb", "stub.pyi", "README.md"}
+    assert paths(included) == {"config.yaml", "train.ipynb", "stub.pyi", "run.sh", "README.md"}
+
+
+def test_verbose_says_which_kinds_were_walked(project: Path) -> None:
+    said = [line for line in run("--check", "-v", *TARGET, ".").err.splitlines() if "walked:" in line]
+    assert said == [
+        "lightning-migrate: walked: python (1 file), notebook (1 file), yaml (1 file), shell (1 file);"
+        " markdown and rest only with --extend-include"
+    ]
+    said = [
+        line
+        for line in run("--check", "-v", *TARGET, "--extend-include", "*.md", ".").err.splitlines()
+        if "walked:" in line
+    ]
+    assert said == [
+        "lightning-migrate: walked: python (1 file), notebook (1 file), yaml (1 file), markdown (1 file),"
+        " shell (1 file); rest only with --extend-include"
+    ]
 
 
 def test_extend_include_from_the_configuration(project: Path) -> None:

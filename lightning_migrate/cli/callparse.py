@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
-from lightning_migrate.semantics.model import Obj, Value
+from lightning_migrate.semantics.model import Hardware, Obj, Value
 from lightning_migrate.semantics.signature import MODELLED
 
 
@@ -25,6 +25,18 @@ class Call:
     line: int
     text: str
     flags: dict[str, Value]
+    where: str = ""  # where it is, as its file's kind addresses it ("cell 3:2"); "" for the line alone
+    note: str = ""  # what the flags shown do not say (a config Hydra composes with others)
+
+
+@dataclass(frozen=True)
+class Unread:
+    """A call whose flags are not inspected, and why."""
+
+    line: int
+    text: str
+    why: str
+    where: str = ""
 
 
 def parse_arguments(text: str) -> dict[str, Value]:
@@ -45,9 +57,12 @@ def parse_arguments(text: str) -> dict[str, Value]:
 Names = dict[str, ast.expr]  # names bound exactly once in a file, to their expression
 
 
-def keywords(call: ast.Call, names: Names | None = None, skip: int = 0) -> dict[str, Value]:
+def keywords(
+    call: ast.Call, names: Names | None = None, skip: int = 0, machine: Hardware | None = None
+) -> dict[str, Value]:
     """The modelled flags of ``call`` (after ``skip`` leading positional arguments), resolving names bound
-    once in the file and ``**`` dicts (displays or ``dict(...)``) through ``names``."""
+    once in the file and ``**`` dicts (displays or ``dict(...)``) through ``names``, and what asks the
+    ``machine`` (``torch.cuda.device_count()``) through it."""
     names = names or {}
     if len(call.args) > skip:
         raise NotLiteral("positional arguments to Trainer are not supported; name them")
@@ -56,9 +71,9 @@ def keywords(call: ast.Call, names: Names | None = None, skip: int = 0) -> dict[
         if keyword.arg is None:
             for key, value in _dict_items(keyword.value, names):
                 if key in MODELLED:
-                    flags[key] = literal(value, names)
+                    flags[key] = literal(value, names, machine=machine)
         elif keyword.arg in MODELLED:  # max_epochs, logger, callbacks ... do not matter here
-            flags[keyword.arg] = literal(keyword.value, names)
+            flags[keyword.arg] = literal(keyword.value, names, machine=machine)
     return flags
 
 
@@ -102,20 +117,30 @@ def bound_once(tree: ast.AST) -> Names:
     return {name: values[0] for name, values in seen.items() if len(values) == 1}
 
 
-def literal(node: ast.expr, names: Names | None = None, followed: frozenset[str] = frozenset()) -> Value:
-    """The value of ``node``, following ``names`` (each once: `gpus = gpus` is a run-time value)."""
+def literal(
+    node: ast.expr,
+    names: Names | None = None,
+    followed: frozenset[str] = frozenset(),
+    machine: Hardware | None = None,
+) -> Value:
+    """The value of ``node``, following ``names`` (each once: `gpus = gpus` is a run-time value); what asks
+    the machine (``torch.cuda.device_count()``, ``min(1, ...)`` of it) is what ``machine`` answers."""
     names = names or {}
     if isinstance(node, ast.Name) and node.id in names and node.id not in followed:
-        return literal(names[node.id], names, followed | {node.id})
+        return literal(names[node.id], names, followed | {node.id}, machine)
+    asked, value = _machine_value(node, names, followed, machine)
+    if asked:
+        return value
     if isinstance(node, ast.Call) and not node.args:
         name = _name(node.func)
         if name is None:
             raise NotLiteral(ast.unparse(node))
         return Obj.of(
-            name, **{k.arg: literal(k.value, names, followed) for k in node.keywords if k.arg is not None}
+            name,
+            **{k.arg: literal(k.value, names, followed, machine) for k in node.keywords if k.arg is not None},
         )
     if isinstance(node, (ast.List, ast.Tuple)):
-        return [literal(element, names, followed) for element in node.elts]
+        return [literal(element, names, followed, machine) for element in node.elts]
     try:
         value = ast.literal_eval(node)
     except ValueError as exc:
@@ -125,9 +150,53 @@ def literal(node: ast.expr, names: Names | None = None, followed: frozenset[str]
     raise NotLiteral(f"`{ast.unparse(node)}` is not a Trainer flag value")
 
 
-def trainer_calls(source: str) -> Iterator[Call | tuple[int, str, str]]:
+# what a script asks torch about the machine, by the dotted call, answered from the machine inspected
+_ASKS: dict[str, Callable[[Hardware], Value]] = {
+    "torch.cuda.device_count": lambda machine: machine.cuda,
+    "torch.cuda.is_available": lambda machine: machine.cuda > 0,
+}
+_FOLDS: dict[str, Callable[[Iterable[int]], int]] = {"min": min, "max": max}  # of the values, each known
+
+
+def _machine_value(
+    node: ast.expr, names: Names, followed: frozenset[str], machine: Hardware | None
+) -> tuple[bool, Value]:
+    """(True, what a question to the machine gives on ``machine``): ``torch.cuda.device_count()``,
+    ``min``/``max`` of known values, ``a if torch.cuda.is_available() else b``; (False, None) where ``node``
+    is none of those (or no machine is named)."""
+    if machine is None:
+        return False, None
+    if isinstance(node, ast.IfExp):
+        asked, test = _machine_value(node.test, names, followed, machine)
+        if asked and isinstance(test, bool):
+            return True, literal(node.body if test else node.orelse, names, followed, machine)
+        return False, None
+    if not isinstance(node, ast.Call) or node.keywords:
+        return False, None
+    dotted = _dotted(node.func)
+    if dotted in _ASKS and not node.args:
+        return True, _ASKS[dotted](machine)
+    if dotted in _FOLDS and node.args and not any(isinstance(a, ast.Starred) for a in node.args):
+        values = [literal(argument, names, followed, machine) for argument in node.args]
+        if all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+            return True, _FOLDS[dotted](v for v in values if isinstance(v, int))
+    return False, None
+
+
+def _dotted(node: ast.expr) -> str | None:
+    """``torch.cuda.device_count`` as written; None for anything but names and attributes."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = _dotted(node.value)
+        return f"{base}.{node.attr}" if base is not None else None
+    return None
+
+
+def trainer_calls(source: str, machine: Hardware | None = None) -> Iterator[Call | Unread]:
     """Every call of something named ``Trainer`` in a file (also ``Trainer.from_argparse_args(args, ...)`` and
-    ``partial(Trainer, ...)``): a parsed ``Call`` or (line, text, why not)."""
+    ``partial(Trainer, ...)``): a parsed ``Call`` or why not (``Unread``), as ``ast.walk`` meets them;
+    ``machine``: the one whose questions (``torch.cuda.device_count()``) are answered (None: none is)."""
     tree = ast.parse(source)
     names = bound_once(tree)
     aliases = trainer_aliases(tree)
@@ -139,9 +208,9 @@ def trainer_calls(source: str) -> Iterator[Call | tuple[int, str, str]]:
             continue
         text = ast.get_source_segment(source, node) or ast.unparse(node)
         try:
-            yield Call(node.lineno, text, keywords(node, names, skip))
+            yield Call(node.lineno, text, keywords(node, names, skip, machine))
         except NotLiteral as exc:
-            yield (node.lineno, text, str(exc))
+            yield Unread(node.lineno, text, str(exc))
 
 
 def trainer_aliases(tree: ast.Module) -> set[str]:

@@ -8,6 +8,7 @@ import gc
 import os
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from itertools import chain
@@ -18,9 +19,11 @@ import click
 from lightning_migrate.cli.output import Stream
 from lightning_migrate.cli.settings import Settings, start_of
 from lightning_migrate.files import sourcefile
-from lightning_migrate.files.discovery import discover
+from lightning_migrate.files.discovery import FileSelection, discover
+from lightning_migrate.run import file_kinds as kinds
 from lightning_migrate.run.options import Options
 from lightning_migrate.run.runner import (
+    AutoTarget,
     FileResult,
     auto_target,
     process_all,
@@ -28,6 +31,7 @@ from lightning_migrate.run.runner import (
     process_file,
     required_floor,
 )
+from lightning_migrate.semantics.model import RELEASES
 
 OK, WORK, ERROR = 0, 1, 2
 INTERRUPTED = 130  # the shell's status for a command ended by Ctrl-C (128 + SIGINT)
@@ -84,23 +88,37 @@ def _run(
         where = settings.config.path or "none found, defaults apply"
         click.echo(f"lightning-migrate: configuration: {where}", err=True)
     target = settings["target-version"]
+    ignore: tuple[str, ...] = ()
+    judged = True
     if target is None:
-        target, why = auto_target(start_of(paths, stdin_filename))
-        _say(how, f"lightning-migrate: target Lightning {target} ({why})")
+        chosen = auto_target(start_of(paths, stdin_filename))
+        target = chosen.version
+        # (which target was used is said under -q too: the findings mean nothing without it)
+        click.echo(f"lightning-migrate: target Lightning {_chosen(chosen)}", err=True)
+        judged = chosen.known or not chosen.current  # (code written for a release older than the model's)
+        ignore = chosen.unreported
     else:
-        _say(how, f"lightning-migrate: target Lightning {target}")
+        click.echo(f"lightning-migrate: target Lightning {target}", err=True)
+    options = settings.options(target)
     # (--check needs to know only that a file would change: its texts stay in the worker)
     floor = required_floor(start_of(paths, stdin_filename))
-    options = replace(settings.options(target), texts=mode != "check", floor=floor)
+    options = replace(options, ignore=options.ignore + ignore, texts=mode != "check", floor=floor)
     stdout_taken = mode == "diff" or (mode == "rewrite" and list(paths) == [Path("-")])
     stream = Stream(settings["output-format"], mode, stdout_taken, how.quiet, live=False)
+    if not judged:
+        if list(paths) == [Path("-")] and mode == "rewrite":  # (a pipe never loses code)
+            sys.stdout.buffer.write(sys.stdin.buffer.read())
+        stream.close(summary=False)  # (an empty report in the format asked: JSON's `[]`)
+        return OK
     if list(paths) == [Path("-")]:
         stream.add(_stdin(stdin_filename, settings, options, mode))
     else:
-        found = discover(paths, settings.selection())
+        selection = settings.selection()
+        found = discover(paths, selection)
         for path, warning in found.warnings:
             _say(how, f"lightning-migrate: warning: {path.as_posix()}: {warning}")
         if how.verbose:
+            click.echo(f"lightning-migrate: walked: {walked(found.files, selection)}", err=True)
             for folder, why in found.skipped:
                 click.echo(
                     f"lightning-migrate: skipped {folder.as_posix()}/: {why}, written by a run", err=True
@@ -128,6 +146,34 @@ def _run(
             click.echo(f"lightning-migrate: {_fate(result, mode)}", err=True)
     stream.close()
     return exit_status(stream.results, how)
+
+
+def _chosen(chosen: AutoTarget) -> str:
+    """The line that says which release ``auto`` chose; for a pin the code's forms are current in, that
+    there is nothing to migrate to, and how to migrate."""
+    if not chosen.current:
+        return f"{chosen.version} ({chosen.why})"
+    newest = RELEASES[-1].minor_line
+    pin = f"{chosen.version} is the project's pin ({chosen.why})"
+    how = f"pass --target-version {newest} to migrate"
+    if not chosen.known:
+        older = f"older than the releases lightning-migrate knows ({RELEASES[0].minor_line} to {newest})"
+        return f"{pin}, {older}: nothing to migrate to; {how}"
+    return f"{pin}: nothing to migrate to but what {chosen.version.minor_line} deprecates itself; {how}"
+
+
+def walked(files: Iterable[Path], selection: FileSelection) -> str:
+    """The kinds of files a run takes, each with how many it found: those a walk takes by default, those
+    ``extend-include`` takes (or a path named brought in), then those left to ``extend-include``."""
+    counts = Counter(kinds.kind_of(path).name for path in files)
+    taken = [
+        kind.name
+        for kind in kinds.KINDS
+        if kind.walked or counts[kind.name] or any(selection.included(Path(f"a{s}")) for s in kind.suffixes)
+    ]
+    said = ", ".join(f"{name} ({counts[name]} file{'s' * (counts[name] != 1)})" for name in taken)
+    left = [kind.name for kind in kinds.KINDS if kind.name not in taken]
+    return said + (f"; {' and '.join(left)} only with --extend-include" if left else "")
 
 
 def _say(how: Behaviour, message: str) -> None:

@@ -36,7 +36,7 @@ KEYS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "ignore": (_strings, "a list of rule codes or prefixes"),
     "exclude": (_strings, "a list of gitignore-style patterns"),
     "extend-exclude": (_strings, "a list of gitignore-style patterns"),
-    "extend-include": (_strings, 'a list of gitignore-style patterns such as "*.sh", "*.md"'),
+    "extend-include": (_strings, 'a list of gitignore-style patterns such as "*.md", "*.rst"'),
     "force-exclude": (_bool, "true or false"),
     "respect-gitignore": (_bool, "true or false"),
     "per-file-ignores": (_per_file, 'a table of pattern = ["LM001", ...]'),

@@ -32,6 +32,16 @@ def describe(setup: Setup) -> str:
     return f"{setup.accelerator} [{devices}]{nodes}, strategy {setup.strategy}{precision}"
 
 
+INDENT = " " * 10  # the column the table's text starts at, after "  1.5.10  "
+
+
+def _aligned(first: str, text: str) -> str:
+    """``text`` after ``first``, its further lines (an exception's message of several lines) at the table's
+    column too, not at the start of the line."""
+    head, *rest = text.split("\n")
+    return "\n".join([first + head, *(INDENT + line.strip() for line in rest)])
+
+
 @dataclass
 class Row:
     version: Version
@@ -63,14 +73,20 @@ class Report:
         for row in self.rows:
             marker = "  (source)" if row.version == self.source else ""
             keep = self._keep_text(row)
-            if (row.outcome, keep) == previous and not row.interpretation.deprecations:
+            # (the newest release is always shown in full: the row most read, without scanning up)
+            newest = row is self.rows[-1]
+            if (row.outcome, keep) == previous and not row.interpretation.deprecations and not newest:
                 lines.append(f"  {row.version!s:<7} same as above")
                 continue
+            same = row.outcome == previous[0] and not newest and not marker
             previous = (row.outcome, keep)
-            lines.append(f"  {row.version!s:<7} {row.outcome}{marker}")
-            lines.extend(f"          deprecated: {d.message}" for d in row.interpretation.deprecations)
+            outcome = "same as above" if same else f"{row.outcome}{marker}"
+            lines.append(_aligned(f"  {row.version!s:<7} ", outcome))
+            lines.extend(
+                _aligned(INDENT, f"deprecated: {d.message}") for d in row.interpretation.deprecations
+            )
             if keep:
-                lines.append(f"          {keep}")
+                lines.append(_aligned(INDENT, keep))
         return "\n".join(lines)
 
     def _keep_text(self, row: Row) -> str:

@@ -20,7 +20,8 @@ from lightning_migrate.semantics.model import RELEASES, Hardware, Version
 # (`rules`, `explain` and `inspect` import what only they need when they run: every run pays for what the
 # module imports, and most runs are `migrate`)
 if TYPE_CHECKING:
-    from lightning_migrate.cli.callparse import Call
+    from lightning_migrate.cli.callparse import Call, Unread
+    from lightning_migrate.cli.inspection import Report
 
 
 class _DefaultToMigrate(click.Group):
@@ -54,9 +55,12 @@ def main() -> None:
     "paths", nargs=-1, required=True, type=click.Path(exists=True, allow_dash=True, path_type=Path)
 )
 @click.option(
-    "--diff", "mode", flag_value="diff", help="Print a unified diff (for `git apply`); change nothing."
+    "--diff",
+    is_flag=True,
+    help="Print a unified diff (for `git apply`) and the findings; change nothing. With --check too (black's"
+    " CI idiom) it does the same: exit 1 when there is work.",
 )
-@click.option("--check", "mode", flag_value="check", help="Only report; change nothing.")
+@click.option("--check", is_flag=True, help="Only report; change nothing.")
 @click.option(
     "--target-version",
     metavar="X.Y|auto",
@@ -93,8 +97,8 @@ def main() -> None:
     "--extend-include",
     multiple=True,
     metavar="PATTERN",
-    help="Patterns of files to take from walked folders besides .py, .pyi, .ipynb and YAML files, such as"
-    " '*.sh', '*.md', '*.rst' (shell scripts, Markdown, reST).",
+    help="Patterns of files to take from walked folders besides Python, notebooks, YAML and shell scripts"
+    " (.py, .pyi, .ipynb, .yaml, .yml, .sh, .bash, .zsh), such as '*.md', '*.rst' (Markdown, reST).",
 )
 @click.option(
     "--force-exclude/--no-force-exclude",
@@ -123,7 +127,8 @@ def main() -> None:
 @click.option("-v", "--verbose", is_flag=True, help="Say what happened to each file, and why.")
 def migrate(
     paths: tuple[Path, ...],
-    mode: str | None,
+    diff: bool,
+    check: bool,
     stdin_filename: Path | None,
     jobs: int | None,
     quiet: bool,
@@ -150,7 +155,10 @@ def migrate(
         click.echo(f"lightning-migrate: error: {exc}", err=True)
         sys.exit(2)
     how = Behaviour(jobs, quiet, verbose, exit_zero, exit_zero_even_if_changed)
-    sys.exit(run(paths, mode or "rewrite", settings, stdin_filename, how))
+    # (--check --diff is --diff: it already changes nothing and exits 1 where there is work; the diff is
+    # what the pair asks for in CI, as black prints it)
+    mode = "diff" if diff else "check" if check else "rewrite"
+    sys.exit(run(paths, mode, settings, stdin_filename, how))
 
 
 @main.command()
@@ -174,10 +182,11 @@ def explain_command(code: str) -> None:
 
 
 def _version(_: click.Context, __: click.Parameter, value: str | None) -> Version | None:
-    if value is None:
-        return None
+    """A release as ``--target-version`` takes it; ``auto``: the default, the oldest that accepts the call."""
+    from lightning_migrate.cli.settings import parse_release
+
     try:
-        return Version.parse(value)
+        return parse_release(value)
     except ValueError as exc:
         raise click.BadParameter(str(exc)) from exc
 
@@ -188,7 +197,8 @@ def _version(_: click.Context, __: click.Parameter, value: str | None) -> Versio
     "--file",
     "path",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    help="Inspect every Trainer(...) call in this Python file instead.",
+    help="Inspect every Trainer call in this file instead: Python, a notebook, a YAML Trainer config"
+    " (LightningCLI, Hydra), a shell script's command lines, Markdown or reST code blocks.",
 )
 @click.option(
     "--cuda", type=click.IntRange(min=0), default=0, show_default=True, help="CUDA GPUs on the machine."
@@ -198,8 +208,8 @@ def _version(_: click.Context, __: click.Parameter, value: str | None) -> Versio
 @click.option(
     "--source",
     callback=_version,
-    metavar="X.Y[.Z]",
-    help="Release the call was written for (default: the oldest release that accepts it).",
+    metavar="X.Y[.Z]|auto",
+    help="Release the call was written for (default auto: the oldest release that accepts it).",
 )
 @click.option("--output-format", type=click.Choice(["text", "json"]), default="text", show_default=True)
 def inspect(
@@ -219,57 +229,61 @@ def inspect(
     """
     if (call is None) == (path is None):
         raise click.UsageError("give either a CALL or --file PATH")
-    from lightning_migrate.cli.callparse import Call, parse_arguments, trainer_calls
+    from lightning_migrate.cli.callparse import Call, parse_arguments
     from lightning_migrate.cli.inspection import inspect_call
 
     hardware = Hardware(cuda=cuda, tpu_cores=8 if tpu else 0, mps=mps)
-    calls: list[Call | tuple[int, str, str]]
+    calls: list[Call | Unread]
     if path is not None:
-        calls = list(trainer_calls(path.read_text(encoding="utf-8")))
+        from lightning_migrate.cli.inspect_files import InspectError, calls_in, cannot_parse
+
+        try:
+            calls = calls_in(path, hardware)
+        except InspectError as exc:
+            click.echo(f"lightning-migrate: error: {cannot_parse(path, exc)}", err=True)
+            sys.exit(2)
         if not calls:
-            click.echo(f"{path}: no Trainer(...) call found", err=True)
+            click.echo(f"{path}: no Trainer call, config or command line found", err=True)
     else:
         try:
             calls = [Call(0, call or "", parse_arguments(call or ""))]
         except ValueError as exc:
             raise click.BadParameter(str(exc), param_hint="CALL") from exc
-    reports: list[Any] = []
-    for item in calls:
-        if isinstance(item, Call):
-            report = inspect_call(item.flags, hardware, RELEASES, source)
-            reports.append((item, report))
-        else:
-            reports.append(item)
+    reports = [
+        (item, inspect_call(item.flags, hardware, RELEASES, source))
+        if isinstance(item, Call)
+        else (item, None)
+        for item in calls
+    ]
     if output_format == "json":
         import json
 
-        json.dump([_json(item) for item in reports], sys.stdout, indent=2)
+        json.dump([_json(item, report) for item, report in reports], sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
-        for index, item in enumerate(reports):
+        for index, (item, report) in enumerate(reports):
             if index:
                 click.echo()
-            click.echo(_text(item, path))
+            click.echo(_text(item, report, path))
 
 
-def _text(item: Any, path: Path | None) -> str:
-    from lightning_migrate.cli.callparse import Call
+def _text(item: Call | Unread, report: Report | None, path: Path | None) -> str:
+    from lightning_migrate.cli.callparse import Call, Unread
 
-    if not isinstance(item[0], Call):
-        line, text, why = item
-        return f"{path}:{line}: {text}\n  not inspected: {why}"
-    call, report = item
-    where = f"{path}:{call.line}: " if path else ""
-    return f"{where}{report.title}\n{report.table()}"
+    where = f"{path}:{item.where or item.line}: " if path else ""
+    if report is None:
+        assert isinstance(item, Unread)
+        return f"{where}{item.text}\n  not inspected: {item.why}"
+    note = f"\n  note: {item.note}" if isinstance(item, Call) and item.note else ""
+    return f"{where}{report.title}{note}\n{report.table()}"
 
 
-def _json(item: Any) -> dict[str, Any]:
-    from lightning_migrate.cli.callparse import Call
-    from lightning_migrate.cli.inspection import Report
+def _json(item: Call | Unread, report: Report | None) -> dict[str, Any]:
+    from lightning_migrate.cli.callparse import Call, Unread
 
-    if not isinstance(item[0], Call):
-        line, text, why = item
-        return {"line": line, "call": text, "error": why}
-    call, report = item
-    assert isinstance(report, Report)
-    return {"line": call.line or None, "call": call.text, **report.as_dict()}
+    place = {"line": item.line or None, **({"where": item.where} if item.where else {}), "call": item.text}
+    if report is None:
+        assert isinstance(item, Unread)
+        return {**place, "error": item.why}
+    note = {"note": item.note} if isinstance(item, Call) and item.note else {}
+    return {**place, **note, **report.as_dict()}

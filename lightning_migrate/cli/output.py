@@ -55,12 +55,14 @@ class Stream:
         if self.live:
             self._flush()
 
-    def close(self) -> None:
+    def close(self, summary: bool = True) -> None:
+        """The output's end (JSON's closing bracket, SARIF's run), then the summary unless told not to (a run
+        that judged no file, having said why)."""
         self._flush()
         CLOSERS[self.output_format](self)
-        summary = _summary(self.run)
-        if summary:
-            click.echo(summary, err=True)
+        said = _summary(self.run) if summary else ""
+        if said:
+            click.echo(said, err=True)
 
     def _flush(self) -> None:
         run = self.run

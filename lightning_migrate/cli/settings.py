@@ -3,6 +3,7 @@ converted and checked by one table. A bad value names where it came from."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,17 +17,34 @@ from lightning_migrate.files.discovery import DEFAULT_EXCLUDES, FileSelection
 from lightning_migrate.report.rules import RULES
 from lightning_migrate.run.file_kinds import WALKED_SUFFIXES
 from lightning_migrate.run.options import Options
-from lightning_migrate.semantics.model import RELEASES, Version, release
+from lightning_migrate.semantics.model import RELEASES, Version
+
+_RELEASE = re.compile(r"(\d+)\.(\d+)(?:\.(\d+))?")
+_EXAMPLE = max(r for r in RELEASES if r.major == 1)  # (1.9.5: a release of a line, not the last line's)
+
+
+def accepted_releases() -> str:
+    """What ``--target-version`` and ``--source-version`` take, for an error message."""
+    lines = ", ".join(version.minor_line for version in RELEASES)
+    return f"a minor line the model knows ({lines}), one of its releases (such as {_EXAMPLE}), or auto"
 
 
 def parse_release(value: str | None) -> Version | None:
-    """``X.Y`` (or ``X.Y.Z``) as the release lightning-migrate knows for that line; None for ``auto``."""
+    """``X.Y`` (the last release of a minor line the model knows) or ``X.Y.Z`` (a release of such a line, up
+    to its last); None for ``auto``. Anything else is refused, not read as the nearest release: the model
+    has no ``1.10`` nor ``2.3.99``, and ``2`` names no release."""
     if value is None or value == "auto":
         return None
-    version = release(value)  # ValueError for anything else
-    if not RELEASES[0] <= version <= RELEASES[-1]:
-        raise ValueError(f"{value}: lightning-migrate knows releases {RELEASES[0]} to {RELEASES[-1]}")
-    return version
+    match = _RELEASE.fullmatch(value.strip())
+    last = {(r.major, r.minor): r for r in RELEASES}
+    if match is not None:
+        major, minor, patch = (int(part) if part is not None else None for part in match.groups())
+        newest = last.get((major or 0, minor or 0))
+        if newest is not None and patch is None:
+            return newest
+        if newest is not None and patch is not None and patch <= newest.patch:
+            return Version(newest.major, newest.minor, patch)
+    raise ValueError(f"{value!r} is not a release lightning-migrate knows; give {accepted_releases()}")
 
 
 def parse_codes(values: Iterable[str]) -> tuple[str, ...]:

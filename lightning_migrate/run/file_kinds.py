@@ -69,7 +69,8 @@ KINDS: tuple[Kind, ...] = (
     Kind("yaml", (".yaml", ".yml"), _front("yaml"), True, FLAG_WORDS, True, holds),
     Kind("markdown", (".md", ".markdown"), _front("docs"), False, FLAG_WORDS),
     Kind("rest", (".rst",), _front("docs"), False, FLAG_WORDS),
-    Kind("shell", (".sh", ".bash", ".zsh"), _front("shell"), False, FLAG_WORDS, True),
+    # (walked: shell scripts are where launch commands live; documentation stays opt-in)
+    Kind("shell", (".sh", ".bash", ".zsh"), _front("shell"), True, FLAG_WORDS, True),
 )
 BY_SUFFIX = {suffix: kind for kind in KINDS for suffix in kind.suffixes}
 WALKED_SUFFIXES = tuple(suffix for kind in KINDS if kind.walked for suffix in kind.suffixes)

@@ -569,11 +569,47 @@ _PIN = re.compile(
 PIN_FILES = ("pyproject.toml", "setup.cfg", "setup.py", "environment.yml", "environment.yaml")
 
 
-def auto_target(start: Path) -> tuple[Version, str]:
+class AutoTarget(NamedTuple):
+    """The release ``auto`` chose, why (for the line that says it), and whether it is the project's pin."""
+
+    version: Version
+    why: str
+    pinned: bool = False
+
+    @property
+    def current(self) -> bool:
+        """Whether the pin is a release the code's forms are current in: older than 1.5, the first release
+        that deprecated a hardware form of 1.4 code (``accelerator="ddp"`` as a training type, LM001;
+        ``DDPPlugin`` in ``plugins=``, LM003), so that nothing there is to migrate to; only
+        ``distributed_backend=``, which 1.4 itself deprecates, is."""
+        return self.pinned and self.version < CURRENT_BEFORE
+
+    @property
+    def unreported(self) -> tuple[str, ...]:
+        """The codes not reported at this target: those about other releases, where the pin is current."""
+        return OTHER_RELEASES if self.current else ()
+
+    @property
+    def known(self) -> bool:
+        """Whether the model knows the release (a pin older than 1.4 is a release it cannot judge code in)."""
+        return (self.version.major, self.version.minor) >= (RELEASES[0].major, RELEASES[0].minor)
+
+
+CURRENT_BEFORE = Version(1, 5, 0)
+# The findings that judge what a call does in releases other than the target (a value only known at run time,
+# a call that differed between releases, one the target cannot express, a value the model does not judge):
+# not reported where the target is a pin the code is written for, the release it runs on.
+OTHER_RELEASES = ("LM101", "LM102", "LM103", "LM104")
+
+
+def auto_target(start: Path) -> AutoTarget:
     """The release to migrate to: the project's own pin, else the installed release, else the newest."""
     pin = _project_pin(start)
+    if pin is not None and pin[0] > RELEASES[-1]:
+        newer = f"{pin[0]} pinned in {pin[1]}, newer than the releases lightning-migrate knows"
+        return AutoTarget(RELEASES[-1], newer)
     if pin is not None:
-        return pin[0], f"pinned in {pin[1]}"
+        return AutoTarget(pin[0], f"pinned in {pin[1]}", pinned=True)
     import importlib.metadata  # (only for `auto`, and only where no pin is found: a slow import)
 
     for distribution in ("lightning", "pytorch-lightning"):
@@ -583,8 +619,8 @@ def auto_target(start: Path) -> tuple[Version, str]:
             continue
         version = release(Version.parse(installed))
         if RELEASES[0] <= version <= RELEASES[-1]:
-            return version, f"{distribution} {installed} is installed"
-    return RELEASES[-1], "the newest release lightning-migrate knows"
+            return AutoTarget(version, f"{distribution} {installed} is installed")
+    return AutoTarget(RELEASES[-1], "the newest release lightning-migrate knows")
 
 
 def required_floor(start: Path) -> Version:

@@ -109,6 +109,18 @@ def migrate(text: str, request: Request) -> Migrated:
 PLAIN_JSON_DEPTH = 64
 
 
+def python_cells(text: str) -> list[tuple[int, str]]:
+    """The notebook's Python as this front end reads it: (cell number, the cell's code with its IPython lines
+    masked) for every code cell that is the kernel's Python; a notebook it cannot read is a ``SourceError``
+    (for ``inspect``, which reads the calls the codemod would)."""
+    try:
+        notebook = parse(text)
+    except (JSONError, RecursionError) as exc:
+        line = text.count("\n", 0, getattr(exc, "offset", 0)) + 1
+        raise SourceError(f"cannot parse the notebook's JSON: {exc}", line) from exc
+    return [(cell.number, cell.masked) for cell in _code_cells(notebook, text) if not cell.is_shell]
+
+
 def nothing_to_find(text: str, run: Run) -> bool:
     """Whether the front end surely finds nothing in the notebook ``text``, told from its JSON read by
     ``json.loads`` (C speed, no positions): a well-formed notebook (as ``_code_cells`` reads it) whose code
