@@ -15,6 +15,7 @@ from pathlib import Path
 
 import click
 
+from lightning_migrate.cli import style
 from lightning_migrate.cli.output import Stream
 from lightning_migrate.cli.settings import Settings, start_of
 from lightning_migrate.files import sourcefile
@@ -86,6 +87,8 @@ def _run(
     options = replace(settings.options(target), texts=mode != "check")
     stdout_taken = mode == "diff" or (mode == "rewrite" and list(paths) == [Path("-")])
     stream = Stream(settings["output-format"], mode, stdout_taken, how.quiet, live=False)
+    stream.statistics, stream.show_fixes = settings["statistics"], settings["show-fixes"]
+    stream.colour = style.colour()
     if list(paths) == [Path("-")]:
         stream.add(_stdin(stdin_filename, settings, options, mode))
     else:
