@@ -76,6 +76,7 @@ def test_a_remedy_fixes_what_it_names(unit: tuple[Path, ...]) -> None:
         for place in left:
             if place not in again:
                 fixed_by[place].add(remedy)
+        _assert_fixed_with_both(unit, replace(options, **flag), again, remedy)
     for place, finding in left.items():
         said = f"{place}: {finding.code} (remedy {finding.remedy!r}, fixed by {sorted(fixed_by[place])})"
         if finding.remedy in RERUNS or fixed_by[place]:
@@ -83,6 +84,16 @@ def test_a_remedy_fixes_what_it_names(unit: tuple[Path, ...]) -> None:
     settled = [place for place, f in left.items() if f.remedy == SOURCE_VERSION]
     if settled:
         _assert_settled(unit, options, settled)
+
+
+def _assert_fixed_with_both(
+    unit: Sequence[Path], options: Options, left: dict[Place, Finding], remedy: str
+) -> None:
+    """What a run with one flag leaves naming the other is fixed by the run with both."""
+    named = {place: f.remedy for place, f in left.items() if f.remedy in RERUNS and f.remedy != remedy}
+    for other in set(named.values()):
+        again = _run(unit, replace(options, **RERUNS[other]))
+        assert not [place for place, said in named.items() if said == other and place in again]
 
 
 def _assert_settled(unit: Sequence[Path], options: Options, places: list[Place]) -> None:
@@ -112,3 +123,11 @@ def _assert_settled(unit: Sequence[Path], options: Options, places: list[Place])
 def test_every_remedy_is_named_somewhere(fixture: str, code: str, remedy: str) -> None:
     left = _run((FIXTURES / fixture,), Options(TARGET))
     assert remedy in {f.remedy for f in left.values() if f.code == code}
+
+
+def test_a_call_the_shim_cannot_build_keeps_its_other_remedy() -> None:
+    """`flash.Trainer` is no call of Lightning's own Trainer for the shim: with `--shim` its finding still
+    names `--unsafe-fixes`, which fixes it."""
+    path = (FIXTURES / "subclasses/flash_trainer.py",)
+    assert [f.remedy for f in _run(path, Options(TARGET, shim=True)).values()] == [UNSAFE_FIXES]
+    assert _run(path, Options(TARGET, shim=True, unsafe=True)) == {}

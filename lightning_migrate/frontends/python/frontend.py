@@ -625,7 +625,7 @@ class _Migrator:
             return Unchanged()
         if self.shim and isinstance(decision, Refusal) and decision.code in _SHIMMED and holes(flags):
             node = next(a.node for a in _arguments(call.node) if a.keyword == decision.flag)
-            self._runtime(call, node, decision.message)
+            self._runtime(call, node, decision.message, decision.remedy)
             return decision
         self.findings.extend(self._remedied(call, flags, decision, findings))
         return decision
@@ -838,14 +838,14 @@ class _Migrator:
             found |= self.located.qualified(node, scope)
         return found
 
-    def _runtime(self, call: TrainerCall, node: ast.expr | ast.keyword, why: str) -> None:
+    def _runtime(self, call: TrainerCall, node: ast.expr | ast.keyword, why: str, remedy: str = "") -> None:
         """Report a flag value only known at run time (LM101); with ``shim``, route the call through the
         runtime shim, which applies the migration when the Trainer is built (not a subclass's call: the shim
-        builds Lightning's own Trainer)."""
+        builds Lightning's own Trainer). ``remedy``: the flag that fixes it otherwise (the planner's)."""
         shimmable = self._shimmable(call)
         if not self.shim or not shimmable:
             message = f"{why}; use the runtime shim (`--shim`) or pass the flags literally"
-            self._report(node, "LM101", message, remedy=SHIM if shimmable else "")
+            self._report(node, "LM101", message, remedy=SHIM if shimmable else remedy)
             return
         module = SHIM_MODULES[self._namespace(call.node, call.scope)]
         self._shimmed[id(call.node)] = module
