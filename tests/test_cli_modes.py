@@ -62,10 +62,15 @@ def test_one_bad_file_does_not_stop_the_others(tmp_path: Path) -> None:
 
 
 def test_stdin_rewrite_prints_the_new_source(tmp_path: Path) -> None:
-    outcome = run("-", "--stdin-filename", str(tmp_path / "train.py"), *TARGET, stdin=FIXABLE.encode())
+    name = ("--stdin-filename", str(tmp_path / "train.py"))
+    outcome = run("-", *name, *TARGET, "--show-fixes", stdin=FIXABLE.encode())
     assert outcome.code == 1
     assert outcome.out == FIXED
-    assert f"{(tmp_path / 'train.py').as_posix()}:3:11: LM001" in outcome.err  # findings moved off stdout
+    assert f"{(tmp_path / 'train.py').as_posix()}:3:11: LM001" in outcome.err  # fixes listed off stdout
+    assert "Rewrote" not in outcome.err  # (the rewrite is the output)
+    left = run("-", *name, *TARGET, stdin=UNFIXABLE.encode())
+    assert left.out == UNFIXABLE
+    assert f"{(tmp_path / 'train.py').as_posix()}:5:23: LM101" in left.err  # findings left, off stdout
     assert not (tmp_path / "train.py").exists()
 
 

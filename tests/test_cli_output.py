@@ -35,7 +35,8 @@ def test_text(project: Path) -> None:
     assert lines[2].startswith("train.py:3:11: LM004 ")
     assert "broken.py:3:7: error: cannot parse: invalid syntax" in outcome.err
     assert outcome.err.endswith(
-        "Found 3 deprecated usages in 2 files (2 fixable). 1 file could not be processed.\n"
+        "Found 3 deprecated usages in 2 files (2 fixable, 1 more with `--shim`)."
+        " 1 file could not be processed.\n"
     )
 
 

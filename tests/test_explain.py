@@ -8,6 +8,7 @@ import pytest
 from cli_helpers import run
 
 from lightning_migrate.frontends.python.frontend import migrate
+from lightning_migrate.report.findings import SHIM, SOURCE_VERSION, UNSAFE_FIXES
 from lightning_migrate.report.rule_examples import EXAMPLES
 from lightning_migrate.report.rules import RULES
 from lightning_migrate.run.options import Options
@@ -38,10 +39,27 @@ def test_explain_a_rule() -> None:
 
 
 def test_explain_by_name_and_an_unreported_rewrite() -> None:
-    outcome = run("explain", "no-equivalent")
-    assert outcome.out.startswith("LM103 no-equivalent\n")
+    outcome = run("explain", "rejected-call")
+    assert outcome.out.startswith("LM100 rejected-call\n")
     assert "Fix: none; the call is left as it is and reported." in outcome.out
     assert "  after: unchanged (reported, not rewritten)" in outcome.out
+
+
+@pytest.mark.parametrize(
+    ("code", "said"),
+    [
+        ("LM101", "  after, with `--shim`:\n"),
+        ("LM102", "  after, with `--source-version 1.5`:\n"),
+        ("LM103", "  after, with `--unsafe-fixes`:\n"),
+        ("LM104", "  written by hand instead:\n"),
+    ],
+)
+def test_explain_says_what_to_do_about_what_is_not_fixed(code: str, said: str) -> None:
+    outcome = run("explain", code)
+    assert "Fix: not automatic; the call is left as it is and reported.\nWhat to do: " in outcome.out
+    assert "Fix: none" not in outcome.out
+    assert said in outcome.out
+    assert "unchanged (reported, not rewritten)" not in outcome.out
 
 
 def test_explain_an_unknown_rule() -> None:
@@ -62,13 +80,35 @@ def test_example_is_its_fixture_pair_and_shows_the_rule(code: str) -> None:
     # the fixture's `# expect: CODE` lines are for the fixture suite, not for readers of `explain`
     fixture = "".join(line for line in case.read_text().splitlines(True) if not line.startswith("# expect:"))
     assert example.before == fixture
-    if example.after is None:
+    done_by_hand = example.flags or example.edited is not None  # (what to do: `test_what_to_do_is_real`)
+    if example.after is None or done_by_hand:
         assert not expected.exists()
     else:
         assert example.after == expected.read_text()
     result = migrate(example.before, release(example.target))
-    assert result.code == (example.after or example.before)
+    assert result.code == (example.before if done_by_hand else example.after or example.before)
     assert code in {f.code for f in result.findings}
+
+
+# the remedy each flag of an example's run is (a finding it fixes names it)
+FLAG_REMEDIES = {"--shim": SHIM, "--unsafe-fixes": UNSAFE_FIXES, "--source-version": SOURCE_VERSION}
+
+
+@pytest.mark.parametrize("code", sorted(c for c, e in EXAMPLES.items() if e.flags or e.edited is not None))
+def test_what_to_do_is_real(code: str) -> None:
+    """The command line reports the rule on ``before``; the run with the example's flags (on the code written
+    by hand, if any) prints ``after`` and leaves no finding of the rule; the finding names the flag."""
+    example = EXAMPLES[code]
+    target = ("--target-version", example.target)
+    reported = run("--check", "-", *target, stdin=example.before.encode())
+    assert f" {code} " in reported.out
+    start = example.edited if example.edited is not None else example.before
+    done = run("-", *target, *example.flags, stdin=start.encode())
+    assert done.out == example.after
+    assert f" {code} " not in done.err
+    assert done.code == 1  # (rewritten)
+    remedies = {f.remedy for f in migrate(example.before, release(example.target)).findings if f.code == code}
+    assert remedies == {FLAG_REMEDIES[example.flags[0]] if example.flags else ""}
 
 
 def test_the_unused_noqa_example_shows_lm900(tmp_path: Path) -> None:

@@ -39,8 +39,9 @@ def test_rewrite_in_place(project: Path) -> None:
     assert (project / "train.py").read_text() == NEW
     assert (project / "notes.txt").read_text() == 'Trainer(accelerator="ddp")\n'  # not Python: skipped
     assert "target Lightning 2.6.6" in err
-    assert "train.py:3:11: LM001" in out
-    assert out.rstrip().endswith("[*]")
+    assert f"Rewrote {(project / 'train.py').as_posix()} (2 fixes)\n" in err
+    assert out == ""  # the findings it fixed are counted, not listed (`--show-fixes` lists them)
+    assert "(2 fixed)" in err
     # a second run finds nothing left to do
     assert run(str(project), "--target-version", "2.6")[0] == 0
 
@@ -117,21 +118,21 @@ def test_auto_target_reads_the_project_pin(project: Path) -> None:
 
 
 def test_unsafe_fixes_write_the_modern_form_and_say_what_changes(project: Path) -> None:
-    code, out, _ = run(str(project / "train.py"), "--target-version", "2.6", "--unsafe-fixes")
+    code, _, err = run(str(project / "train.py"), "--target-version", "2.6", "--unsafe-fixes", "--show-fixes")
     assert code == 1
     assert (
         'pl.Trainer(strategy="ddp", accelerator="cuda", devices=2, max_epochs=3)'
         in (project / "train.py").read_text()
     )
-    assert "unsafe fix, changes behaviour: find_unused_parameters True -> False (on 2 CUDA GPUs)" in out
+    assert "unsafe fix, changes behaviour: find_unused_parameters True -> False (on 2 CUDA GPUs)" in err
 
 
 def test_without_unsafe_fixes_the_old_default_is_kept(project: Path) -> None:
-    code, out, _ = run(str(project / "train.py"), "--target-version", "2.6")
+    code, out, err = run(str(project / "train.py"), "--target-version", "2.6", "--show-fixes")
     assert code == 1
     assert (project / "train.py").read_text() == NEW
-    assert "LM001" in out
-    assert "unsafe fix" not in out
+    assert "LM001" in err
+    assert "unsafe fix" not in out + err
 
 
 RUNTIME = (
@@ -143,13 +144,13 @@ RUNTIME = (
 def test_shim_routes_calls_with_runtime_values_through_the_runtime_shim(tmp_path: Path) -> None:
     path = tmp_path / "train.py"
     path.write_text(RUNTIME)
-    code, out, _ = run(str(path), "--target-version", "2.6", "--shim")
+    code, _, err = run(str(path), "--target-version", "2.6", "--shim", "--show-fixes")
     assert code == 1
     assert path.read_text() == (
         "import pytorch_lightning as pl\nimport lightning_migrate.shim\n\n\ndef build(args):\n"
         "    return lightning_migrate.shim.Trainer(accelerator=args.accelerator)\n"
     )
-    assert "now builds `lightning_migrate.shim.Trainer`, which migrates the flags at run time [*]" in out
+    assert "now builds `lightning_migrate.shim.Trainer`, which migrates the flags at run time\n" in err
     assert run(str(path), "--target-version", "2.6", "--shim")[0] == 0  # a fixed point
 
 

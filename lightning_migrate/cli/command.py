@@ -16,6 +16,7 @@ from pathlib import Path
 
 import click
 
+from lightning_migrate.cli import style
 from lightning_migrate.cli.output import Stream
 from lightning_migrate.cli.settings import Settings, start_of
 from lightning_migrate.files import sourcefile
@@ -31,7 +32,7 @@ from lightning_migrate.run.runner import (
     process_file,
     required_floor,
 )
-from lightning_migrate.semantics.model import RELEASES
+from lightning_migrate.semantics.model import RELEASES, Version
 
 OK, WORK, ERROR = 0, 1, 2
 INTERRUPTED = 130  # the shell's status for a command ended by Ctrl-C (128 + SIGINT)
@@ -74,6 +75,19 @@ def run(
         return INTERRUPTED
 
 
+def _target(settings: Settings, start: Path) -> tuple[Version, tuple[str, ...], bool]:
+    """The release to migrate to, the codes not reported there, and whether the code is judged at all (not
+    where ``auto`` finds a pin older than the model); said on stderr, under -q too (the findings mean nothing
+    without it)."""
+    target = settings["target-version"]
+    if target is not None:
+        click.echo(f"lightning-migrate: target Lightning {target}", err=True)
+        return target, (), True
+    chosen = auto_target(start)
+    click.echo(f"lightning-migrate: target Lightning {_chosen(chosen)}", err=True)
+    return chosen.version, chosen.unreported, chosen.known or not chosen.current
+
+
 def _run(
     paths: Sequence[Path],
     mode: str,
@@ -87,28 +101,19 @@ def _run(
     if how.verbose:
         where = settings.config.path or "none found, defaults apply"
         click.echo(f"lightning-migrate: configuration: {where}", err=True)
-    target = settings["target-version"]
-    ignore: tuple[str, ...] = ()
-    judged = True
-    if target is None:
-        chosen = auto_target(start_of(paths, stdin_filename))
-        target = chosen.version
-        # (which target was used is said under -q too: the findings mean nothing without it)
-        click.echo(f"lightning-migrate: target Lightning {_chosen(chosen)}", err=True)
-        judged = chosen.known or not chosen.current  # (code written for a release older than the model's)
-        ignore = chosen.unreported
-    else:
-        click.echo(f"lightning-migrate: target Lightning {target}", err=True)
+    target, ignore, judged = _target(settings, start_of(paths, stdin_filename))
     options = settings.options(target)
     # (--check needs to know only that a file would change: its texts stay in the worker)
     floor = required_floor(start_of(paths, stdin_filename))
     options = replace(options, ignore=options.ignore + ignore, texts=mode != "check", floor=floor)
     stdout_taken = mode == "diff" or (mode == "rewrite" and list(paths) == [Path("-")])
     stream = Stream(settings["output-format"], mode, stdout_taken, how.quiet, live=False)
+    stream.statistics, stream.show_fixes = settings["statistics"], settings["show-fixes"]
+    stream.colour = style.colour()
     if not judged:
         if list(paths) == [Path("-")] and mode == "rewrite":  # (a pipe never loses code)
             sys.stdout.buffer.write(sys.stdin.buffer.read())
-        stream.close(summary=False)  # (an empty report in the format asked: JSON's `[]`)
+        stream.close(summary_wanted=False)  # (an empty report in the format asked: JSON's `[]`)
         return OK
     if list(paths) == [Path("-")]:
         stream.add(_stdin(stdin_filename, settings, options, mode))

@@ -43,6 +43,8 @@ KEYS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "output-format": (lambda v: isinstance(v, str), 'a string such as "text"'),
     "unsafe-fixes": (_bool, "true or false"),
     "shim": (_bool, "true or false"),
+    "statistics": (_bool, "true or false"),
+    "show-fixes": (_bool, "true or false"),
 }
 
 

@@ -31,18 +31,26 @@ def explain(rule: Rule) -> str:
         lines.append(said[:1].upper() + said[1:] + ".")
     if rule.link:
         lines.append(f"Upstream change: {rule.link}")
-    lines.append(
-        "Fix: automatic (behaviour-preserving, checked with the model)."
-        if rule.fixable
-        else "Fix: none; the call is left as it is and reported."
-    )
+    if rule.fixable:
+        lines.append("Fix: automatic (behaviour-preserving, checked with the model).")
+    elif rule.todo:
+        lines += ["Fix: not automatic; the call is left as it is and reported.", f"What to do: {rule.todo}."]
+    else:
+        lines.append("Fix: none; the call is left as it is and reported.")
     example = EXAMPLES.get(rule.code)
     if example:
         origin = f" (fixtures/{example.fixture}.py)" if example.fixture else ""
-        lines += ["", f"Example, for target Lightning {example.target}{origin}:", "", "  before:"]
-        lines.append(textwrap.indent(example.before, "    ").rstrip("\n"))
+        lines += ["", f"Example, for target Lightning {example.target}{origin}:", ""]
+        lines += _block("before:", example.before)
+        if example.edited is not None:
+            lines += ["", *_block("written by hand instead:", example.edited)]
         if example.after is not None:
-            lines += ["", "  after:", textwrap.indent(example.after, "    ").rstrip("\n")]
+            said = f"after, with `{' '.join(example.flags)}`:" if example.flags else "after:"
+            lines += ["", *_block(said, example.after)]
         else:
             lines += ["", "  after: unchanged (reported, not rewritten)"]
     return "\n".join(lines)
+
+
+def _block(title: str, code: str) -> list[str]:
+    return [f"  {title}", textwrap.indent(code, "    ").rstrip("\n")]

@@ -13,7 +13,7 @@ from lightning_migrate import __version__
 from lightning_migrate.cli.command import Behaviour, run
 from lightning_migrate.cli.config import ConfigError
 from lightning_migrate.cli.config import find as find_config
-from lightning_migrate.cli.output import FORMATS
+from lightning_migrate.cli.output import FORMATS, STATISTICS_FORMATS
 from lightning_migrate.cli.settings import resolve, start_of
 from lightning_migrate.semantics.model import RELEASES, Hardware, Version
 
@@ -112,6 +112,17 @@ def main() -> None:
 )
 @click.option("--output-format", metavar="|".join(FORMATS), help="Default: text.")
 @click.option(
+    "--statistics/--no-statistics",
+    default=None,
+    help="Print each code's count (how many are fixable or fixed, and by which flag) instead of the"
+    " findings; text or json.",
+)
+@click.option(
+    "--show-fixes/--no-show-fixes",
+    default=None,
+    help="List the fixes made (rewrite mode) or that the diff makes, one a line, before the summary.",
+)
+@click.option(
     "--stdin-filename",
     type=click.Path(path_type=Path),
     help="Name of the file read from `-` (standard input): for messages, configuration and excludes.",
@@ -154,6 +165,9 @@ def migrate(
     except ConfigError as exc:
         click.echo(f"lightning-migrate: error: {exc}", err=True)
         sys.exit(2)
+    written = settings["output-format"]
+    if settings["statistics"] and written not in STATISTICS_FORMATS:
+        raise click.UsageError(f"--statistics is written as {' or '.join(STATISTICS_FORMATS)}, not {written}")
     how = Behaviour(jobs, quiet, verbose, exit_zero, exit_zero_even_if_changed)
     # (--check --diff is --diff: it already changes nothing and exits 1 where there is work; the diff is
     # what the pair asks for in CI, as black prints it)

@@ -1,16 +1,21 @@
 """Findings and errors in the four output formats, and the summary line. ``text`` is for people
-(``path:line:col: CODE message [*]``), ``json`` for scripts, ``github`` for workflow annotations, ``sarif``
-for code scanning. Each writer gets the results in path order and the stream the findings belong on."""
+(``path:line:col: CODE message [*]``, in colour on a terminal), ``json`` for scripts, ``github`` for workflow
+annotations, ``sarif`` for code scanning. Each writer gets the results in path order and the stream the
+findings belong on. In rewrite mode a rewritten file gets a line of its own and only the findings left are
+written (the fixed ones are counted, and listed by ``--show-fixes``); ``--statistics`` writes each code's
+count instead of the findings."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import click
 
 from lightning_migrate import __version__
+from lightning_migrate.cli import style
 from lightning_migrate.cli.sarif import sarif_log
+from lightning_migrate.cli.summary import count, statistics_lines, statistics_rows, summary
 from lightning_migrate.report.findings import Finding
 from lightning_migrate.run.runner import FileResult
 
@@ -21,10 +26,14 @@ class Report:
     mode: str  # "rewrite", "diff" or "check"
     to_stderr: bool  # findings go to stderr when stdout carries a diff or the rewritten source
     quiet: bool = False
+    statistics: bool = False  # each code's count instead of the findings
+    show_fixes: bool = False  # the fixes made (rewrite and diff modes), one a line
+    colour: bool | None = None  # ``click.echo``'s: off, on, or on a terminal only (``style.colour``)
 
 
 def report(output_format: str, run: Report) -> None:
     stream = Stream(output_format, run.mode, run.to_stderr, run.quiet, live=False)
+    stream.statistics, stream.show_fixes, stream.colour = run.statistics, run.show_fixes, run.colour
     for result in run.results:
         stream.add(result)
     stream.close()
@@ -45,29 +54,37 @@ class Stream:
     results: list[FileResult] = field(default_factory=list)  # every result added (for the summary)
     written: int = 0  # how many of them are written out
     rows: int = 0  # the JSON rows written
+    statistics: bool = False
+    show_fixes: bool = False
+    colour: bool | None = None
 
     @property
     def run(self) -> Report:
-        return Report(self.results, self.mode, self.to_stderr, self.quiet)
+        return Report(
+            self.results, self.mode, self.to_stderr, self.quiet, self.statistics, self.show_fixes, self.colour
+        )
 
     def add(self, result: FileResult) -> None:
         self.results.append(result)
         if self.live:
             self._flush()
 
-    def close(self, summary: bool = True) -> None:
+    def close(self, summary_wanted: bool = True) -> None:
         """The output's end (JSON's closing bracket, SARIF's run), then the summary unless told not to (a run
         that judged no file, having said why)."""
         self._flush()
-        CLOSERS[self.output_format](self)
-        said = _summary(self.run) if summary else ""
+        (_statistics if self.statistics else CLOSERS[self.output_format])(self)
+        if self.show_fixes and self.mode != "check" and not self.quiet:
+            _show_fixes(self)
+        said = summary(self.results, self.mode) if summary_wanted else ""
         if said:
             click.echo(said, err=True)
 
     def _flush(self) -> None:
         run = self.run
         for result in self.results[self.written :]:
-            WRITERS[self.output_format](self, result, run)
+            _rewrote(result, run)
+            (_errors if self.statistics else WRITERS[self.output_format])(self, result, run)
         self.written = len(self.results)
 
 
@@ -83,21 +100,67 @@ def _where_finding(result: FileResult, finding: Finding) -> str:
     return f"{result.path.as_posix()}:{finding.in_cell}"
 
 
+def _shown(result: FileResult, run: Report) -> list[Finding]:
+    """The findings to write: in rewrite mode those left (a fixable finding there is one the run fixed)."""
+    return [f for f in result.findings if not f.fixable] if run.mode == "rewrite" else result.findings
+
+
+def _line(result: FileResult, finding: Finding, mark: bool = True) -> str:
+    """``path:line:col: CODE message [*]``, styled (``style``: click strips it where colour is off)."""
+    where = style.located(result.path.as_posix(), _where_finding(result, finding))
+    fixed = " " + style.mark("[*]") if finding.fixable and mark else ""
+    return f"{where} {style.code(finding.code)} {finding.message}{fixed}"
+
+
+def _rewrote(result: FileResult, run: Report) -> None:
+    """``Rewrote path (N fixes)`` for a file the rewrite wrote (not standard input: its rewrite is output)."""
+    if run.mode != "rewrite" or run.to_stderr or run.quiet or not result.changed or result.error:
+        return
+    fixes = sum(f.fixable for f in result.findings)
+    said = f" ({fixes} fix{'es' * (fixes != 1)})" if fixes else ""
+    click.echo(f"Rewrote {style.path(result.path.as_posix())}{said}", err=True, color=run.colour)
+
+
+def _show_fixes(stream: Stream) -> None:
+    """``--show-fixes``: every fix the rewrite made (or the diff makes), one a line."""
+    fixed = [(r, f) for r in stream.results for f in r.findings if f.fixable]
+    made = "Fixed" if stream.mode == "rewrite" else "The diff fixes"
+    click.echo(f"{made} {count(len(fixed), 'deprecated usage')}{':' if fixed else '.'}", err=True)
+    for result, finding in fixed:
+        click.echo(_line(result, finding, mark=False), err=True, color=stream.colour)
+
+
+def _errors(stream: Stream, result: FileResult, run: Report) -> None:
+    """(--statistics: a file's error as the text report writes it; its findings are only counted)"""
+    if result.error:
+        where = _where(result, result.error_line, result.error_column)
+        click.echo(f"{where}: error: {result.error}", err=True)
+
+
+def _statistics(stream: Stream) -> None:
+    if stream.output_format == "json":
+        import json
+
+        click.echo(json.dumps(statistics_rows(stream.results), indent=2), err=stream.to_stderr)
+        return
+    for line in statistics_lines(stream.results, stream.mode):
+        click.echo(line, err=stream.to_stderr, color=stream.colour)
+
+
 def _text(stream: Stream, result: FileResult, run: Report) -> None:
     if result.error:
         where = _where(result, result.error_line, result.error_column)
         click.echo(f"{where}: error: {result.error}", err=True)
     if run.quiet:
         return
-    for f in result.findings:
-        mark = " [*]" if f.fixable else ""
-        click.echo(f"{_where_finding(result, f)}: {f.code} {f.message}{mark}", err=run.to_stderr)
+    for f in _shown(result, run):
+        click.echo(_line(result, f), err=run.to_stderr, color=run.colour)
 
 
 def _json(stream: Stream, result: FileResult, run: Report) -> None:
     """The rows of a result's findings, each written as ``json.dumps`` of the list of every row with
     ``indent=2`` writes it (the errors' rows come after all the findings', at ``_json_end``)."""
-    for f in result.findings:
+    for f in _shown(result, run):
         _json_row(
             stream,
             {
@@ -134,7 +197,7 @@ def _github(stream: Stream, result: FileResult, run: Report) -> None:
     """Workflow commands: GitHub shows each as an annotation on the line in the pull request."""
     if result.error:
         click.echo(_annotation(result, result.error_line, result.error_column, "error", result.error))
-    for f in result.findings:
+    for f in _shown(result, run):
         message = (f"{f.in_cell}: " if f.cell else "") + f.message + (" [*]" if f.fixable else "")
         click.echo(_annotation(result, f.line, f.column, f.code, message))
 
@@ -154,7 +217,9 @@ def _escape(value: str, is_property: bool) -> str:
 def _sarif(stream: Stream) -> None:
     import json
 
-    click.echo(json.dumps(sarif_log(stream.results, __version__), indent=2), err=stream.to_stderr)
+    run = stream.run
+    shown = [replace(r, findings=_shown(r, run)) for r in stream.results]
+    click.echo(json.dumps(sarif_log(shown, __version__), indent=2), err=stream.to_stderr)
 
 
 def _nothing(*_: object) -> None:
@@ -175,32 +240,4 @@ CLOSERS: dict[str, Callable[[Stream], None]] = {
     "sarif": _sarif,
 }
 FORMATS = tuple(WRITERS)
-
-
-def _summary(run: Report) -> str:
-    results = run.results
-    findings = [f for r in results for f in r.findings]
-    parts = []
-    if findings:
-        fixable = sum(f.fixable for f in findings)
-        usages = _count(len(findings), "deprecated usage")
-        where = _count(sum(1 for r in results if r.findings), "file")
-        counts = (
-            f"{fixable} fixed, {len(findings) - fixable} left"
-            if run.mode == "rewrite"
-            else f"{fixable} fixable"
-        )
-        parts.append(f"Found {usages} in {where} ({counts}).")
-    else:
-        parts.append(f"No deprecated Trainer flags in {_count(len(results), 'file')}.")
-    suppressed = sum(r.suppressed for r in results)
-    if suppressed:
-        parts.append(f"{_count(suppressed, 'finding')} suppressed by noqa comments.")
-    errors = sum(1 for r in results if r.error)
-    if errors:
-        parts.append(f"{_count(errors, 'file')} could not be processed.")
-    return " ".join(parts)
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}{'s' * (n != 1)}"
+STATISTICS_FORMATS = ("text", "json")  # what `--statistics` writes (a table, or its rows)

@@ -81,6 +81,8 @@ CONVERSIONS: dict[str, tuple[Callable[[Any], Any], Any]] = {
     "output-format": (_output_format, "text"),
     "unsafe-fixes": (bool, False),
     "shim": (bool, False),
+    "statistics": (bool, False),
+    "show-fixes": (bool, False),
 }
 
 

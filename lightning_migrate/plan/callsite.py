@@ -150,7 +150,8 @@ class Run:
         not made."""
         decision = self.judge(site)
         if isinstance(decision, Refusal):
-            return decision, [Finding(*site.place(decision.flag), decision.code, decision.message, False)]
+            place = site.place(decision.flag)
+            return decision, [Finding(*place, decision.code, decision.message, False, remedy=decision.remedy)]
         if not isinstance(decision, Rewrite):
             return decision, []
         findings = rewrite_findings(site, decision)

@@ -12,6 +12,7 @@ from dataclasses import replace
 from lightning_migrate.plan import quantify, rejected
 from lightning_migrate.plan.knowledge import Known, holes, keywords
 from lightning_migrate.plan.planner import Decision, Refusal, Rewrite, _plan, token
+from lightning_migrate.report.findings import UNSAFE_FIXES
 from lightning_migrate.semantics import Unmodelled, Value, Version
 from lightning_migrate.semantics.model import RELEASES
 
@@ -68,7 +69,7 @@ def _unsafe_advice(refusal: Refusal, unsafe: Decision) -> Refusal:
         return refusal
     changes = "; ".join(unsafe.changes)
     said = f"; `--unsafe-fixes` writes {keywords(unsafe.flags)} (changes behaviour: {changes})"
-    return replace(refusal, message=refusal.message + said)
+    return replace(refusal, message=refusal.message + said, remedy=UNSAFE_FIXES)
 
 
 _PLANS: dict[object, Decision] = {}

@@ -17,6 +17,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 
+from lightning_migrate.report.findings import UNSAFE_FIXES
 from lightning_migrate.semantics.keywords import KEYWORDS
 from lightning_migrate.semantics.model import Value, Version
 from lightning_migrate.semantics.removed import BY_KEYWORD, GONE, Gone
@@ -87,6 +88,7 @@ class Judged:
     message: str
     edit: tuple[str | None, Value] | None = None
     added: Added | None = None
+    remedy: str = ""  # the flag whose run makes the edit (``Finding.remedy``)
 
     @property
     def fixable(self) -> bool:
@@ -246,7 +248,8 @@ _UNSURE_CALLBACKS = {
 def _unsafe(judged: Judged, unsafe: bool, fix: str, why: str, **edit: object) -> Judged:
     """``judged`` with the fix ``--unsafe-fixes`` makes, made (``unsafe``) or said."""
     if not unsafe:
-        return replace(judged, message=f"{judged.message}; fixable with `--unsafe-fixes`: {fix} ({why})")
+        message = f"{judged.message}; fixable with `--unsafe-fixes`: {fix} ({why})"
+        return replace(judged, message=message, remedy=UNSAFE_FIXES)
     return replace(judged, message=f"{judged.message}; fix (unsafe, {why}): {fix}", **edit)  # type: ignore[arg-type]
 
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass, replace
 from typing import Union
 
 from lightning_migrate.plan.knowledge import Choice, Known, RunTime, holes
+from lightning_migrate.report.findings import SOURCE_VERSION
 from lightning_migrate.semantics import (
     Deprecation,
     Hardware,
@@ -179,6 +180,7 @@ class Refusal:
     # no release builds the call on any machine (``rejected``): a bug, unless the code expects the raise
     # (``CallSite.expects_raise``)
     nowhere: bool = False
+    remedy: str = ""  # the flag that would settle it (``Finding.remedy``)
 
 
 Decision = Union[Rewrite, Unchanged, Refusal]
@@ -573,6 +575,7 @@ def _ambiguous(built: Mapping[Version, Setup], machine: Hardware) -> Refusal:
         "LM102",
         f"this call does different things in Lightning {a} ({describe(first)}) and {b} ({describe(other)})"
         f" on {machine.describe()}; pass --source-version to say which behaviour to keep",
+        remedy=SOURCE_VERSION,
     )
 
 

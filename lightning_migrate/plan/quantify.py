@@ -58,6 +58,7 @@ from lightning_migrate.plan.planner import (
     rereads_otherwise,
     token,
 )
+from lightning_migrate.report.findings import SOURCE_VERSION
 from lightning_migrate.semantics.model import RELEASES, Obj, Value, Version
 from lightning_migrate.semantics.signature import current
 
@@ -117,7 +118,7 @@ def _plan_over(
     if isinstance(cases, Refusal):
         return cases
     if all(case.keep is None for case in cases):  # the source releases disagree about every value
-        return Refusal("LM102", cases[0].why)
+        return Refusal("LM102", cases[0].why, remedy=SOURCE_VERSION)
     templates = _templates(flags, found, cases, target, unsafe)
     # a rewrite that leaves no deprecated keyword behind first, then the smallest edit
     # (with a source release, then one that a second run, reading it as that release's code, leaves alone)

@@ -4,6 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+# What a finding's ``remedy`` names: the flag of a run that would fix it (each producer sets it only where
+# that run really does: ``tests/test_remedies.py`` repeats the golden fixtures' runs with each flag).
+UNSAFE_FIXES, SHIM, SOURCE_VERSION = "unsafe-fixes", "shim", "source-version"
+REMEDIES = (UNSAFE_FIXES, SHIM, SOURCE_VERSION)
+
 
 @dataclass(frozen=True)
 class Finding:
@@ -17,6 +22,7 @@ class Finding:
     message: str
     fixable: bool
     cell: tuple[int, int, int] | None = None
+    remedy: str = ""  # the flag that would fix it: "unsafe-fixes", "shim", "source-version", or ""
 
     @property
     def in_cell(self) -> str:

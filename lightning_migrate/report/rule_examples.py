@@ -1,6 +1,8 @@
 """One before/after example per rule, copied from the golden fixtures (which are not in the wheel) so that
 ``lightning-migrate explain`` can show them; ``tests/test_explain.py`` proves each equals its fixture pair and
-that the codemod really reports the rule on it."""
+that the codemod really reports the rule on it. For a rule the codemod does not fix, the example shows what
+to do: the run with a flag that fixes it (``flags``), or the code a person writes instead, then migrated
+(``edited``); the tests run the command line on each."""
 
 from __future__ import annotations
 
@@ -13,6 +15,8 @@ class Example:
     target: str  # the release it is migrated to
     before: str
     after: str | None  # None: the codemod leaves the code as it is and reports why
+    flags: tuple[str, ...] = ()  # the options of the run that gives ``after`` (what to do about a finding)
+    edited: str | None = None  # what a person writes instead of ``before``, which the codemod migrates
 
 
 EXAMPLES: dict[str, Example] = {
@@ -148,7 +152,15 @@ import pytorch_lightning as pl
 def main(args):
     return pl.Trainer(accelerator=args.accelerator, gpus=args.gpus)
 """,
-        None,
+        """\
+import pytorch_lightning as pl
+import lightning_migrate.shim
+
+
+def main(args):
+    return lightning_migrate.shim.Trainer(accelerator=args.accelerator, gpus=args.gpus)
+""",
+        flags=("--shim",),
     ),
     "LM102": Example(
         "refusals/gpus_string_ambiguous",
@@ -158,7 +170,12 @@ import pytorch_lightning as pl
 
 trainer = pl.Trainer(gpus="2")
 """,
-        None,
+        """\
+import pytorch_lightning as pl
+
+trainer = pl.Trainer(accelerator="cuda", devices=2, strategy="ddp_spawn_find_unused_parameters_true")
+""",
+        flags=("--source-version", "1.5"),
     ),
     "LM103": Example(
         "refusals/gpus_all_for_2x",
@@ -168,7 +185,12 @@ import pytorch_lightning as pl
 
 trainer = pl.Trainer(gpus=-1)
 """,
-        None,
+        """\
+import pytorch_lightning as pl
+
+trainer = pl.Trainer(accelerator="cuda", devices=-1)
+""",
+        flags=("--unsafe-fixes",),
     ),
     "LM104": Example(
         "refusals/num_nodes_none_1x",
@@ -178,7 +200,16 @@ import pytorch_lightning as pl
 
 trainer = pl.Trainer(accelerator="ddp", gpus=2, num_nodes=None)
 """,
-        None,
+        """\
+import pytorch_lightning as pl
+
+trainer = pl.Trainer(strategy="ddp_find_unused_parameters_true", accelerator="cuda", devices=2, num_nodes=1)
+""",
+        edited="""\
+import pytorch_lightning as pl
+
+trainer = pl.Trainer(accelerator="ddp", gpus=2, num_nodes=1)
+""",
     ),
     "LM105": Example(
         "argparse_namespaces/parse_argparser",

@@ -14,6 +14,7 @@ class Rule:
     removed_in: str = ""
     link: str = ""
     fixable: bool = True
+    todo: str = ""  # what to do about a finding the codemod does not fix (``explain``)
 
     def dates(self, release: str = "") -> str:
         """When the form went: ``deprecated in 1.5, removed in 1.7`` (``release``: a word before the first
@@ -84,10 +85,42 @@ RULES: tuple[Rule, ...] = (
         _CHANGELOG + "16829",
     ),
     Rule("LM100", "rejected-call", "the target release rejects this call as written", fixable=False),
-    Rule("LM101", "runtime-value", "a flag's value is only known at run time", fixable=False),
-    Rule("LM102", "ambiguous-source", "the call did different things in different releases", fixable=False),
-    Rule("LM103", "no-equivalent", "the target release cannot express what the call did", fixable=False),
-    Rule("LM104", "unmodelled-value", "a flag's value is one the model does not judge", fixable=False),
+    Rule(
+        "LM101",
+        "runtime-value",
+        "a flag's value is only known at run time",
+        fixable=False,
+        todo="run with `--shim`: the call then builds the runtime shim's Trainer, which migrates the values"
+        " it gets when the Trainer is built, on every release from 1.4. Or say what the value may be where"
+        " the code can (an argparse `type=` or `choices=`, a parameter's annotation and default) and run"
+        " again, or pass the flags literally",
+    ),
+    Rule(
+        "LM102",
+        "ambiguous-source",
+        "the call did different things in different releases",
+        fixable=False,
+        todo="name the release the code was written for with `--source-version X.Y` (the finding names two"
+        " releases that disagree): the call is then migrated to keep what that release built",
+    ),
+    Rule(
+        "LM103",
+        "no-equivalent",
+        "the target release cannot express what the call did",
+        fixable=False,
+        todo="where all that differs is a default Lightning changed on purpose (DDP's"
+        " `find_unused_parameters`, the launcher), run with `--unsafe-fixes`: it writes the target's own"
+        " form and says what changes. Otherwise choose by hand what the call builds in the target (the"
+        " finding says what it built)",
+    ),
+    Rule(
+        "LM104",
+        "unmodelled-value",
+        "a flag's value is one the model does not judge",
+        fixable=False,
+        todo="write the value the run really used, in a form the model judges (a whole number of nodes, a"
+        " strategy's name or class), and run again: the call is then migrated",
+    ),
     Rule(
         "LM105",
         "argparse-methods",

@@ -42,7 +42,7 @@ from lightning_migrate.plan.trainers import NO_SUBCLASSES, PACKAGES, RunSubclass
 from lightning_migrate.project import script_options
 from lightning_migrate.project.lightning_cli import CLIDefaults
 from lightning_migrate.project.loaded_configs import NO_LOADED, LoadedConfigs
-from lightning_migrate.report.findings import Finding, Result
+from lightning_migrate.report.findings import SHIM, Finding, Result
 from lightning_migrate.report.rules import BY_CODE
 from lightning_migrate.semantics.classes import RENAMED_STRATEGIES, lookup
 from lightning_migrate.semantics.model import RELEASES, Obj, Value, Version
@@ -297,7 +297,7 @@ class _Migrator:
                 self._report(node, "LM105", f"{gone_since}; {now}", True)
             else:
                 advice = f"`--shim` writes {replacement}, the same on every release"
-                self._report(node, "LM105", f"{gone_since}; {advice}")
+                self._report(node, "LM105", f"{gone_since}; {advice}", remedy="" if leave else SHIM)
             if shimmed or old:
                 own = not named.isdisjoint(TRAINER_NAMES)  # Lightning's own class, not a subclass
                 quote = _quote(node, self.text)
@@ -572,7 +572,8 @@ class _Migrator:
             if judged.edit is not None and call.consumes:
                 callee = self.text.segment(_built_class(call))
                 message += f"; not rewritten: `{callee}` is a Trainer subclass and {call.consumes}"
-            self._report(places[judged.old], gone.CODE, message, fixable=judged.fixable and not call.consumes)
+            fixable, remedy = judged.fixable and not call.consumes, "" if held else judged.remedy
+            self._report(places[judged.old], gone.CODE, message, fixable, remedy)
             if judged.edit is None or held:
                 continue
             old[judged.old] = written[judged.old]  # type: ignore[assignment]
@@ -648,10 +649,23 @@ class _Migrator:
             return Unchanged()
         if self.shim and isinstance(decision, Refusal) and decision.code in _SHIMMED and holes(flags):
             node = next(a.node for a in _arguments(call.node) if a.keyword == decision.flag)
-            self._runtime(call, node, decision.message)
+            self._runtime(call, node, decision.message, decision.remedy)
             return decision
-        self.findings.extend(findings)
+        self.findings.extend(self._remedied(call, flags, decision, findings))
         return decision
+
+    def _remedied(
+        self, call: TrainerCall, flags: dict[str, Known], decision: Decision, findings: list[Finding]
+    ) -> list[Finding]:
+        """``findings`` with the flag that would fix them: a refusal ``--shim`` routes through the runtime
+        shim (``_runtime``) says so; a subclass that takes flags itself is never rewritten, whatever the
+        flags (the planner's ``--unsafe-fixes`` advice included)."""
+        if call.consumes:
+            return [replace(f, remedy="") for f in findings]
+        shimmed = isinstance(decision, Refusal) and decision.code in _SHIMMED and holes(flags)
+        if shimmed and not self.shim and self._shimmable(call):
+            return [replace(f, remedy=SHIM) for f in findings]
+        return findings
 
     def _raises_in_every_case(self, call: TrainerCall, flags: dict[str, Known]) -> bool:
         """Is ``call`` (where the code expects a raise) in a test run with the cases a `pytest.mark.
@@ -848,17 +862,23 @@ class _Migrator:
             found |= self.located.qualified(node, scope)
         return found
 
-    def _runtime(self, call: TrainerCall, node: ast.expr | ast.keyword, why: str) -> None:
+    def _runtime(self, call: TrainerCall, node: ast.expr | ast.keyword, why: str, remedy: str = "") -> None:
         """Report a flag value only known at run time (LM101); with ``shim``, route the call through the
         runtime shim, which applies the migration when the Trainer is built (not a subclass's call: the shim
-        builds Lightning's own Trainer)."""
-        if not self.shim or trainer_skip(self.located, call.node, call.scope, TRAINER_NAMES) is None:
-            self._report(node, "LM101", f"{why}; use the runtime shim (`--shim`) or pass the flags literally")
+        builds Lightning's own Trainer). ``remedy``: the flag that fixes it otherwise (the planner's)."""
+        shimmable = self._shimmable(call)
+        if not self.shim or not shimmable:
+            message = f"{why}; use the runtime shim (`--shim`) or pass the flags literally"
+            self._report(node, "LM101", message, remedy=SHIM if shimmable else remedy)
             return
         module = SHIM_MODULES[self._namespace(call.node, call.scope)]
         self._shimmed[id(call.node)] = module
         message = f"{why}; the call now builds `{module}.Trainer`, which migrates the flags at run time"
         self._report(node, "LM101", message, fixable=True)
+
+    def _shimmable(self, call: TrainerCall) -> bool:
+        """Does ``call`` build Lightning's own Trainer, which ``--shim`` can make the shim's?"""
+        return trainer_skip(self.located, call.node, call.scope, TRAINER_NAMES) is not None
 
     def _namespace(self, call: ast.Call, scope: Scope) -> str:
         """``lightning.pytorch`` when the call names anything of the unified ``lightning`` package."""
@@ -879,11 +899,16 @@ class _Migrator:
         return apply.shim_call(updated, module, direct)
 
     def _report(
-        self, node: ast.expr | ast.keyword, rule: str, message: str, fixable: bool | None = None
+        self,
+        node: ast.expr | ast.keyword,
+        rule: str,
+        message: str,
+        fixable: bool | None = None,
+        remedy: str = "",
     ) -> None:
         line, column = self.text.position(node)
         fixed = BY_CODE[rule].fixable if fixable is None else fixable
-        self.findings.append(Finding(line, column, rule, message, fixed))
+        self.findings.append(Finding(line, column, rule, message, fixed, remedy=remedy))
 
 
 # The model's keywords 2.0 renamed without a change of meaning (the planner writes the same rename).

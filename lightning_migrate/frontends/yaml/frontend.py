@@ -408,7 +408,10 @@ def _gone_keys(
     for judged in gone.judge(written, target, opaque, unsafe=request.run.unsafe, fixes=True):
         own = judged.old in mapping._ok
         line, column = mapping.lc.key(judged.old) if own else config.start
-        findings.append(Finding(line + 1, column + 1, gone.CODE, judged.message, judged.fixable and own))
+        remedy = judged.remedy if own and not held else ""  # (the fix is made only where it is written)
+        findings.append(
+            Finding(line + 1, column + 1, gone.CODE, judged.message, judged.fixable and own, remedy=remedy)
+        )
         if judged.edit is None or held or not own:
             continue
         old[judged.old] = written[judged.old]  # type: ignore[assignment]
