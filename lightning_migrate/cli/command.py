@@ -75,13 +75,13 @@ def run(
         return INTERRUPTED
 
 
-def _target(settings: Settings, start: Path) -> tuple[Version, tuple[str, ...], bool]:
+def _target(settings: Settings, start: Path, how: Behaviour) -> tuple[Version, tuple[str, ...], bool]:
     """The release to migrate to, the codes not reported there, and whether the code is judged at all (not
-    where ``auto`` finds a pin older than the model); said on stderr, under -q too (the findings mean nothing
-    without it)."""
+    where ``auto`` finds a pin older than the model); said on stderr. The release ``auto`` chose is said under
+    -q too (the findings mean nothing without it); one the command line or configuration named is not."""
     target = settings["target-version"]
     if target is not None:
-        click.echo(f"lightning-migrate: target Lightning {target}", err=True)
+        _say(how, f"lightning-migrate: target Lightning {target}")
         return target, (), True
     chosen = auto_target(start)
     click.echo(f"lightning-migrate: target Lightning {_chosen(chosen)}", err=True)
@@ -101,7 +101,7 @@ def _run(
     if how.verbose:
         where = settings.config.path or "none found, defaults apply"
         click.echo(f"lightning-migrate: configuration: {where}", err=True)
-    target, ignore, judged = _target(settings, start_of(paths, stdin_filename))
+    target, ignore, judged = _target(settings, start_of(paths, stdin_filename), how)
     options = settings.options(target)
     # (--check needs to know only that a file would change: its texts stay in the worker)
     floor = required_floor(start_of(paths, stdin_filename))
