@@ -86,6 +86,7 @@ def _run(
     options = replace(settings.options(target), texts=mode != "check")
     stdout_taken = mode == "diff" or (mode == "rewrite" and list(paths) == [Path("-")])
     stream = Stream(settings["output-format"], mode, stdout_taken, how.quiet, live=False)
+    stream.details = settings["show-details"]
     if list(paths) == [Path("-")]:
         stream.add(_stdin(stdin_filename, settings, options, mode))
     else:

@@ -21,10 +21,11 @@ class Report:
     mode: str  # "rewrite", "diff" or "check"
     to_stderr: bool  # findings go to stderr when stdout carries a diff or the rewritten source
     quiet: bool = False
+    details: bool = False  # `--show-details`: the text format prints each finding's evidence under it
 
 
 def report(output_format: str, run: Report) -> None:
-    stream = Stream(output_format, run.mode, run.to_stderr, run.quiet, live=False)
+    stream = Stream(output_format, run.mode, run.to_stderr, run.quiet, live=False, details=run.details)
     for result in run.results:
         stream.add(result)
     stream.close()
@@ -45,10 +46,11 @@ class Stream:
     results: list[FileResult] = field(default_factory=list)  # every result added (for the summary)
     written: int = 0  # how many of them are written out
     rows: int = 0  # the JSON rows written
+    details: bool = False  # `--show-details`
 
     @property
     def run(self) -> Report:
-        return Report(self.results, self.mode, self.to_stderr, self.quiet)
+        return Report(self.results, self.mode, self.to_stderr, self.quiet, self.details)
 
     def add(self, result: FileResult) -> None:
         self.results.append(result)
@@ -90,6 +92,15 @@ def _text(stream: Stream, result: FileResult, run: Report) -> None:
     for f in result.findings:
         mark = " [*]" if f.fixable else ""
         click.echo(f"{_where_finding(result, f)}: {f.code} {f.message}{mark}", err=run.to_stderr)
+        if run.details:
+            _text_details(f, run.to_stderr)
+
+
+def _text_details(finding: Finding, to_stderr: bool) -> None:
+    """``--show-details``: the evidence behind a finding, one item a line, indented under it (an item that
+    spans lines keeps its own lines, each indented the same)."""
+    for detail in finding.details:
+        click.echo("\n".join("    " + line for line in detail.splitlines() or [""]), err=to_stderr)
 
 
 def _json(stream: Stream, result: FileResult, run: Report) -> None:
@@ -105,6 +116,7 @@ def _json(stream: Stream, result: FileResult, run: Report) -> None:
                 "code": f.code,
                 "message": f.message,
                 "fixable": f.fixable,
+                "details": list(f.details),  # the evidence behind the message (`--show-details`)
                 # in a notebook, line and column are the JSON file's; the cell is where Jupyter shows it
                 **({"cell": dict(zip(("number", "line", "column"), f.cell))} if f.cell else {}),
             },
