@@ -551,7 +551,11 @@ def _breaking(
     return Refusal(
         "LM101",
         f"{_named(found)}: no rewrite keeps all its values; {advice}",
-        details=(f"the closest rewrite: `{_spelled(flags, template)}`", *_breaks(broken), *_narrowing(found)),
+        details=(
+            f"the closest rewrite: `{_spelled(flags, template)}`",
+            *_breaks(broken),
+            *(() if disagree else _narrowing(found)),
+        ),
     )
 
 
