@@ -15,7 +15,16 @@ from dataclasses import dataclass, field
 
 from lightning_migrate.plan.decide import plan
 from lightning_migrate.plan.knowledge import Known, holes, keywords, written_values
-from lightning_migrate.plan.planner import DEVICE_NAMES, V16, Decision, Refusal, Rewrite, Unchanged, token
+from lightning_migrate.plan.planner import (
+    DEVICE_FLAGS,
+    DEVICE_NAMES,
+    V16,
+    Decision,
+    Refusal,
+    Rewrite,
+    Unchanged,
+    token,
+)
 from lightning_migrate.report.findings import WRITTEN_WIDTH, Finding, written
 from lightning_migrate.report.rules import BY_CODE, FLAG_RULES
 from lightning_migrate.semantics import Setup, interpret
@@ -178,6 +187,7 @@ _WRONG = {
     "LM006": "is spelled differently in the target",
     "LM007": "is not taken by the target",
 }
+_REPLACED = "`{}=` was replaced by `accelerator=` + `devices=`"  # (LM004's title names every count flag)
 # the device flags that are not device counts say their own problem
 _WRONG_FLAG = {
     "auto_select_gpus": "goes with the device-count flags",
@@ -219,7 +229,8 @@ def rewrite_findings(site: CallSite, rewrite: Rewrite) -> list[Finding]:
         if rule == first and rule == "LM004" and key not in _WRONG_FLAG:
             wrong = "is replaced"  # (the fix says by what)
         said = f"{head} {wrong}" if head else "defaults the target changed, written out"
-        details = [f"{info.title} ({info.dates()})" if info.dates() else info.title]
+        title = _REPLACED.format(key) if rule == "LM004" and key in DEVICE_FLAGS else info.title
+        details = [f"{title} ({info.dates()})" if info.dates() else title]
         if rule == first:
             said += f"; {'unsafe fix' if rewrite.changes else 'fix'}: {_fix(old, new)}"
             details += [*rewrite.notes, *(f"changes behaviour: {change}" for change in rewrite.changes)]

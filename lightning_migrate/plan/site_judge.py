@@ -68,7 +68,9 @@ def judge(run: Run, site: CallSite, unknown: dict[str, Unknown], advice: str, *d
     first = min(unknown.values(), key=lambda u: (u.line, u.column))
     head, evidence = first.said
     finding = Finding(first.line, first.column, "LM101", f"{head}; {advice}", False)
-    return Verdict(Unchanged(), [replace(finding, details=(*evidence, f"old usage? {sign}", *details))])
+    return Verdict(
+        Unchanged(), [replace(finding, details=(*evidence, f"a sign of old usage: {sign}", *details))]
+    )
 
 
 def not_fixed(findings: list[Finding], why: str, *details: str) -> list[Finding]:

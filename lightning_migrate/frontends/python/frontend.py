@@ -426,31 +426,29 @@ class _Migrator:
         sign = self.run_options.old_api(replace(self._site(call, flags), unknown=unknown, defaults=defaults))
         if sign is not None:
             arg, reason = first
+            what, evidence = RUN_TIME_SIGN, [reason]
             if arg.keyword is None and not arg.star:  # the namespace
-                reason = self._namespace_reason(call, flags)
+                what, evidence = NAMESPACE_SIGN, list(self._namespace_reason(call, flags))
             written = (
                 f"{arg.star}{self.text.segment(arg.value)}"
                 if arg.star or arg.keyword is None
                 else f"{arg.keyword}={self.text.segment(arg.value)}"
             )
-            self._runtime(
-                call, arg.node, f"`{cut(written)}`: {RUN_TIME_SIGN}", (reason, f"old usage? {sign}")
-            )
+            said = f"`{cut(written)}`: {what}"
+            self._runtime(call, arg.node, said, (*evidence, f"a sign of old usage: {sign}"))
         return None
 
-    def _namespace_reason(self, call: TrainerCall, flags: dict[str, Known]) -> str:
+    def _namespace_reason(self, call: TrainerCall, flags: dict[str, Known]) -> tuple[str, ...]:
         """Why the flags beside an argparse namespace are not rewritten: the namespace holds every flag the
-        command line gives, and a rewrite that is right for the defaults is wrong for one of them."""
-        reason = (
-            "an argparse namespace holds every Trainer flag, each whatever the command line gives, and no"
-            " rewrite of the call's own flags is proven for every command line"
-        )
+        command line gives, and a rewrite that is right for the defaults is wrong for one of them (the
+        command line it is wrong for, where one is found)."""
+        reason = "each flag is whatever the command line gives: no rewrite is proven for every command line"
         if holes(flags):
-            return reason
+            return (reason,)
         site = self._site(call, flags)
         options = self.run_options
         example = counterexample(site.flags, options.target, options.source, site.since)  # type: ignore[arg-type]
-        return f"{reason} ({example})" if example else reason
+        return (reason, example) if example else (reason,)
 
     def _default(self, node: ast.expr, scope: Scope) -> tuple[Value] | None:
         """The default of the parameter ``node`` names, where it is a plain value: (value,), else None."""
@@ -473,7 +471,10 @@ class _Migrator:
             written = f"{arg.keyword}={self.text.segment(arg.value)}"
             said = f"`{cut(written)}`: {RUN_TIME_SIGN}"
             self._runtime(
-                call, arg.node, said, ("only known at run time, beside a `**` dict", f"old usage? {sign}")
+                call,
+                arg.node,
+                said,
+                ("only known at run time, beside a `**` dict", f"a sign of old usage: {sign}"),
             )
 
     def _migrate(self, call: TrainerCall) -> None:
@@ -881,6 +882,7 @@ class _Migrator:
 # What an LM101 finding says of a value it cannot range over (the reason and the sign of old usage are its
 # details).
 RUN_TIME_SIGN = "run-time value, may be old usage"
+NAMESPACE_SIGN = "an argparse namespace holds every Trainer flag"
 # The model's keywords 2.0 renamed without a change of meaning (the planner writes the same rename).
 _RENAMED = {"replace_sampler_ddp": "use_distributed_sampler"}
 # What replaces a removed Trainer method the shim has no function for.
