@@ -59,7 +59,7 @@ def test_the_issue_example_names_the_command_line_that_breaks_the_rewrite() -> N
     assert finding.message.startswith("`args`: an argparse namespace holds every Trainer flag; ")
     (said,) = [d for d in finding.details if "would be wrong" in d]
     assert "`strategy='single_device'` would be wrong for a run with `--gpus 1`" in said
-    assert "Lightning 1.6.5: cuda x1, single_device instead of cuda x1, ddp(" in said
+    assert "Lightning 1.6.5 gives cuda x1, single_device instead of cuda x1, ddp(" in said
 
 
 QUOTED = re.compile(r"`(?P<rewrite>[^`]*)` would be wrong for a run with `--(?P<flag>\w+) (?P<word>[^`]+)`")

@@ -631,7 +631,7 @@ def difference(
             if machine in MUST_STILL_FAIL and isinstance(outcome, Setup):
                 return machine, f"{describe(outcome)} where the call raised"
         elif not isinstance(outcome, Setup) or same(outcome) != same(setup):
-            now = f"raises {outcome}" if isinstance(outcome, Rejected) else describe(outcome)
+            now = f"raises {str(outcome).rstrip('.')}" if isinstance(outcome, Rejected) else describe(outcome)
             return machine, f"{now} instead of {describe(setup)}"
     return None
 

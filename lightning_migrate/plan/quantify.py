@@ -354,7 +354,8 @@ def _broken(
         if case.keep is not None:
             concrete = substitute(template, case)
             found = difference(concrete, case.keep, target, case.same, tolerated)
-            why = f"on {found[0].describe()}, Lightning {target}: {found[1]}" if found else ""
+            verb = "" if found is None or found[1].startswith("raises ") else "gives "
+            why = f"on {found[0].describe()}, Lightning {target} {verb}{found[1]}" if found else ""
             if not why and _misplaced(concrete, target):
                 why = f"the training type stays outside `strategy=`, never Lightning {target}'s form"
         if why:

@@ -10,6 +10,7 @@ where ``Run.old_api`` sees a sign of the old API, exactly as the Python front en
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 
 from lightning_migrate.plan.callsite import CallSite, Run
@@ -37,8 +38,18 @@ class Unknown:
             return self.reason, ()
         quoted = f"`{written(self.written)}`"
         if len(self.reason) <= SHORT_REASON:
-            return f"{quoted} {self.reason}", ()
-        return f"{quoted} is not known here", (self.reason,)
+            return f"{quoted}{_joined(self.reason)}", ()
+        first = re.split(r" \(|: |; |, ", self.reason, maxsplit=1)[0]  # (its first clause may say it)
+        said = _joined(first) if len(first) <= SHORT_REASON else " is not known here"
+        return quoted + said, (self.reason,)
+
+
+# A reason that is a predicate follows the flag (`$GPUS` expands at run time); a sentence follows a colon.
+_PREDICATES = frozenset({"is", "are", "expands", "comes", "has"})
+
+
+def _joined(reason: str) -> str:
+    return f" {reason}" if reason.split(" ", 1)[0] in _PREDICATES else f": {reason}"
 
 
 SHORT_REASON = 45  # a reason said on the finding's line; a longer one is its first detail

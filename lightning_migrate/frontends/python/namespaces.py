@@ -96,7 +96,7 @@ def counterexample(
     rewritten = ", ".join(f"{k}={val!r}" for k, val in decision.flags.items())
     return (
         f"`{rewritten}` would be wrong for a run with `--{flag} {word}`: on {machine.describe()},"
-        f" Lightning {target}: {instead}"
+        f" Lightning {target} {'' if instead.startswith('raises ') else 'gives '}{instead}"
     )
 
 

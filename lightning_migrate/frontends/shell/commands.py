@@ -299,9 +299,9 @@ def _own_options(site: Site, call: CallSite, words: str, run: Run) -> list[Findi
         if site.flavour.name == "hydra"
         else "its parser is not known to come from `Trainer.add_argparse_args`"
     )
-    message = f"{head}, not known to reach the Trainer; if they do, {change}"
+    message = f"{head}; if they reach the Trainer, {change}"
     if len(message) > MESSAGE_WIDTH:
-        message = f"{head}, not known to reach the Trainer; if they do, migrate them by hand"
+        message = f"{head}; if they reach the Trainer, migrate them by hand"
         told = (change, *told)
     return [Finding(call.line, call.column, "LM101", message, False, details=(how, *told))]
 
