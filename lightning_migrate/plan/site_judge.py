@@ -40,7 +40,7 @@ class Unknown:
         if len(self.reason) <= SHORT_REASON:
             return f"{quoted}{_joined(self.reason)}", ()
         first = re.split(r" \(|: |; |, ", self.reason, maxsplit=1)[0]  # (its first clause may say it)
-        said = _joined(first) if len(first) <= SHORT_REASON else " is not known here"
+        said = _joined(first) if len(first) <= SHORT_REASON else " is not migrated here"
         return quoted + said, (self.reason,)
 
 
