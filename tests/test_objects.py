@@ -192,9 +192,8 @@ def test_an_object_a_call_does_not_use_is_not_renamed_into_a_type_error() -> Non
         assert "strategy=DDPStrategy(find_unused_parameters=False)" in result.code
         refusal = next(f for f in result.findings if f.code == "LM103")
         assert (refusal.line, refusal.fixable) == (4, False)
-        assert (
-            refusal.message
-            == "`DDPPlugin(...)` not renamed: an argument means something else in Lightning 1.6.0"
+        assert refusal.message.startswith(
+            "`DDPPlugin(...)` not renamed: an argument means something else in "
         )
         assert "pass it to the Trainer as `num_nodes=`" in refusal.details[0]
         assert not any(f.fixable and f.line == 4 for f in result.findings)
