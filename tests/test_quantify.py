@@ -89,7 +89,6 @@ def test_the_refusal_names_the_values_that_break_the_closest_rewrite() -> None:
     assert "narrow it" in decision.message
     assert decision.details[0] == "the closest rewrite: `strategy='dp', no distributed_backend=`"
     assert decision.details[1].startswith("it breaks for gpus='0'")
-    )
     assert "a type annotation, an argparse `type=` or `choices=`" in decision.details[-1]
 
 

@@ -265,7 +265,9 @@ def _nowhere(
         return None
     values, told = first
     message = f"{_named(found)} (run-time): {told.message}"
-    return replace(told, message=message, details=(f"when {keywords(values)}", *told.details))
+    return replace(
+        told, message=message, details=(f"when {keywords(values)} (a value it may take)", *told.details)
+    )
 
 
 def substitute(template: Mapping[str, Known], case: Case) -> dict[str, Value]:
