@@ -96,10 +96,7 @@ def test_a_call_no_rewrite_keeps_for_any_value_is_told_what_its_literal_twin_is(
     decision = plan({"distributed_backend": "dp", "gpus": gpus((1, 2))}, release("2.6"))
     assert isinstance(decision, Refusal)
     assert decision.code == "LM103"
-    assert (
-        decision.message
-        == "`gpus=args.gpus` (run-time): Lightning 2.6.6 has no dp strategy; move off it by hand"
-    )
+    assert decision.message == "`gpus=args.gpus`: Lightning 2.6.6 has no dp strategy; move off it by hand"
     assert decision.details[0] == "when gpus=1 (a value it may take)"
 
 

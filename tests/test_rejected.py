@@ -248,5 +248,5 @@ def test_parametrized_values_outside_a_raise_context() -> None:
     bare = code.replace("    with pytest.raises(ValueError):\n    ", "")
     (finding,) = migrate(bare, release("1.5")).findings
     assert finding.code == "LM100"
-    assert finding.message.startswith(f"`strategy=strategy` (run-time): {TITLE}")
+    assert finding.message.startswith(f"`strategy=strategy`: {TITLE}")
     assert finding.details[0] == "when strategy='ddp_spawn' (a value it may take)"

@@ -86,8 +86,9 @@ def judge(run: Run, site: CallSite, unknown: dict[str, Unknown], advice: str, *d
 
 def not_fixed(findings: list[Finding], why: str, *details: str) -> list[Finding]:
     """``findings`` of a rewrite that cannot be written, each saying why in a few words (``details``: the
-    evidence behind it)."""
+    evidence behind it; the fix it says is then the user's to write by hand)."""
+    by_hand = (*details, "the fix is then to write by hand")
     return [
-        replace(with_details(f, f" (not fixed: {why})", *details), fixable=False) if f.fixable else f
+        replace(with_details(f, f" (not fixed: {why})", *by_hand), fixable=False) if f.fixable else f
         for f in findings
     ]

@@ -261,7 +261,7 @@ def _decide(
     try:
         edits = _edits(site, flags, verdict.rewrite.values, view, run.target)
     except Unwritable as exc:
-        found.findings.extend(not_fixed(verdict.findings, f"{exc}; write it by hand"))
+        found.findings.extend(not_fixed(verdict.findings, str(exc)))
         return
     found.edits.extend(edits)
     found.findings.extend(verdict.findings)

@@ -56,7 +56,7 @@ def composed(
     try:
         return verdict.findings, _edits(site, view, composition, words, desired, run, commands)
     except Unwritable as exc:
-        return not_fixed(verdict.findings, f"{exc}; write it by hand"), []
+        return not_fixed(verdict.findings, str(exc)), []
 
 
 def _edits(

@@ -48,7 +48,7 @@ from lightning_migrate.plan.site_judge import Unknown, judge, not_fixed
 from lightning_migrate.project import hydra
 from lightning_migrate.project.lightning_cli import written_over
 from lightning_migrate.report import noqa
-from lightning_migrate.report.findings import Finding, Span
+from lightning_migrate.report.findings import MESSAGE_WIDTH, Finding, Span
 from lightning_migrate.report.findings import written as cut
 from lightning_migrate.semantics import Setup
 from lightning_migrate.semantics.classes import lookup
@@ -173,12 +173,10 @@ def _config(
             own_site = CallSite(line, column, own.flags, since, conditionals=False)
             verdict = replace(verdict, findings=_cli_findings(own_site, replace(rewrite, flags=new)))
     except Unwritable as exc:
-        return not_fixed([*verdict.findings, *gone_found], f"{exc}; write it by hand")
+        return not_fixed([*verdict.findings, *gone_found], str(exc))
     referred = _referred(config, own.flags, new, request)
     if referred:  # (the keywords beside the model's are still renamed)
-        shown = not_fixed(
-            verdict.findings, "keys it changes are read elsewhere; change them by hand", *referred
-        )
+        shown = not_fixed(verdict.findings, "keys read elsewhere", *referred)
         return [*shown, *_gone_alone(config, writer, gone_found, gone_old, gone_new)]
     try:  # the keywords beside the model's are renamed in the same edit
         old_all, new_all = {**own.flags, **gone_old}, {**new, **gone_new}
@@ -187,7 +185,7 @@ def _config(
         if desired is not None:
             desired.append(dict(rewrite.flags))
     except Unwritable as exc:
-        return not_fixed([*verdict.findings, *gone_found], f"{exc}; write it by hand")
+        return not_fixed([*verdict.findings, *gone_found], str(exc))
     return [*verdict.findings, *gone_found]
 
 
@@ -217,7 +215,7 @@ def _gone_alone(
         try:
             writer.rewrite(config.mapping, old, new, _order(config.mapping, old))
         except Unwritable as exc:
-            return not_fixed(found, f"{exc}; write it by hand")
+            return not_fixed(found, str(exc))
     return found
 
 
@@ -533,8 +531,17 @@ def _plugin_objects(document: Any, planned: set[int], writer: Writer, run: Run) 
             why = f"training-type `*Plugin` classes were renamed `*Strategy`: `{old}` is now `{new}`"
             findings.append(Finding(*where, "LM005", message, True, details=(why,)))
         else:
-            findings.append(Finding(*where, "LM005", f"`{cls}`: {problem}", False))
+            findings.append(_not_renamed(where, str(cls), str(problem)))
     return findings
+
+
+def _not_renamed(where: tuple[int, int], cls: str, problem: str) -> Finding:
+    """An old class a config builds that is left as written (LM005): why, on the line where it fits, else
+    as the evidence."""
+    said = f"`{cls}`: {problem}"
+    if len(said) <= MESSAGE_WIDTH:
+        return Finding(*where, "LM005", said, False)
+    return Finding(*where, "LM005", f"`{cls}` is not renamed; change it by hand", False, details=(problem,))
 
 
 def _object_for_target(old: object, run: Run) -> tuple[str | None, Obj | None]:
