@@ -182,7 +182,7 @@ _WRONG = {
     "LM001": "is a training type",
     "LM002": "is gone",
     "LM003": "holds a strategy",
-    "LM004": "is replaced by `accelerator=` + `devices=`",
+    "LM004": "is replaced",  # (by what: the fix says, and the details)
     "LM005": "renamed `*Strategy`",
     "LM006": "is spelled differently in the target",
     "LM007": "is not taken by the target",
@@ -226,8 +226,6 @@ def rewrite_findings(site: CallSite, rewrite: Rewrite) -> list[Finding]:
         info = BY_CODE[rule]
         head = _written_flag(old, key, rule == first) if key else ", ".join(f"`{cls}`" for cls in renamed)
         wrong = _WRONG_FLAG.get(key, _WRONG["LM004"]) if rule == "LM004" else _WRONG[rule]
-        if rule == first and rule == "LM004" and key not in _WRONG_FLAG:
-            wrong = "is replaced"  # (the fix says by what)
         said = f"{head} {wrong}" if head else "defaults the target changed, written out"
         title = _REPLACED.format(key) if rule == "LM004" and key in DEVICE_FLAGS else info.title
         details = [f"{title} ({info.dates()})" if info.dates() else title]

@@ -659,7 +659,7 @@ def _why_not(
     now = str(outcome) if isinstance(outcome, Rejected) else describe(outcome)
     return Refusal(
         "LM103",
-        f"no spelling in Lightning {target} builds what this call built; change it by hand",
+        f"Lightning {target} cannot build what this call built; change it by hand",
         details=(builds, f"as written, Lightning {target} gives {now}"),
     )
 

@@ -264,7 +264,7 @@ def _nowhere(
     if first is None:
         return None
     values, told = first
-    message = f"{_named(found)} (run-time): {told.message}"
+    message = f"{_named(found)}: {told.message}"
     return replace(
         told, message=message, details=(f"when {keywords(values)} (a value it may take)", *told.details)
     )
@@ -536,7 +536,7 @@ def _breaking(
                 values = keywords(case.values)
                 return Refusal(
                     told.code,
-                    f"{_named(found)} (run-time): {told.message}",
+                    f"{_named(found)}: {told.message}",
                     details=(f"when {values} (a value it may take)", *told.details),
                 )
     if best is None:
@@ -641,9 +641,9 @@ def _breaks(broken: Sequence[tuple[Case, str]]) -> tuple[str, str]:
 
 
 def _named(found: Mapping[str, Hole]) -> str:
-    """The run-time values as a message quotes them: each cut, the first two named."""
+    """The run-time values as a message quotes them: the first, cut where long, and how many more."""
     named = [f"`{k}={written(repr(hole))}`" for k, hole in found.items()]
-    return ", ".join(named[:2]) + (f" and {len(named) - 2} more" if len(named) > 2 else "")
+    return named[0] + (f" and {len(named) - 1} more" if len(named) > 1 else "")
 
 
 def _listed(values: Sequence[Value], last: str = ", ") -> str:

@@ -279,7 +279,7 @@ def _own_options(site: Site, call: CallSite, words: str, run: Run) -> list[Findi
         change, told = decision.message, decision.details
     else:
         return []
-    head = f"`{written(words)}`: options of `{site.script}`"
+    head = f"`{written(words)}`: options of `{written(str(site.script), 30)}`"
     if site.changed_by:  # Lightning's options, but what the script does with them would change too
         alone = (
             f"alone, Lightning's parser would take them as `{spelled}`"
