@@ -39,13 +39,13 @@ class Unknown:
         quoted = f"`{written(self.written)}`"
         if len(self.reason) <= SHORT_REASON:
             return f"{quoted}{_joined(self.reason)}", ()
-        first = re.split(r" \(|: |; |, ", self.reason, maxsplit=1)[0]  # (its first clause may say it)
+        first = re.split(r" \(|: |; |, | that ", self.reason, maxsplit=1)[0]  # (its first clause may say it)
         said = _joined(first) if len(first) <= SHORT_REASON else " is not migrated here"
         return quoted + said, (self.reason,)
 
 
 # A reason that is a predicate follows the flag (`$GPUS` expands at run time); a sentence follows a colon.
-_PREDICATES = frozenset({"is", "are", "expands", "comes", "has"})
+_PREDICATES = frozenset({"is", "are", "expands", "comes", "has", "carries"})
 
 
 def _joined(reason: str) -> str:
