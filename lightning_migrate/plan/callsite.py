@@ -187,7 +187,13 @@ _WRONG = {
     "LM006": "is spelled differently in the target",
     "LM007": "is not taken by the target",
 }
-_REPLACED = "`{}=` was replaced by `accelerator=` + `devices=`"  # (LM004's title names every count flag)
+# The first detail of a rule's finding, where the rule's title says more than this flag (LM004's names every
+# count flag, LM007's every removed keyword): by (rule, the flag is a device-count flag).
+_TITLES = {
+    ("LM004", True): "`{}=` was replaced by `accelerator=` + `devices=`",
+    ("LM004", False): "`{}=` is written otherwise in the target, with the device flags",
+    ("LM007", False): "`{}=` is not a keyword of the target's Trainer: the fix renames or drops it",
+}
 # the device flags that are not device counts say their own problem
 _WRONG_FLAG = {
     "auto_select_gpus": "goes with the device-count flags",
@@ -227,7 +233,7 @@ def rewrite_findings(site: CallSite, rewrite: Rewrite) -> list[Finding]:
         head = _written_flag(old, key, rule == first) if key else ", ".join(f"`{cls}`" for cls in renamed)
         wrong = _WRONG_FLAG.get(key, _WRONG["LM004"]) if rule == "LM004" else _WRONG[rule]
         said = f"{head} {wrong}" if head else "defaults the target changed, written out"
-        title = _REPLACED.format(key) if rule == "LM004" and key in DEVICE_FLAGS else info.title
+        title = _TITLES.get((rule, key in DEVICE_FLAGS), info.title).format(key)
         details = [f"{title} ({info.dates()})" if info.dates() else title]
         if rule == first:
             said += f"; {'unsafe fix' if rewrite.changes else 'fix'}: {_fix(old, new)}"
