@@ -542,7 +542,7 @@ def _breaking(
     if best is None:
         return Refusal(
             "LM101",
-            f"{_named(found)}: no rewrite keeps all its values; {_advice(found)}",
+            f"{_named(found)}: no rewrite keeps every value; {_advice(found)}",
             details=(
                 f"no spelling of Lightning {target} keeps this call's behaviour for the values it may take",
             ),
@@ -553,7 +553,7 @@ def _breaking(
     advice = "pass `--source-version`" if disagree else _advice(found)
     return Refusal(
         "LM101",
-        f"{_named(found)}: no rewrite keeps all its values; {advice}",
+        f"{_named(found)}: no rewrite keeps every value; {advice}",
         details=(
             f"the closest rewrite: `{_spelled(flags, template)}`",
             *_breaks(broken),
@@ -570,7 +570,7 @@ def _advice(found: Mapping[str, Hole]) -> str:
     """What a user can do about run-time values no rewrite keeps: narrow them (where the file does not
     already say each value), write them literally, or hand the call to the runtime shim."""
     told = all(isinstance(hole, RunTime) and hole.told for hole in found.values())
-    return "pass it literally or use `--shim`" if told else "narrow it, pass it literally or use `--shim`"
+    return "pass it literally or use `--shim`" if told else "narrow it, pass it literally or `--shim`"
 
 
 def _why_left(

@@ -286,7 +286,7 @@ def _own_options(site: Site, call: CallSite, words: str, run: Run) -> list[Findi
             if isinstance(decision, Rewrite)
             else change
         )
-        message = f"{head} it also reads itself; migrate its use of them first"
+        message = f"{head}, read by the script too; migrate its use first"
         why = (
             f"the script takes them from `Trainer.add_argparse_args` but sets or reads them itself"
             f" ({site.changed_by}): what it does with them could change",
