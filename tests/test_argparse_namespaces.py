@@ -56,8 +56,10 @@ def test_the_flags_beside_a_namespace_are_never_rewritten(overrides: str, target
 def test_the_issue_example_names_the_command_line_that_breaks_the_rewrite() -> None:
     (finding,) = migrate(script('distributed_backend="ddp"'), release("1.6")).findings
     assert (finding.line, finding.code) == (7, "LM101")
-    assert "`strategy='single_device'` would be wrong for a run with `--gpus 1`" in finding.message
-    assert "would build cuda x1, single_device instead of cuda x1, ddp(" in finding.message
+    assert finding.message.startswith("`args`: an argparse namespace holds every Trainer flag; ")
+    (said,) = [d for d in finding.details if "would be wrong" in d]
+    assert "`strategy='single_device'` would be wrong for a run with `--gpus 1`" in said
+    assert "Lightning 1.6.5 gives cuda x1, single_device instead of cuda x1, ddp(" in said
 
 
 QUOTED = re.compile(r"`(?P<rewrite>[^`]*)` would be wrong for a run with `--(?P<flag>\w+) (?P<word>[^`]+)`")
@@ -133,7 +135,8 @@ def test_the_removed_methods_are_reported_for_2x_only() -> None:
         (8, "LM105", False),
         (9, "LM105", False),
     ]
-    assert "`--shim` writes `lightning_migrate.shim.add_argparse_args(...)`" in result.findings[0].message
+    assert result.findings[0].message.endswith("; fix with `--shim`")
+    assert "`--shim` writes `lightning_migrate.shim.add_argparse_args(...)`" in result.findings[0].details
     assert "inspect.signature(Trainer)" in result.findings[3].message
     assert not [f for f in migrate(METHODS, release("1.9")).findings if f.code == "LM105"]
 

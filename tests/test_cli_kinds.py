@@ -115,7 +115,7 @@ def test_github_annotates_the_notebooks_json_line_and_names_the_cell(project: Pa
     outcome = run("--check", *TARGET, "--output-format", "github", "train.ipynb", "config.yaml")
     lines = outcome.out.splitlines()
     assert lines[0].startswith("::error file=train.ipynb,line=")
-    assert "::cell 3:2:11: `gpus=`" in lines[0]
+    assert "::cell 3:2:11: `gpus=1` is replaced; fix: " in lines[0]
     assert lines[1].startswith("::error file=config.yaml,line=2,col=3,title=LM001::")
 
 
@@ -130,7 +130,9 @@ def test_sarif_locates_a_notebook_finding_in_the_file_and_names_the_cell(project
     assert location["physicalLocation"]["artifactLocation"]["uri"] == "train.ipynb"
     assert location["logicalLocations"] == [{"name": "cell 3", "kind": "module"}]
     assert first["message"]["text"].startswith("cell 3:2:11: ")
-    assert first["properties"] == {"fixable": True, "cell": 3, "cellLine": 2, "cellColumn": 11}
+    where = {"fixable": True, "cell": 3, "cellLine": 2, "cellColumn": 11}
+    assert first["properties"] == {**where, "details": first["properties"]["details"]}
+    assert first["properties"]["details"][0].startswith("`gpus=` was replaced by `accelerator=` + `devices=`")
     assert results[-1]["locations"][0]["physicalLocation"]["region"] == {"startLine": 2, "startColumn": 3}
 
 

@@ -30,7 +30,7 @@ def test_text(project: Path) -> None:
     lines = outcome.out.splitlines()
     assert lines[0].startswith("cfg.py:5:23: LM101 `gpus=args.gpus`: ")
     assert not lines[0].endswith("[*]")
-    assert lines[1].startswith("train.py:3:11: LM001 training type passed as `accelerator=`")
+    assert lines[1].startswith("train.py:3:11: LM001 `accelerator='ddp'` is a training type; fix: ")
     assert lines[1].endswith("[*]")
     assert lines[2].startswith("train.py:3:11: LM004 ")
     assert "broken.py:3:7: error: cannot parse: invalid syntax" in outcome.err
@@ -50,7 +50,9 @@ def test_json(project: Path) -> None:
         "code": "LM101",
         "message": rows[0]["message"],
         "fixable": False,
+        "details": rows[0]["details"],
     }
+    assert rows[0]["details"]  # (the values that break the closest rewrite, ...)
     assert [(r["path"], r["code"], r["fixable"]) for r in rows[1:3]] == [
         ("train.py", "LM001", True),
         ("train.py", "LM004", True),
@@ -62,7 +64,8 @@ def test_github_annotations(project: Path) -> None:
     (project / "a,b:c.py").write_text(FIXABLE)
     outcome = run("--check", *TARGET, "--output-format", "github", ".")
     lines = outcome.out.splitlines()
-    assert lines[0].startswith("::error file=a%2Cb%3Ac.py,line=3,col=11,title=LM001::training type passed")
+    head = "::error file=a%2Cb%3Ac.py,line=3,col=11,title=LM001::"
+    assert lines[0].startswith(head + "`accelerator='ddp'` is a training type")
     assert lines[0].endswith("[*]")
     assert "::error file=broken.py,line=3,col=7,title=error::cannot parse: invalid syntax" in lines
     assert any(line.startswith("::error file=cfg.py,line=5,col=23,title=LM101::") for line in lines)

@@ -302,12 +302,12 @@ def test_python_fed_by_a_heredoc_is_migrated_as_python(tmp_path: Path, command: 
 def test_python_the_shell_changes_is_reported(tmp_path: Path, command: str, body: str, why: str) -> None:
     text = f"{command}\n{body}PY\n"
     path = _script(tmp_path, text)
-    check = run("--check", *TARGET, str(path))
+    check = run("--check", *TARGET, "--show-details", str(path))
     assert check.code == 1
     assert check.out.startswith(
-        f"{path}:1:9: LM101 Python fed to `python` by a here-document is not migrated"
+        f"{path}:1:9: LM101 Python in a here-document is not migrated; quote its delimiter"
     )
-    assert why in check.out
+    assert f"\n    {why}" in check.out  # (why, under the finding)
     assert run(*TARGET, str(path)).code == 1
     assert path.read_text() == text
     path.write_text(text.replace(command, f"{command}  # noqa: LM101"))

@@ -95,7 +95,8 @@ def test_defaults_their_configs_need_written_differently_are_reported_naming_the
     assert cli.new is None
     (finding,) = cli.findings
     assert finding.code == "LM101"
-    assert "`configs/cpu.yaml`, `configs/gpu.yaml`" in finding.message
+    assert finding.message.startswith("`trainer_defaults` not rewritten; ")
+    assert "`configs/cpu.yaml`, `configs/gpu.yaml`" in finding.details[0]
 
 
 def test_a_config_given_with_another_in_one_command_is_reported_and_holds_the_defaults(
@@ -114,7 +115,9 @@ def test_a_config_given_with_another_in_one_command_is_reported_and_holds_the_de
     assert cli.new is None
     assert {t.held != "" for t in cli.configs} == {True}
     before = {name: (root / name).read_text() for name in ("main.py", "a.yaml", "b.yaml")}
-    outcome = run("--check", "--target-version", "2.6", "--extend-include", "*.sh", str(root))
+    outcome = run(
+        "--check", "--show-details", "--target-version", "2.6", "--extend-include", "*.sh", str(root)
+    )
     assert "a launch command gives it together with other configs" in outcome.out
     run("--target-version", "2.6", "--extend-include", "*.sh", str(root))
     assert (root / "a.yaml").read_text() == before["a.yaml"]
@@ -127,7 +130,9 @@ def test_a_cli_no_config_of_the_run_is_tied_to_is_reported_and_its_classes_keep_
     root = project(tmp_path, {"main.py": script(), "configs/a.yaml": "trainer:\n  accelerator: ddp\n"})
     assert clis(root).calls[0].configs  # (both in the run: tied)
     before = (root / "main.py").read_text()
-    outcome = run("--check", "--target-version", "2.6", str(root / "main.py"))  # the config is not in the run
+    outcome = run(
+        "--check", "--show-details", "--target-version", "2.6", str(root / "main.py")
+    )  # (no config)
     assert "LM003" not in outcome.out
     assert "no config of the run is tied to this LightningCLI" in outcome.out
     assert "alone, they would be written strategy=DDPStrategy(find_unused_parameters=False)" in outcome.out

@@ -118,13 +118,21 @@ def test_auto_target_reads_the_project_pin(project: Path) -> None:
 
 
 def test_unsafe_fixes_write_the_modern_form_and_say_what_changes(project: Path) -> None:
-    code, _, err = run(str(project / "train.py"), "--target-version", "2.6", "--unsafe-fixes", "--show-fixes")
+    code, _, err = run(
+        str(project / "train.py"),
+        "--target-version",
+        "2.6",
+        "--unsafe-fixes",
+        "--show-fixes",
+        "--show-details",
+    )
     assert code == 1
     assert (
         'pl.Trainer(strategy="ddp", accelerator="cuda", devices=2, max_epochs=3)'
         in (project / "train.py").read_text()
     )
-    assert "unsafe fix, changes behaviour: find_unused_parameters True -> False (on 2 CUDA GPUs)" in err
+    assert "LM001 `accelerator='ddp'` is a training type; unsafe fix: " in err
+    assert "\n    changes behaviour: find_unused_parameters True -> False (on 2 CUDA GPUs)\n" in err
 
 
 def test_without_unsafe_fixes_the_old_default_is_kept(project: Path) -> None:
@@ -150,7 +158,7 @@ def test_shim_routes_calls_with_runtime_values_through_the_runtime_shim(tmp_path
         "import pytorch_lightning as pl\nimport lightning_migrate.shim\n\n\ndef build(args):\n"
         "    return lightning_migrate.shim.Trainer(accelerator=args.accelerator)\n"
     )
-    assert "now builds `lightning_migrate.shim.Trainer`, which migrates the flags at run time\n" in err
+    assert "; fix: build `lightning_migrate.shim.Trainer`\n" in err
     assert run(str(path), "--target-version", "2.6", "--shim")[0] == 0  # a fixed point
 
 
@@ -160,4 +168,4 @@ def test_without_shim_runtime_values_are_only_reported(tmp_path: Path) -> None:
     code, out, _ = run(str(path), "--target-version", "2.6")
     assert code == 1
     assert path.read_text() == RUNTIME
-    assert "use the runtime shim (`--shim`) or pass the flags literally" in out
+    assert "; use `--shim` or pass the flags literally" in out

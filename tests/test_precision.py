@@ -163,4 +163,7 @@ def test_a_refusal_names_the_machine_where_the_closest_rewrite_breaks() -> None:
     decision = plan(flags, release("2.6"))
     assert isinstance(decision, Refusal)
     assert decision.code == "LM103"
-    assert "precision 16-mixed (autocast on cuda) on Apple MPS" in decision.message
+    assert decision.message == "Lightning 2.6.6 cannot build what this call built; change it by hand"
+    built = decision.details[0]
+    assert built.startswith("on Apple MPS, this call builds ")
+    assert built.endswith("precision 16-mixed (autocast on cuda)")

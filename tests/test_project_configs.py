@@ -32,23 +32,25 @@ EXPECTED_FINDINGS = {
         (
             "tools/evaluate.py",
             "LM101",
-            '`**params["trainer"]`: the flags it passes are only known at run time',
+            '`**params["trainer"]`: run-time value, may be old usage; use `--shim`',
         ),
         ("tools/sweep.py", "LM101", "from `cluster.yaml` (`trainer`), which cannot be migrated there"),
         ("configs/cluster.yaml", "LM101", "`gpus=${oc.env:NUM_GPUS}`"),
         ("run.py", "LM001", "fix: accelerator='cuda', strategy='ddp_find_unused_parameters_true', devices=2"),
     ],
     "key_references": [
-        ("configs/trainer/default.yaml", "LM004", "(not fixed: the rewrite changes `trainer.gpus` and"),
+        ("configs/trainer/default.yaml", "LM004", "(not fixed: keys read elsewhere)"),
+        ("configs/trainer/default.yaml", "LM004", "the rewrite changes `trainer.gpus` and"),
         ("configs/trainer/ddp.yaml", "LM001", "src/utils.py:11 (`config.trainer.gpus`)"),
         ("configs/trainer/ddp.yaml", "LM004", "configs/logger/wandb.yaml:4 (`${trainer.gpus}`)"),
     ],
     "key_reads": [
-        ("train.py", "LM004", "`cfg.trainer.gpus` reads `gpus` of a Trainer config that now writes the same"),
+        ("train.py", "LM004", "`cfg.trainer.gpus` reads `gpus`, which the config now writes as `devices`"),
         ("train.py", "LM004", '`cfg["trainer"]["gpus"]` reads `gpus`'),
         ("configs/train.yaml", "LM004", "`${trainer.gpus}` reads `gpus`"),
     ],
 }
+# (each piece is looked for in a finding's message or evidence: ``Finding.details``)
 # (file, code) a case must not report: the calls its configs settle
 NOT_REPORTED = {
     "loaded_config": [("train.py", "LM101"), ("run.py", "LM101"), ("tools/finetune.py", "LM101")],
@@ -84,7 +86,9 @@ def test_project(case: str, tmp_path: Path) -> None:
         if new != old and name.endswith(".yaml"):
             assert_yaml_behaviour_kept(root / name, old, new, release(TARGET))
             _sections_kept(old, new)
-    found = [(name, f.code, f.message) for name, r in results.items() for f in r.findings]
+    found = [
+        (name, f.code, "\n".join((f.message, *f.details))) for name, r in results.items() for f in r.findings
+    ]
     for name, code, piece in EXPECTED_FINDINGS[case]:
         assert any(n == name and c == code and piece in m for n, c, m in found), (name, code, piece)
     for name, code in NOT_REPORTED[case]:
@@ -211,7 +215,7 @@ def test_a_read_follows_only_where_every_config_holds_the_same_value(
     assert (read.data is not None) == follows
     assert (results["a.yaml"].data is not None) == follows
     if not follows:
-        left = [f.message for f in results["a.yaml"].findings if not f.fixable]
+        left = [detail for f in results["a.yaml"].findings if not f.fixable for detail in f.details]
         assert any("log.py:2 (`cfg.trainer.gpus`)" in m for m in left)
 
 
@@ -237,7 +241,8 @@ def test_a_config_beside_the_calls_own_flags_is_named(tmp_path: Path) -> None:
     results = _migrate(tmp_path)
     (finding,) = [f for f in results["run.py"].findings if f.code == "LM101"]
     assert (
-        "come from `vae.yaml` (`trainer_params`), which holds flags beside the call's own" in finding.message
+        "come from `vae.yaml` (`trainer_params`), which holds flags beside the call's own"
+        in finding.details[0]
     )
     assert results["run.py"].data is None
 

@@ -64,10 +64,10 @@ def test_a_deprecated_keyword_that_keeps_some_value_only_as_written_is_work_left
         "gpus": anything,
         "strategy": Obj.of("DDPStrategy", find_unused_parameters=False),
     }
-    [(code, flag, why)] = decision.left
+    [(code, flag, why, said)] = decision.left
     assert (code, flag) == ("LM101", "gpus")
-    assert why.startswith("`gpus=gpus`: Lightning 1.7.7 deprecates `gpus=`")
-    assert "breaks for gpus=" in why
+    assert why.startswith("`gpus=gpus`: deprecated in Lightning 1.7.7, and no rewrite keeps every value; ")
+    assert any(detail.startswith("it breaks for gpus=") for detail in said)
 
 
 def test_values_the_releases_read_differently_ask_for_the_source_version() -> None:
@@ -76,8 +76,9 @@ def test_values_the_releases_read_differently_ask_for_the_source_version() -> No
     assert isinstance(decision, Refusal)
     assert decision.code == "LM101"
     assert decision.flag == "gpus"
-    assert "pass --source-version" in decision.message
-    assert "narrow the value" not in decision.message
+    assert decision.message.endswith("; pass `--source-version`")
+    assert "narrow" not in decision.message
+    assert not any("narrow" in detail for detail in decision.details)
 
 
 def test_the_refusal_names_the_values_that_break_the_closest_rewrite() -> None:
@@ -85,15 +86,18 @@ def test_the_refusal_names_the_values_that_break_the_closest_rewrite() -> None:
     decision = plan({"distributed_backend": "dp", "gpus": gpus(DOMAINS["gpus"], "gpus")}, release("1.5"))
     assert isinstance(decision, Refusal)
     assert decision.code == "LM101"
-    assert "the closest, `strategy='dp', no distributed_backend=`, breaks for gpus='0'" in decision.message
-    assert "a type annotation, an argparse `type=` or `choices=`" in decision.message
+    assert "narrow it" in decision.message
+    assert decision.details[0] == "the closest rewrite: `strategy='dp', no distributed_backend=`"
+    assert decision.details[1].startswith("it breaks for gpus='0'")
+    assert "a type annotation, an argparse `type=` or `choices=`" in decision.details[-1]
 
 
 def test_a_call_no_rewrite_keeps_for_any_value_is_told_what_its_literal_twin_is() -> None:
     decision = plan({"distributed_backend": "dp", "gpus": gpus((1, 2))}, release("2.6"))
     assert isinstance(decision, Refusal)
     assert decision.code == "LM103"
-    assert "for gpus=1: Lightning 2.6.6 has no dp strategy" in decision.message
+    assert decision.message == "`gpus=args.gpus`: Lightning 2.6.6 has no dp strategy; move off it by hand"
+    assert decision.details[0] == "when gpus=1 (a value it may take)"
 
 
 @pytest.mark.parametrize(
@@ -165,8 +169,10 @@ def test_a_refusal_says_what_unsafe_fixes_would_write() -> None:
     decision = plan({"gpus": gpus((0, 1, 2, 4), "torch.cuda.device_count()")}, release("2.6"))
     assert isinstance(decision, Refusal)
     assert decision.code == "LM101"
-    assert decision.message.endswith(
-        "; `--unsafe-fixes` writes accelerator='cuda' if torch.cuda.device_count() else 'cpu',"
-        " devices=torch.cuda.device_count() or 1 (changes behaviour: find_unused_parameters True -> False for"
-        " gpus=2 or gpus=4; start_method spawn -> popen for gpus=2 or gpus=4)"
+    assert decision.message.endswith(" (or `--unsafe-fixes`)")
+    assert decision.details[-3:] == (
+        "`--unsafe-fixes` writes accelerator='cuda' if torch.cuda.device_count() else 'cpu',"
+        " devices=torch.cuda.device_count() or 1",
+        "which changes find_unused_parameters True -> False for gpus=2 or gpus=4",
+        "which changes start_method spawn -> popen for gpus=2 or gpus=4",
     )

@@ -13,18 +13,23 @@ from lightning_migrate.semantics import Hardware, Rejected, interpret
 from lightning_migrate.semantics.model import Value, release
 
 CONFLICT: dict[str, Value] = {"accelerator": "ddp", "strategy": "ddp_spawn"}
-TITLE = "the target release rejects this call as written"
-NOWHERE = "(no release from 1.4.9 to 2.6.6 builds it on any machine)"
+TITLE = "no Lightning release builds this call"
+NOWHERE = "no release from 1.4.9 to 2.6.6 builds it on any machine"
 KEEP = "keep `strategy='ddp_spawn'` and drop `accelerator='ddp'`"
 MEANT = "write the training type you meant in `strategy=`"
 
 
-def message(flags: dict[str, Value], target: str) -> str:
+def refusal(flags: dict[str, Value], target: str) -> Refusal:
     decision = plan(flags, release(target))
     assert isinstance(decision, Refusal), decision
     assert decision.code == "LM100"
     assert decision.nowhere
-    return decision.message
+    return decision
+
+
+def message(flags: dict[str, Value], target: str) -> str:
+    """The finding's evidence, one item a line (what each release raises, both calls it may have meant)."""
+    return "\n".join(refusal(flags, target).details)
 
 
 @pytest.mark.parametrize(
@@ -53,8 +58,11 @@ def message(flags: dict[str, Value], target: str) -> str:
     ],
 )
 def test_a_conflict_is_told_in_the_targets_words(target: str, said: str) -> None:
-    got = message(CONFLICT, target)
-    assert got.startswith(f"{TITLE}: {said} {NOWHERE}; {KEEP}, or {MEANT}")
+    got = refusal(CONFLICT, target)
+    assert got.message == f"{TITLE}; keep `strategy=` or the other training type"
+    assert got.details[:2] == (said, NOWHERE)
+    assert got.details[-2].startswith(KEEP)
+    assert got.details[-1].startswith(MEANT)
 
 
 def test_the_words_are_the_models() -> None:
@@ -79,12 +87,12 @@ def test_the_words_are_the_models() -> None:
     ],
 )
 def test_what_the_older_flag_meant_is_written_by_the_planner(target: str, meant: str) -> None:
-    assert message(CONFLICT, target).endswith(f"{MEANT}{' ' + meant if meant else ''}")
+    assert refusal(CONFLICT, target).details[-1] == f"{MEANT}{' ' + meant if meant else ''}"
 
 
 def test_both_calls_are_written_for_the_target() -> None:
     said = message({**CONFLICT, "gpus": 2}, "2.6")
-    assert said.startswith(f"{TITLE}: Lightning 2.6.6 raises TypeError: Trainer.__init__() got an unexpected")
+    assert said.startswith("Lightning 2.6.6 raises TypeError: Trainer.__init__() got an unexpected")
     assert (
         f"{KEEP} (`strategy='ddp_spawn', gpus=2` is written"
         " `strategy='ddp_spawn_find_unused_parameters_true', accelerator='cuda', devices=2`)"
@@ -98,7 +106,7 @@ def test_both_calls_are_written_for_the_target() -> None:
 def test_a_plugin_name_beside_strategy() -> None:
     said = message({"plugins": "ddp_find_unused_parameters_false", "strategy": "ddp_spawn"}, "1.7")
     assert (
-        "raises MisconfigurationException: Found invalid type for plugin ddp_find_unused_parameters_false "
+        "raises MisconfigurationException: Found invalid type for plugin ddp_find_unused_parameters_false\n"
         in said
     )
     assert "keep `strategy='ddp_spawn'` and drop `plugins='ddp_find_unused_parameters_false'`" in said
@@ -119,15 +127,17 @@ def test_distributed_backend_beside_strategy_in_each_targets_words() -> None:
 
 
 def test_for_14_the_other_flag_is_the_targets_own() -> None:
-    assert message(CONFLICT, "1.4").endswith("; drop `strategy='ddp_spawn'`")
+    assert refusal(CONFLICT, "1.4").details[-1] == "drop `strategy='ddp_spawn'`"
 
 
 def test_a_call_no_release_builds_for_another_reason() -> None:
-    said = message({"accelerator": "tpu", "precision": "16-true", "strategy": "ddp"}, "2.6")
+    got = refusal({"accelerator": "tpu", "precision": "16-true", "strategy": "ddp"}, "2.6")
     # the TPU host's words, not a CUDA machine's missing torch_xla
-    assert said == (
-        f"{TITLE}: on TPU (8 cores), Lightning 2.6.6 raises ValueError: The `XLAAccelerator` can only be used"
-        f" with a `SingleDeviceXLAStrategy` or `XLAStrategy`, found DDPStrategy {NOWHERE}"
+    assert got.message == f"{TITLE}; fix it by hand"
+    assert got.details == (
+        "on TPU (8 cores), Lightning 2.6.6 raises ValueError: The `XLAAccelerator` can only be used"
+        " with a `SingleDeviceXLAStrategy` or `XLAStrategy`, found DDPStrategy",
+        NOWHERE,
     )
 
 
@@ -238,6 +248,5 @@ def test_parametrized_values_outside_a_raise_context() -> None:
     bare = code.replace("    with pytest.raises(ValueError):\n    ", "")
     (finding,) = migrate(bare, release("1.5")).findings
     assert finding.code == "LM100"
-    assert finding.message.startswith(
-        f"`strategy=strategy`: only known at run time, and for strategy='ddp_spawn': {TITLE}"
-    )
+    assert finding.message.startswith(f"`strategy=strategy`: {TITLE}")
+    assert finding.details[0] == "when strategy='ddp_spawn' (a value it may take)"

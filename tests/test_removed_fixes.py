@@ -258,11 +258,16 @@ def test_the_callbacks_a_fix_builds_are_imported_from_the_files_package() -> Non
 def test_the_fixes_that_need_unsafe_say_so() -> None:
     source = f"{HEAD}trainer = pl.Trainer(callbacks=cbs, progress_bar_refresh_rate=5)\n"
     (finding,) = migrate(source, release("2.6")).findings
-    assert "fixable with `--unsafe-fixes`" in finding.message
-    assert "only right if `callbacks=` is a list" in finding.message
+    assert finding.message.endswith("; fixable with `--unsafe-fixes`")
+    assert (
+        "`--unsafe-fixes` writes: `TQDMProgressBar(refresh_rate=...)` appended to `callbacks=`"
+        in finding.details
+    )
+    assert any(d.startswith("only right if `callbacks=` is a list") for d in finding.details)
     (finding,) = migrate(source, release("2.6"), unsafe=True).findings
     assert finding.fixable
-    assert "fix (unsafe, only right if `callbacks=` is a list" in finding.message
+    assert "; unsafe fix: `TQDMProgressBar(refresh_rate=...)` appended to `callbacks=`" in finding.message
+    assert any(d.startswith("only right if `callbacks=` is a list") for d in finding.details)
 
 
 def test_a_multi_line_list_keeps_its_layout() -> None:

@@ -925,7 +925,8 @@ def test_a_strategy_parameter_defaulting_to_none_is_reported_where_the_target_re
     result = migrate(source, release(target))
     assert result.code == source
     assert [(f.code, f.line, f.column) for f in result.findings] == [("LM101", 7, 59)]
-    assert "with its default, `strategy=None`" in result.findings[0].message
+    assert result.findings[0].message.startswith("`strategy=strategy`: run-time value, may be old usage; ")
+    assert any("with its default, `strategy=None`" in detail for detail in result.findings[0].details)
 
 
 def test_a_parameter_default_the_target_takes_is_quiet() -> None:

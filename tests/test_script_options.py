@@ -138,8 +138,8 @@ def test_a_changed_option_of_lightnings_parser_is_not_rewritten(tmp_path: Path) 
     write(tmp_path, {"train.py": train, "run.sh": "python train.py --gpus 8\n"})
     result = process_file(tmp_path / "run.sh", Options(release("2.6")))
     assert result.data is None
-    (message,) = [f.message for f in result.findings]
-    assert "sets or reads itself (`config['gpus']` at train.py:7)" in message
+    (message,) = ["\n".join((f.message, *f.details)) for f in result.findings]  # (with the evidence)
+    assert "sets or reads them itself (`config['gpus']` at train.py:7)" in message
 
 
 def test_a_parser_in_another_module_narrows_the_values_where_the_trainer_is_built(tmp_path: Path) -> None:
@@ -165,7 +165,7 @@ def test_flags_beside_a_default_the_script_sets_are_judged_with_it_unknown(tmp_p
     write(tmp_path, {"train.py": train, "run.sh": "python train.py --gpus 2\n"})
     result = process_file(tmp_path / "run.sh", Options(release("2.6")))
     assert result.data is None  # `--devices 2 --accelerator cuda` would drop the default's training type
-    (message,) = [f.message for f in result.findings]
+    (message,) = ["\n".join((f.message, *f.details)) for f in result.findings]  # (with the evidence)
     assert "the script sets or reads the Trainer flags `accelerator` itself" in message
 
 
@@ -201,5 +201,5 @@ def test_flags_beside_an_option_a_trainer_keyword_reads_are_judged_with_it_unkno
     assert (
         result.data is None
     )  # `--num_nodes 2` is the call's, and reaches the Trainer beside `--accelerator`
-    (message,) = [f.message for f in result.findings]
+    (message,) = ["\n".join((f.message, *f.details)) for f in result.findings]  # (with the evidence)
     assert "`--num_nodes` reach the Trainer too, through a keyword of the script's call" in message

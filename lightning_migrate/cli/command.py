@@ -108,6 +108,7 @@ def _run(
     options = replace(options, ignore=options.ignore + ignore, texts=mode != "check", floor=floor)
     stdout_taken = mode == "diff" or (mode == "rewrite" and list(paths) == [Path("-")])
     stream = Stream(settings["output-format"], mode, stdout_taken, how.quiet, live=False)
+    stream.details = settings["show-details"]
     stream.statistics, stream.show_fixes = settings["statistics"], settings["show-fixes"]
     stream.colour = style.colour()
     if not judged:

@@ -41,6 +41,7 @@ KEYS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "respect-gitignore": (_bool, "true or false"),
     "per-file-ignores": (_per_file, 'a table of pattern = ["LM001", ...]'),
     "output-format": (lambda v: isinstance(v, str), 'a string such as "text"'),
+    "show-details": (_bool, "true or false"),
     "unsafe-fixes": (_bool, "true or false"),
     "shim": (_bool, "true or false"),
     "statistics": (_bool, "true or false"),

@@ -123,6 +123,12 @@ def main() -> None:
     help="List the fixes made (rewrite mode) or that the diff makes, one a line, before the summary.",
 )
 @click.option(
+    "--show-details/--no-show-details",
+    default=None,
+    help="Print the evidence behind each finding (values that break, machines, releases) under it, in the"
+    " text format (json and sarif always carry it).",
+)
+@click.option(
     "--stdin-filename",
     type=click.Path(path_type=Path),
     help="Name of the file read from `-` (standard input): for messages, configuration and excludes.",

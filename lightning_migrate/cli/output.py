@@ -29,10 +29,11 @@ class Report:
     statistics: bool = False  # each code's count instead of the findings
     show_fixes: bool = False  # the fixes made (rewrite and diff modes), one a line
     colour: bool | None = None  # ``click.echo``'s: off, on, or on a terminal only (``style.colour``)
+    details: bool = False  # `--show-details`: the text format prints each finding's evidence under it
 
 
 def report(output_format: str, run: Report) -> None:
-    stream = Stream(output_format, run.mode, run.to_stderr, run.quiet, live=False)
+    stream = Stream(output_format, run.mode, run.to_stderr, run.quiet, live=False, details=run.details)
     stream.statistics, stream.show_fixes, stream.colour = run.statistics, run.show_fixes, run.colour
     for result in run.results:
         stream.add(result)
@@ -57,11 +58,19 @@ class Stream:
     statistics: bool = False
     show_fixes: bool = False
     colour: bool | None = None
+    details: bool = False  # `--show-details`
 
     @property
     def run(self) -> Report:
         return Report(
-            self.results, self.mode, self.to_stderr, self.quiet, self.statistics, self.show_fixes, self.colour
+            self.results,
+            self.mode,
+            self.to_stderr,
+            self.quiet,
+            self.statistics,
+            self.show_fixes,
+            self.colour,
+            self.details,
         )
 
     def add(self, result: FileResult) -> None:
@@ -128,6 +137,8 @@ def _show_fixes(stream: Stream) -> None:
     click.echo(f"{made} {count(len(fixed), 'deprecated usage')}{':' if fixed else '.'}", err=True)
     for result, finding in fixed:
         click.echo(_line(result, finding, mark=False), err=True, color=stream.colour)
+        if stream.details:  # (what an unsafe fix changes is among them)
+            _text_details(finding, True)
 
 
 def _errors(stream: Stream, result: FileResult, run: Report) -> None:
@@ -155,6 +166,15 @@ def _text(stream: Stream, result: FileResult, run: Report) -> None:
         return
     for f in _shown(result, run):
         click.echo(_line(result, f), err=run.to_stderr, color=run.colour)
+        if run.details:
+            _text_details(f, run.to_stderr)
+
+
+def _text_details(finding: Finding, to_stderr: bool) -> None:
+    """``--show-details``: the evidence behind a finding, one item a line, indented under it (an item that
+    spans lines keeps its own lines, each indented the same)."""
+    for detail in finding.details:
+        click.echo("\n".join("    " + line for line in detail.splitlines() or [""]), err=to_stderr)
 
 
 def _json(stream: Stream, result: FileResult, run: Report) -> None:
@@ -170,6 +190,8 @@ def _json(stream: Stream, result: FileResult, run: Report) -> None:
                 "code": f.code,
                 "message": f.message,
                 "fixable": f.fixable,
+                "details": list(f.details),  # the evidence behind the message (`--show-details`)
+                "remedy": f.remedy or None,  # the flag whose run would fix it (unsafe-fixes, shim, ...)
                 # in a notebook, line and column are the JSON file's; the cell is where Jupyter shows it
                 **({"cell": dict(zip(("number", "line", "column"), f.cell))} if f.cell else {}),
             },

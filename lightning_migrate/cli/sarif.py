@@ -75,14 +75,28 @@ def _result(result: FileResult, finding: Finding) -> dict[str, Any]:
         prefix = f"{finding.in_cell}: "
         location["logicalLocations"] = [{"name": f"cell {number}", "kind": "module"}]
         properties.update(cell=number, cellLine=line, cellColumn=column)
+    if finding.details:  # (for tools: the evidence item by item, as the json format's "details")
+        properties["details"] = list(finding.details)
+    if finding.remedy:  # (the flag whose run would fix it)
+        properties["remedy"] = finding.remedy
     return {
         "ruleId": finding.code,
         "ruleIndex": _INDEX[finding.code],
         "level": "error",
-        "message": {"text": prefix + finding.message},
+        "message": _message(prefix + finding.message, finding.details),
         "locations": [location],
         "properties": properties,
     }
+
+
+def _message(text: str, details: Sequence[str]) -> dict[str, Any]:
+    """The one-line message as ``text``; with evidence, a ``markdown`` form too (SARIF 2.1.0 §3.11.4: a
+    viewer that renders Markdown shows it instead of ``text``, so it repeats the line), the details as a
+    list under it."""
+    if not details:
+        return {"text": text}
+    listed = "\n".join(f"- {' '.join(detail.split())}" for detail in details)
+    return {"text": text, "markdown": f"{text}\n\n{listed}"}
 
 
 def _error(result: FileResult) -> dict[str, Any]:

@@ -79,6 +79,7 @@ CONVERSIONS: dict[str, tuple[Callable[[Any], Any], Any]] = {
     "force-exclude": (bool, False),
     "respect-gitignore": (bool, True),
     "output-format": (_output_format, "text"),
+    "show-details": (bool, False),
     "unsafe-fixes": (bool, False),
     "shim": (bool, False),
     "statistics": (bool, False),

@@ -15,8 +15,17 @@ from dataclasses import dataclass, field
 
 from lightning_migrate.plan.decide import plan
 from lightning_migrate.plan.knowledge import Known, holes, keywords, written_values
-from lightning_migrate.plan.planner import DEVICE_NAMES, V16, Decision, Refusal, Rewrite, Unchanged
-from lightning_migrate.report.findings import Finding
+from lightning_migrate.plan.planner import (
+    DEVICE_FLAGS,
+    DEVICE_NAMES,
+    V16,
+    Decision,
+    Refusal,
+    Rewrite,
+    Unchanged,
+    token,
+)
+from lightning_migrate.report.findings import WRITTEN_WIDTH, Finding, written
 from lightning_migrate.report.rules import BY_CODE, FLAG_RULES
 from lightning_migrate.semantics import Setup, interpret
 from lightning_migrate.semantics.classes import lookup
@@ -150,8 +159,10 @@ class Run:
         not made."""
         decision = self.judge(site)
         if isinstance(decision, Refusal):
-            place = site.place(decision.flag)
-            return decision, [Finding(*place, decision.code, decision.message, False, remedy=decision.remedy)]
+            where = site.place(decision.flag)
+            said, details, remedy = decision.message, decision.details, decision.remedy
+            finding = Finding(*where, decision.code, said, False, details=details, remedy=remedy)
+            return decision, [finding]
         if not isinstance(decision, Rewrite):
             return decision, []
         findings = rewrite_findings(site, decision)
@@ -173,8 +184,36 @@ def _took_training_type(flag: str, since: Version, target: Version) -> Version |
     return took[-1] if took else None
 
 
+# What is wrong with an old flag, in a few words, by the rule it breaks (the rule's title and dates go to the
+# finding's details); the device-count flags say their own keyword.
+_WRONG = {
+    "LM001": "is a training type",
+    "LM002": "is gone",
+    "LM003": "holds a strategy",
+    "LM004": "is replaced",  # (by what: the fix says, and the details)
+    "LM005": "renamed `*Strategy`",
+    "LM006": "is spelled differently in the target",
+    "LM007": "is not taken by the target",
+}
+# The first detail of a rule's finding, where the rule's title says more than this flag (LM004's names every
+# count flag, LM007's every removed keyword): by (rule, the flag is a device-count flag).
+_TITLES = {
+    ("LM004", True): "`{}=` was replaced by `accelerator=` + `devices=`",
+    ("LM004", False): "`{}=` is written otherwise in the target, with the device flags",
+    ("LM007", False): "`{}=` is not a keyword of the target's Trainer: the fix renames or drops it",
+}
+# the device flags that are not device counts say their own problem
+_WRONG_FLAG = {
+    "auto_select_gpus": "goes with the device-count flags",
+    "devices": "is numbered differently in the target",
+    "accelerator": "is spelled differently in the target",
+}
+
+
 def rewrite_findings(site: CallSite, rewrite: Rewrite) -> list[Finding]:
-    """One finding per rule the old flags break; the first says the fix, its notes and what it changes."""
+    """One finding per rule the old flags break (each code stays selectable and suppressible on its own);
+    the first says the fix (only the keywords it changes), the others point to it. Each names the flag as
+    written; the rule's dates, the notes and what an unsafe fix changes are its details."""
     old, new = site.flags, rewrite.flags
     rules: dict[str, str] = {}
     for key, value in old.items():
@@ -187,26 +226,51 @@ def rewrite_findings(site: CallSite, rewrite: Rewrite) -> list[Finding]:
             rule = "LM004"
         rules.setdefault(rule, key)
     kept = {value.cls for value in flat(new.values()) if isinstance(value, Obj)}
-    if any(isinstance(o, Obj) and o.cls.endswith("Plugin") and o.cls not in kept for o in flat(old.values())):
+    renamed = [o.cls for o in flat(old.values()) if isinstance(o, Obj) and o.cls.endswith("Plugin")]
+    renamed = [cls for cls in dict.fromkeys(renamed) if cls not in kept]
+    if renamed:
         rules.setdefault("LM005", "")  # a `*Plugin` class the rewrite renamed
     if not rules and new != old:
         # only defaults written out or keywords added, where the target's default differs (`tpu_cores=1`
         # spawned one process until 1.5: `strategy=` says so; 2.0 picks the accelerator itself): LM006
         rules["LM006"] = ""
-    fix = keywords(new)
     findings = []
-    for index, rule in enumerate(sorted(rules)):
+    first = min(rules, default="")
+    for rule, key in sorted(rules.items()):
         info = BY_CODE[rule]
-        when = f" ({info.dates()})" if info.dates() else ""
-        # the fix is the same for every rule the call breaks: say it once
-        message = f"{info.title}{when}" + (f"; fix: {fix}" if index == 0 else "")
-        if index == 0 and rewrite.notes:
-            message += f" ({'; '.join(rewrite.notes)})"
-        if index == 0 and rewrite.changes:
-            message += f" (unsafe fix, changes behaviour: {'; '.join(rewrite.changes)})"
-        findings.append(Finding(site.line, site.column, rule, message, True))
-    findings += [Finding(*site.place(flag), code, why, False) for code, flag, why in rewrite.left]
+        head = _written_flag(old, key, rule == first) if key else ", ".join(f"`{cls}`" for cls in renamed)
+        wrong = _WRONG_FLAG.get(key, _WRONG["LM004"]) if rule == "LM004" else _WRONG[rule]
+        said = f"{head} {wrong}" if head else "defaults the target changed, written out"
+        title = _TITLES.get((rule, key in DEVICE_FLAGS), info.title).format(key)
+        details = [f"{title} ({info.dates()})" if info.dates() else title]
+        if rule == first:
+            said += f"; {'unsafe fix' if rewrite.changes else 'fix'}: {_fix(old, new)}"
+            details += [*rewrite.notes, *(f"changes behaviour: {change}" for change in rewrite.changes)]
+        else:
+            said += f" (see {first})"
+        findings.append(Finding(site.line, site.column, rule, said, True, details=tuple(details)))
+    findings += [
+        Finding(*site.place(flag), code, why, False, details=said) for code, flag, why, said in rewrite.left
+    ]
     return findings
+
+
+def _written_flag(flags: Mapping[str, Known], key: str, fixed: bool) -> str:
+    """``gpus=args.gpus`` as a message quotes it (a long value cut; shorter beside the fix, which writes
+    the same value in full where it moves it)."""
+    return f"`{key}={written(repr(flags[key]), FIXED_WIDTH if fixed else WRITTEN_WIDTH)}`"
+
+
+FIXED_WIDTH = 30
+
+
+def _fix(old: Mapping[str, Known], new: Mapping[str, Known]) -> str:
+    """The keywords a rewrite writes that the call did not pass as they are (the old keywords it drops go
+    without saying, unless dropping is all it does)."""
+    changed = {k: value for k, value in new.items() if k not in old or token(old[k]) != token(value)}
+    if changed:
+        return keywords(changed)
+    return "remove " + ", ".join(f"`{k}=`" for k in old if k not in new)
 
 
 def flat(values: Iterable[Known]) -> list[Known]:

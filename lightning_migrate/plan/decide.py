@@ -12,7 +12,7 @@ from dataclasses import replace
 from lightning_migrate.plan import quantify, rejected
 from lightning_migrate.plan.knowledge import Known, holes, keywords
 from lightning_migrate.plan.planner import Decision, Refusal, Rewrite, _plan, token
-from lightning_migrate.report.findings import UNSAFE_FIXES
+from lightning_migrate.report.findings import UNSAFE_FIXES, written
 from lightning_migrate.semantics import Unmodelled, Value, Version
 from lightning_migrate.semantics.model import RELEASES
 
@@ -52,7 +52,9 @@ def plan(
                     values, target, source, unsafe, since
                 )
         except Unmodelled as refusal:  # the old call, or the target on it: nothing to judge a rewrite by
-            decision = Refusal("LM104", f"{refusal}; fix the value by hand")
+            value = written(repr(refusal.value))
+            said = f"`{refusal.flag}={value}`: a value the model does not judge; fix it by hand"
+            decision = Refusal("LM104", said, details=(f"the model only models {refusal.expected}",))
         if not unsafe and isinstance(decision, Refusal) and decision.code in UNSAFE_ADVISED:
             decision = _unsafe_advice(decision, plan(flags, target, source, True, since, conditionals))
         _PLANS[key] = decision
@@ -67,9 +69,11 @@ UNSAFE_ADVISED = frozenset({"LM101", "LM103"})
 def _unsafe_advice(refusal: Refusal, unsafe: Decision) -> Refusal:
     if not isinstance(unsafe, Rewrite) or unsafe.left or not unsafe.changes:
         return refusal
-    changes = "; ".join(unsafe.changes)
-    said = f"; `--unsafe-fixes` writes {keywords(unsafe.flags)} (changes behaviour: {changes})"
-    return replace(refusal, message=refusal.message + said, remedy=UNSAFE_FIXES)
+    # (the flag that would do it is said on the line; what it writes and changes is evidence)
+    writes = f"`--unsafe-fixes` writes {keywords(unsafe.flags)}"
+    details = (*refusal.details, writes, *(f"which changes {change}" for change in unsafe.changes))
+    said = refusal.message + " (or `--unsafe-fixes`)"
+    return replace(refusal, message=said, details=details, remedy=UNSAFE_FIXES)
 
 
 _PLANS: dict[object, Decision] = {}

@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 
-from lightning_migrate.report.findings import UNSAFE_FIXES
+from lightning_migrate.report.findings import MESSAGE_WIDTH, UNSAFE_FIXES, written
 from lightning_migrate.semantics.keywords import KEYWORDS
 from lightning_migrate.semantics.model import Value, Version
 from lightning_migrate.semantics.removed import BY_KEYWORD, GONE, Gone
@@ -85,10 +85,38 @@ class Judged:
     ``callbacks=`` (``added``)."""
 
     old: str
-    message: str
+    head: str  # the keyword as written and what is wrong with it
     edit: tuple[str | None, Value] | None = None
     added: Added | None = None
     remedy: str = ""  # the flag whose run makes the edit (``Finding.remedy``)
+    notes: tuple[str, ...] = ()  # the evidence: when Lightning deprecated and removed it, ...
+    advice: str = ""  # what Lightning says to do instead
+    fix: str = ""  # the fix said ("; fix: ..."), where there is one
+
+    @property
+    def message(self) -> str:
+        """One line: the keyword, what is wrong, and the fix or else what to do (Lightning's advice, where
+        it fits on the line; else it is the first detail)."""
+        if self.fix or not self.advice:
+            return self.head + self.fix
+        if self._advice_fits:
+            return f"{self.head}: {self.advice}"
+        return f"{self.head}; change it by hand"
+
+    @property
+    def details(self) -> tuple[str, ...]:
+        """The evidence behind the message: the advice where the message does not say it, then the notes."""
+        if not self.advice or (not self.fix and self._advice_fits):
+            return self.notes
+        return (self.advice, *self.notes)
+
+    @property
+    def _advice_fits(self) -> bool:
+        return len(self.head) + len(self.advice) + 2 <= MESSAGE_WIDTH
+
+    def said(self, fix: str, *notes: str, **changes: object) -> Judged:
+        """This finding with ``fix`` said (in place of the advice) and ``notes`` added to its evidence."""
+        return replace(self, fix=fix, notes=(*self.notes, *notes), **changes)  # type: ignore[arg-type]
 
     @property
     def fixable(self) -> bool:
@@ -172,41 +200,52 @@ def _judge(
     since, _, _ = KEYWORDS[keyword]
     row = BY_KEYWORD.get(keyword)
     known = value is not RUN_TIME
+    head = _quoted(keyword, value)
     if target < since:
-        return Judged(keyword, f"Lightning {target} has no `{keyword}=` (added in {_line(since)}); remove it")
+        added = f"{head} is not in Lightning {target} (added in {_line(since)})"
+        return Judged(keyword, added, advice="remove it")
+    dates = _dates(row)
     if row is not None and row.values:  # only some values are old (`max_steps=None`)
         if not known or not any(_same(value, old) for old in row.values) or target < _deprecated(row):
             return None
-        status = _status(f"`{keyword}={value!r}`", target, row.removed)
-        return Judged(keyword, f"{status}{_dates(row)}: {row.advice}")
+        status = _status(target, row.removed)
+        return Judged(keyword, f"{head} is {status} in Lightning {target}", notes=dates, advice=row.advice)
     if accepts(keyword, target):
         if row is None or target < _deprecated(row) or (known and is_default(keyword, value)):
             return None  # (a deprecated keyword at its default does not warn)
-        status = f"Lightning {target} deprecates `{keyword}=`"
+        status = f"{head} is deprecated in Lightning {target}"
     elif known and is_default(keyword, value) and not opaque:
-        message = f"Lightning {target} has no `{keyword}=`{_dates(row)}; at its default, it is dropped"
-        return Judged(keyword, message, (_DROPPED, None))
+        gone = f"{head} is not in Lightning {target}"
+        return Judged(
+            keyword, gone, (_DROPPED, None), notes=(*dates, "at its default"), fix="; fix: remove it"
+        )
     else:
-        status = f"Lightning {target} has no `{keyword}=`"
+        status = f"{head} is not in Lightning {target}"
     advice = row.advice if row is not None else "remove it"
     rename = row.rename(value) if row is not None and known else None  # type: ignore[arg-type]
     if opaque:  # (nothing is rewritten beside a `**dict` that may hold anything)
-        return Judged(keyword, f"{status}{_dates(row)}: {advice}")
+        return Judged(keyword, status, notes=dates, advice=advice)
     if (
         rename is not None
         and (rename.keyword is None or accepts(rename.keyword, target))
         and not any(k in written for k in (*rename.unless, rename.keyword))
     ):
-        new = "dropped" if rename.keyword is None else f"{rename.keyword}={rename.new!r}"
-        message = f"{status}{_dates(row)}: {advice}; fix: `{keyword}={value!r}` is {new}"
-        return Judged(keyword, message, (rename.keyword, rename.new))
-    return Judged(keyword, f"{status}{_dates(row)}: {advice}")
+        new = "remove it" if rename.keyword is None else f"{rename.keyword}={rename.new!r}"
+        return Judged(
+            keyword, status, (rename.keyword, rename.new), notes=(*dates, advice), fix=f"; fix: {new}"
+        )
+    return Judged(keyword, status, notes=dates, advice=advice)
 
 
-def _status(what: str, target: Version, removed: Version | None) -> str:
-    if removed is not None and target >= removed:
-        return f"Lightning {target} rejects {what}"
-    return f"Lightning {target} deprecates {what}"
+def _quoted(keyword: str, value: object) -> str:
+    """The keyword as a message quotes it: with its value (cut where long) where the file writes one."""
+    if any(value is unknown for unknown in (RUN_TIME, BOOL, CALLBACK)):
+        return f"`{keyword}=`"
+    return f"`{keyword}={written(repr(value))}`"
+
+
+def _status(target: Version, removed: Version | None) -> str:
+    return "rejected" if removed is not None and target >= removed else "deprecated"
 
 
 def _deprecated(row: Gone) -> Version:
@@ -216,12 +255,13 @@ def _deprecated(row: Gone) -> Version:
     return when
 
 
-def _dates(row: Gone | None) -> str:
+def _dates(row: Gone | None) -> tuple[str, ...]:
+    """When Lightning deprecated and removed the keyword, as a detail (none where it did neither)."""
     if row is None:
-        return ""
+        return ()
     said = [f"deprecated in {_line(row.deprecated)}"] if row.deprecated else []
     said += [f"removed in {_line(row.removed)}"] if row.removed else []
-    return f" ({', '.join(said)})" if said else ""
+    return (", ".join(said).capitalize(),) if said else ()
 
 
 def _line(version: Version) -> str:
@@ -248,9 +288,9 @@ _UNSURE_CALLBACKS = {
 def _unsafe(judged: Judged, unsafe: bool, fix: str, why: str, **edit: object) -> Judged:
     """``judged`` with the fix ``--unsafe-fixes`` makes, made (``unsafe``) or said."""
     if not unsafe:
-        message = f"{judged.message}; fixable with `--unsafe-fixes`: {fix} ({why})"
-        return replace(judged, message=message, remedy=UNSAFE_FIXES)
-    return replace(judged, message=f"{judged.message}; fix (unsafe, {why}): {fix}", **edit)  # type: ignore[arg-type]
+        fix = f"`--unsafe-fixes` writes: {fix}"
+        return judged.said("; fixable with `--unsafe-fixes`", fix, why, remedy=UNSAFE_FIXES)
+    return judged.said(f"; unsafe fix: {fix}", why, **edit)
 
 
 def _moved(
@@ -261,7 +301,7 @@ def _moved(
     fix = f"{added} appended to `callbacks=`"
     reason = why or _UNSURE_CALLBACKS.get(callbacks)
     if reason is None:
-        return replace(judged, message=f"{judged.message}; fix: {fix}", edit=(_DROPPED, None), added=added)
+        return judged.said(f"; fix: {fix}", edit=(_DROPPED, None), added=added)
     return _unsafe(judged, unsafe, fix, reason, edit=(_DROPPED, None), added=added)
 
 
@@ -275,8 +315,8 @@ def _progress_bar(
     if callbacks is None or any(k in written for k in ("process_position", "enable_progress_bar")):
         return None
     if callbacks is Callbacks.BAR:  # (N ignored: the bar `callbacks` holds is used)
-        said = "dropped: `callbacks=` holds a progress bar, which 1.4-1.6 used, ignoring the rate"
-        return replace(judged, message=f"{judged.message}; fix: {said}", edit=(_DROPPED, None))
+        why = "`callbacks=` holds a progress bar, which 1.4-1.6 used, ignoring the rate"
+        return judged.said("; fix: remove it", why, edit=(_DROPPED, None))
     added = Added("TQDMProgressBar", "refresh_rate")
     if value is RUN_TIME:  # (0 left the bar out, None took the default: `TQDMProgressBar(None)` fails)
         why = "only right if the value is a positive int"
@@ -286,10 +326,8 @@ def _progress_bar(
     if (
         type(value) is int and value == 0 and callbacks is Callbacks.KNOWN
     ):  # (no bar there: 1.6 adds none, and does not raise)
-        said = (
-            "`progress_bar_refresh_rate=0` is `enable_progress_bar=False` (`callbacks=` has no progress bar)"
-        )
-        return replace(judged, message=f"{judged.message}; fix: {said}", edit=("enable_progress_bar", False))
+        why = "`progress_bar_refresh_rate=0` is `enable_progress_bar=False` where `callbacks=` has no bar"
+        return judged.said("; fix: enable_progress_bar=False", why, edit=("enable_progress_bar", False))
     return None
 
 
@@ -311,13 +349,14 @@ def _checkpoint(
         why = "1.4 rejected an object here, 1.5/1.6 ignored it and saved with a default `ModelCheckpoint`"
         return _moved(judged, Added(None), callbacks, unsafe, why)
     if value is BOOL:  # (`enable_checkpointing = checkpoint_callback and True`: the same bool)
-        said = "renamed `enable_checkpointing=` (a bool on every run)"
-        edit = ("enable_checkpointing", BOOL)
-        return replace(judged, message=f"{judged.message}; fix: {said}", edit=edit)  # type: ignore[arg-type]
+        why = "renamed `enable_checkpointing=`: the value is a bool on every run"
+        return judged.said(
+            "; fix: rename it `enable_checkpointing=`", why, edit=("enable_checkpointing", BOOL)
+        )
     if value is RUN_TIME:
         why = "only right if the value is a bool or an object on every run: 1.5/1.6 took another false value"
         why += " as no checkpointing, 2.x raises for it beside a `ModelCheckpoint`"
-        fix = "renamed `enable_checkpointing=`"
+        fix = "rename it `enable_checkpointing=`"
         return _unsafe(judged, unsafe, fix, why, edit=("enable_checkpointing", RUN_TIME))
     return None
 
@@ -342,9 +381,9 @@ def _max_steps(
     `_FitLoop`; 1.4.9: 1000 epochs only with neither). Without it, 1.4 and 2.x stop after 1000 epochs and
     1.5/1.6 never did."""
     epochs = written.get("max_epochs", None)
-    fix = "`max_steps=None` is `max_steps=-1`"
+    fix = "max_steps=-1"
     if epochs is not None and epochs is not RUN_TIME:
-        return replace(judged, message=f"{judged.message}; fix: {fix}", edit=("max_steps", -1))
+        return judged.said(f"; fix: {fix}", edit=("max_steps", -1))
     why = "`max_epochs` may be None: 1.5/1.6 then never stopped, 2.x stops after 1000 epochs"
     return _unsafe(judged, unsafe, fix, why, edit=("max_steps", -1))
 

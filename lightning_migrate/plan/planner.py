@@ -155,9 +155,10 @@ class Rewrite:
     source: tuple[Version, ...]  # the releases whose behaviour it keeps
     changes: tuple[str, ...] = ()  # with `unsafe`: how the behaviour differs from the old call's
     notes: tuple[str, ...] = ()  # re-spellings the finding should mention (`precision=16` -> "16-mixed")
-    # what the rewrite leaves for the user: (code, flag, why), e.g. a run-time `gpus=` the target deprecates
-    # that no spelling of the target keeps for every value it may take (flag "": the call as a whole)
-    left: tuple[tuple[str, str, str], ...] = ()
+    # what the rewrite leaves for the user: (code, flag, why, details), e.g. a run-time `gpus=` the target
+    # deprecates that no spelling of the target keeps for every value it may take (flag "": the call as a
+    # whole); ``why`` is a finding's one-line message, ``details`` the evidence behind it
+    left: tuple[tuple[str, str, str, tuple[str, ...]], ...] = ()
 
     @property
     def values(self) -> dict[str, Value]:
@@ -180,6 +181,7 @@ class Refusal:
     # no release builds the call on any machine (``rejected``): a bug, unless the code expects the raise
     # (``CallSite.expects_raise``)
     nowhere: bool = False
+    details: tuple[str, ...] = ()  # the evidence behind ``message`` (values that break, machines, releases)
     remedy: str = ""  # the flag that would settle it (``Finding.remedy``)
 
 
@@ -211,10 +213,11 @@ def _plan(
         # ``rejected``.)
         if _rejects(flags, target) and (_foreign(flags, target, RELEASES) or _unmodelled_hardware(flags)):
             machine = reported_on(flags)
+            outcome = interpret(flags, target, machine).outcome
             return Refusal(
                 "LM100",
-                f"Lightning {target} rejects this call on every machine; on {machine.describe()} it"
-                f" raises {interpret(flags, target, machine).outcome}",
+                f"Lightning {target} rejects this call ({_error_class(outcome)}); fix it by hand",
+                details=(f"on every machine; on {machine.describe()}, Lightning {target} raises {outcome}",),
             )
         return Unchanged()
     sources = (source,) if source else tuple(r for r in RELEASES if since <= r < target) or (since,)
@@ -334,17 +337,17 @@ def _objects_in(flags: Mapping[str, Value]) -> Iterator[Obj]:
                 yield item
 
 
-def _deprecated_families(keep: Behaviour, target: Version) -> tuple[tuple[str, str, str], ...]:
+def _deprecated_families(
+    keep: Behaviour, target: Version
+) -> tuple[tuple[str, str, str, tuple[str, ...]], ...]:
     """What is left to the user where the old call builds a strategy ``target`` deprecates with nothing
     that trains the same (FairScale's sharding, Horovod in 1.9): a rewrite can only keep it, and says so."""
     for setup in filter(None, keep.values()):
         said = deprecated_family(setup.strategy.name, target)
         if said:
-            why = (
-                f"Lightning {target} deprecates {said}, and 2.0 removes it: no strategy of {target} trains"
-                f" the same ({describe(setup)}); keep it until you move off it by hand"
-            )
-            return (("LM103", "", why),)
+            why = f"Lightning {target} deprecates this strategy, and 2.0 removes it; move off it by hand"
+            trains = f"no strategy of {target} trains the same ({describe(setup)})"
+            return (("LM103", "", why, (f"deprecated: {said}", trains)),)
     return ()
 
 
@@ -531,7 +534,8 @@ def _behaviour_of(
         keep[machine] = next(iter(built.values()), None)
         accepted.update(built)
     if not accepted:
-        return Refusal("LM100", _rejected_everywhere(flags, sources, reported_on(flags)))
+        said, details = _rejected_everywhere(flags, sources, reported_on(flags))
+        return Refusal("LM100", said, details=details)
     return keep, tuple(sorted(accepted))
 
 
@@ -541,7 +545,9 @@ def reported_on(flags: Mapping[str, Value]) -> Hardware:
     return machines(flags)[2 - len(MACHINES)]
 
 
-def _rejected_everywhere(flags: Mapping[str, Value], sources: tuple[Version, ...], machine: Hardware) -> str:
+def _rejected_everywhere(
+    flags: Mapping[str, Value], sources: tuple[Version, ...], machine: Hardware
+) -> tuple[str, tuple[str, ...]]:
     """Why no source release builds the call, quoting the releases it was most likely written for: the
     oldest ones that take its keywords (a `TypeError` for a keyword a release lacks says only that the
     call is older or newer than that release)."""
@@ -554,12 +560,17 @@ def _rejected_everywhere(flags: Mapping[str, Value], sources: tuple[Version, ...
     said: dict[str, list[Version]] = {}
     for r in quoted:
         said.setdefault(str(errors[r]), []).append(r)
-    parts = [
-        f"{_releases(rs)} {'raises' if len(rs) == 1 else 'raise'} {error}"
+    parts = tuple(
+        f"on {machine.describe()}, {_releases(rs)} {'raises' if len(rs) == 1 else 'raise'} {error}"
         for error, rs in list(said.items())[:2]
-    ]
+    )
     verb = "builds this call on no machine" if first == last else "builds this call on any machine"
-    return f"{span} {verb}; on {machine.describe()}, " + "; ".join(parts)
+    return f"{span} {verb}; fix it by hand", parts
+
+
+def _error_class(outcome: object) -> str:
+    """The exception a release raises, by its class alone (``MisconfigurationException``)."""
+    return outcome.error if isinstance(outcome, Rejected) else str(outcome)
 
 
 def _releases(releases: Sequence[Version]) -> str:
@@ -573,8 +584,8 @@ def _ambiguous(built: Mapping[Version, Setup], machine: Hardware) -> Refusal:
     b, other = next((r, s) for r, s in rest if s != first)
     return Refusal(
         "LM102",
-        f"this call does different things in Lightning {a} ({describe(first)}) and {b} ({describe(other)})"
-        f" on {machine.describe()}; pass --source-version to say which behaviour to keep",
+        f"Lightning {a} and {b} built this call differently; pass `--source-version` to say which to keep",
+        details=(f"on {machine.describe()}, {a} built {describe(first)} and {b} {describe(other)}",),
         remedy=SOURCE_VERSION,
     )
 
@@ -623,7 +634,7 @@ def difference(
             if machine in MUST_STILL_FAIL and isinstance(outcome, Setup):
                 return machine, f"{describe(outcome)} where the call raised"
         elif not isinstance(outcome, Setup) or same(outcome) != same(setup):
-            now = f"raises {outcome}" if isinstance(outcome, Rejected) else describe(outcome)
+            now = f"raises {str(outcome).rstrip('.')}" if isinstance(outcome, Rejected) else describe(outcome)
             return machine, f"{now} instead of {describe(setup)}"
     return None
 
@@ -644,14 +655,15 @@ def _why_not(
     setup = keep[machine]
     assert setup is not None
     missing = why_not(setup, target)
+    builds = f"on {machine.describe()}, this call builds {describe(setup)}"
     if missing.startswith(f"Lightning {target} has no"):
-        return Refusal("LM103", f"{missing}; this call builds {describe(setup)} on {machine.describe()}")
+        return Refusal("LM103", f"{missing}; move off it by hand", details=(builds,))
     outcome = interpret(flags, target, machine).outcome
     now = str(outcome) if isinstance(outcome, Rejected) else describe(outcome)
     return Refusal(
         "LM103",
-        f"no spelling in Lightning {target} builds what this call built ({describe(setup)} on"
-        f" {machine.describe()}); as written, {target} gives {now}",
+        f"Lightning {target} cannot build what this call built; change it by hand",
+        details=(builds, f"as written, Lightning {target} gives {now}"),
     )
 
 

@@ -58,7 +58,7 @@ from lightning_migrate.plan.planner import (
     rereads_otherwise,
     token,
 )
-from lightning_migrate.report.findings import SOURCE_VERSION
+from lightning_migrate.report.findings import SOURCE_VERSION, written
 from lightning_migrate.semantics.model import RELEASES, Obj, Value, Version
 from lightning_migrate.semantics.signature import current
 
@@ -66,7 +66,7 @@ from lightning_migrate.semantics.signature import current
 # conditional beside one). A call with more is reported.
 MAX_CASES = 300
 # How a user tells the codemod fewer values: a domain narrowed is often one a rewrite keeps for every value.
-NARROW = "narrow the value (a type annotation, an argparse `type=` or `choices=`)"
+NARROW = "to narrow a value: a type annotation, an argparse `type=` or `choices=`"
 # The most keywords a conditional's rewrite may write as conditional expressions (each repeats the tests).
 MAX_CONDITIONALS = 2
 # The rewrites judged over every case to say which comes closest, where none keeps them all.
@@ -84,6 +84,7 @@ class Case:
     keep: Behaviour | None  # None: the source releases disagree about it (``why``)
     same: Same
     why: str = ""
+    said: tuple[str, ...] = ()  # the evidence behind ``why`` (which releases built what, on which machine)
 
 
 Template = dict[str, Known]
@@ -118,7 +119,10 @@ def _plan_over(
     if isinstance(cases, Refusal):
         return cases
     if all(case.keep is None for case in cases):  # the source releases disagree about every value
-        return Refusal("LM102", cases[0].why, remedy=SOURCE_VERSION)
+        why = cases[0]
+        return Refusal(
+            "LM102", why.why, details=(f"for {keywords(why.values)}", *why.said), remedy=SOURCE_VERSION
+        )
     templates = _templates(flags, found, cases, target, unsafe)
     # a rewrite that leaves no deprecated keyword behind first, then the smallest edit
     # (with a source release, then one that a second run, reading it as that release's code, leaves alone)
@@ -139,11 +143,11 @@ def _plan_over(
     if winner is None:
         return _breaking(flags, found, templates, cases, (target, source, unsafe, since), planner)
     left = tuple(
-        ("LM101", flag, _why_left(flags, flag, templates, cases, target)) for flag in _left(winner, target)
+        ("LM101", flag, *_why_left(flags, flag, templates, cases, target)) for flag in _left(winner, target)
     )
     left += next(filter(None, (_deprecated_families(c.keep, target) for c in cases if c.keep)), ())
     if winner == flags:
-        return Refusal(left[0][0], left[0][2], left[0][1]) if left else Unchanged()
+        return Refusal(left[0][0], left[0][2], left[0][1], details=left[0][3]) if left else Unchanged()
     kept = tuple(sorted({r for r in RELEASES if since <= r < target} if source is None else {source}))
     changes = _unsafe_changes(flags, winner, cases, target) if unsafe else ()
     return Rewrite(winner, kept or (since,), changes, notes=_domains_note(found), left=left)
@@ -204,8 +208,8 @@ def _cases(
     if len(combinations) > MAX_CASES:
         return Refusal(
             "LM101",
-            f"{_named(found)}: only known at run time, and may take too many combinations of values to"
-            " check each",
+            f"{_named(found)}: run-time values with too many combinations to check; use `--shim`",
+            details=(f"{len(combinations)} combinations of values, more than the {MAX_CASES} judged",),
         )
     sources = (source,) if source else tuple(r for r in RELEASES if since <= r < target) or (since,)
     cases: list[Case] = []
@@ -215,7 +219,7 @@ def _cases(
         behaviour = _behaviour(whole, sources)
         if isinstance(behaviour, Refusal):
             if behaviour.code != "LM100":  # the releases disagree: no rewrite can keep both
-                cases.append(Case(values, branches, None, same, behaviour.message))
+                cases.append(Case(values, branches, None, same, behaviour.message, behaviour.details))
             # (a value no source release builds on any machine is one the old code never ran with)
             continue
         cases.append(Case(values, branches, behaviour[0], same))
@@ -263,8 +267,10 @@ def _nowhere(
     if first is None:
         return None
     values, told = first
-    message = f"{_named(found)}: only known at run time, and for {keywords(values)}: {told.message}"
-    return replace(told, message=message)
+    message = f"{_named(found)}: {told.message}"
+    return replace(
+        told, message=message, details=(f"when {keywords(values)} (a value it may take)", *told.details)
+    )
 
 
 def substitute(template: Mapping[str, Known], case: Case) -> dict[str, Value]:
@@ -353,7 +359,8 @@ def _broken(
         if case.keep is not None:
             concrete = substitute(template, case)
             found = difference(concrete, case.keep, target, case.same, tolerated)
-            why = f"on {found[0].describe()} Lightning {target} would build {found[1]}" if found else ""
+            verb = "" if found is None or found[1].startswith("raises ") else "gives "
+            why = f"on {found[0].describe()}, Lightning {target} {verb}{found[1]}" if found else ""
             if not why and _misplaced(concrete, target):
                 why = f"the training type stays outside `strategy=`, never Lightning {target}'s form"
         if why:
@@ -531,27 +538,42 @@ def _breaking(
             if isinstance(told, Refusal):
                 values = keywords(case.values)
                 return Refusal(
-                    told.code, f"{_named(found)}: only known at run time, and for {values}: {told.message}"
+                    told.code,
+                    f"{_named(found)}: {told.message}",
+                    details=(f"when {values} (a value it may take)", *told.details),
                 )
     if best is None:
         return Refusal(
             "LM101",
-            f"{_named(found)}: only known at run time, and no spelling of Lightning {target} keeps this"
-            " call's behaviour for the values it may take; pass the value literally or use the runtime shim"
-            " (`--shim`)",
+            f"{_named(found)}: no rewrite keeps every value; {_advice(found)}",
+            details=(
+                f"no spelling of Lightning {target} keeps this call's behaviour for the values it may take",
+            ),
         )
     template, broken = best
-    # (where the releases disagree about the values, the reason already asks for --source-version)
-    advice = (
-        ""
-        if all(case.keep is None for case, _ in broken)
-        else f"; {NARROW}, pass it literally, or use the runtime shim (`--shim`)"
-    )
+    # (where the releases disagree about the values, what to do is --source-version)
+    disagree = all(case.keep is None for case, _ in broken)
+    advice = "pass `--source-version`" if disagree else _advice(found)
     return Refusal(
         "LM101",
-        f"{_named(found)}: only known at run time, and no rewrite keeps this call's behaviour for every"
-        f" value: the closest, `{_spelled(flags, template)}`, {_breaks(broken)}{advice}",
+        f"{_named(found)}: no rewrite keeps every value; {advice}",
+        details=(
+            f"the closest rewrite: `{_spelled(flags, template)}`",
+            *_breaks(broken),
+            *(() if disagree else _narrowing(found)),
+        ),
     )
+
+
+def _narrowing(found: Mapping[str, Hole]) -> tuple[str, ...]:
+    return () if "narrow" not in _advice(found) else (NARROW,)
+
+
+def _advice(found: Mapping[str, Hole]) -> str:
+    """What a user can do about run-time values no rewrite keeps: narrow them (where the file does not
+    already say each value), write them literally, or hand the call to the runtime shim."""
+    told = all(isinstance(hole, RunTime) and hole.told for hole in found.values())
+    return "pass it literally or use `--shim`" if told else "narrow it, pass it literally or `--shim`"
 
 
 def _why_left(
@@ -560,22 +582,23 @@ def _why_left(
     templates: Sequence[Template],
     cases: Sequence[Case],
     target: Version,
-) -> str:
-    """Why the run-time value at ``flag`` (a keyword ``target`` deprecates) is left as written."""
+) -> tuple[str, tuple[str, ...]]:
+    """Why the run-time value at ``flag`` (a keyword ``target`` deprecates) is left as written, and the
+    evidence."""
     hole = flags[flag]
     moving = [t for t in templates if token(t.get(flag)) != token(hole)]  # the value moved elsewhere
     closest = _closest(moving[:8], cases, target)
-    head = f"`{flag}={hole!r}`: Lightning {target} deprecates `{flag}=`"
+    head = (
+        f"`{flag}={written(repr(hole))}`: deprecated in Lightning {target}, and no rewrite keeps every value"
+    )
     if closest is None:
-        return (
-            f"{head}, and no spelling of it keeps the call's behaviour for the values it may take; change it"
-            " by hand"
-        )
+        return f"{head}; change it by hand", ()
     template, broken = closest
     assert broken, "a template that moves the value and keeps every case would have been chosen"
-    return (
-        f"{head}, and no spelling of it keeps the call's behaviour for every value: the closest,"
-        f" `{_spelled(flags, template)}`, {_breaks(broken)}; {NARROW} or change it by hand"
+    narrow = "" if isinstance(hole, RunTime) and hole.told else "narrow it or "
+    return f"{head}; {narrow}change it by hand", (
+        f"the closest rewrite: `{_spelled(flags, template)}`",
+        *_breaks(broken),
     )
 
 
@@ -606,8 +629,8 @@ def _spelled(flags: Mapping[str, Known], template: Mapping[str, Known]) -> str:
     return ", ".join(written + [f"no {k}=" for k in flags if k not in template])
 
 
-def _breaks(broken: Sequence[tuple[Case, str]]) -> str:
-    """``breaks for gpus=0 or None (gpus=0: on CPU only ...)``."""
+def _breaks(broken: Sequence[tuple[Case, str]]) -> tuple[str, str]:
+    """``it breaks for gpus=0 or None``, ``gpus=0: on CPU only, ...``."""
     flags = list(broken[0][0].values)
     if len(flags) == 1:
         which = f"{flags[0]}={_listed([case.values[flags[0]] for case, _ in broken], ' or ')}"
@@ -617,11 +640,13 @@ def _breaks(broken: Sequence[tuple[Case, str]]) -> str:
         )
     first, why = broken[0]
     values = keywords(first.values)
-    return f"breaks for {which} ({values}: {why})"
+    return f"it breaks for {which}", f"{values}: {why}"
 
 
 def _named(found: Mapping[str, Hole]) -> str:
-    return ", ".join(f"`{k}={hole!r}`" for k, hole in found.items())
+    """The run-time values as a message quotes them: the first, cut where long, and how many more."""
+    named = [f"`{k}={written(repr(hole))}`" for k, hole in found.items()]
+    return named[0] + (f" and {len(named) - 1} more" if len(named) > 1 else "")
 
 
 def _listed(values: Sequence[Value], last: str = ", ") -> str:

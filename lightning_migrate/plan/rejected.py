@@ -41,7 +41,6 @@ from lightning_migrate.plan.planner import (
     machines,
     reported_on,
 )
-from lightning_migrate.report.rules import BY_CODE
 from lightning_migrate.semantics import Rejected, Setup, Unmodelled, Value, Version
 from lightning_migrate.semantics.classes import lookup
 from lightning_migrate.semantics.era_1_6 import REQUIREMENTS, XLA
@@ -83,13 +82,18 @@ def everywhere(flags: Mapping[str, Value], target: Version, planner: Planner) ->
             return None
         if _wants_package(flags):
             return None
-        said = f"{BY_CODE['LM100'].title}: {_raised(flags, target)}"
-        said += f" (no release from {RELEASES[0]} to {RELEASES[-1]} builds it on any machine)"
-        said += _where_known(flags, target)
+        details = (
+            _raised(flags, target),
+            f"no release from {RELEASES[0]} to {RELEASES[-1]} builds it on any machine",
+            *_where_known(flags, target),
+        )
         advice = _advice(flags, target, planner)
     except Unmodelled:
         return None
-    return Refusal("LM100", f"{said}; {advice}" if advice else said, nowhere=True)
+    # (the choice between the two training types is the user's: each is written out in the details)
+    what = "keep `strategy=` or the other training type" if advice else "fix it by hand"
+    said = f"no Lightning release builds this call; {what}"
+    return Refusal("LM100", said, nowhere=True, details=(*details, *advice))
 
 
 def _judged(flags: Mapping[str, Value]) -> bool:
@@ -153,21 +157,21 @@ def _raised(flags: Mapping[str, Value], target: Version) -> str:
     return f"on {machine.describe()}, {raised}"
 
 
-def _where_known(flags: Mapping[str, Value], target: Version) -> str:
+def _where_known(flags: Mapping[str, Value], target: Version) -> tuple[str, ...]:
     """Where ``target`` lacks a keyword of the call: what the oldest release that takes them all raises (the
     error a migrated call would still meet: `precision=17` beside `gpus=2`), if one does."""
     ask = interpreter(flags)
     machine = reported_on(flags)
     if _UNEXPECTED not in str(ask(target, machine).outcome):
-        return ""
+        return ()
     for release in RELEASES:
         error = ask(release, machine).outcome
         if isinstance(error, Rejected) and _UNEXPECTED not in error.message:
             said = f"Lightning {release}, which takes its keywords, raises {error.error}: "
             said += first_sentence(error.message)
             same = len({str(ask(release, m).outcome) for m in machines(flags)}) == 1
-            return f"; {said}" if same else f"; on {machine.describe()}, {said}"
-    return ""
+            return (said if same else f"on {machine.describe()}, {said}",)
+    return ()
 
 
 def first_sentence(message: str) -> str:
@@ -176,14 +180,14 @@ def first_sentence(message: str) -> str:
     return message[: end.start()] if end else message.rstrip(".")
 
 
-def _advice(flags: Mapping[str, Value], target: Version, planner: Planner) -> str:
+def _advice(flags: Mapping[str, Value], target: Version, planner: Planner) -> list[str]:
     """For a call that gives a training type both in `strategy=` and in an older flag: keep `strategy=` and
     drop the other, or keep what the other meant, each written as the planner writes it for ``target``
     (where ``target`` builds it). Empty for any other call, or where ``target`` builds neither."""
     carriers, _ = _training_type(flags)
     strategy = flags.get("strategy")
     if not carriers or strategy is None:
-        return ""
+        return []
     dropped = ", ".join(_carried(flags, carrier) for carrier in carriers)
     kept = _apply(flags, {f: _without_strategy(flags[f]) if f == "plugins" else _REMOVED for f in carriers})
     meant = _apply(flags, {"strategy": _REMOVED})
@@ -195,7 +199,7 @@ def _advice(flags: Mapping[str, Value], target: Version, planner: Planner) -> st
         said.append(f"drop `strategy={strategy!r}`{_as(meant, mean)}")
     elif mean is not None or keep is not None:
         said.append(f"write the training type you meant in `strategy=`{_as(meant, mean, ' alone')}")
-    return ", or ".join(said)
+    return said
 
 
 def _as(flags: dict[str, Value], written: dict[str, Value] | None, alone: str = "") -> str:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from lightning_migrate.files import depth
 from lightning_migrate.files.sourcefile import SourceError
-from lightning_migrate.report.findings import Finding
+from lightning_migrate.report.findings import Finding, written
 from lightning_migrate.semantics.signature import MODELLED
 
 _KEYS = "|".join(sorted(MODELLED, key=len, reverse=True))
@@ -228,12 +228,13 @@ def renamed_in(path: Path, text: str, references: KeyReferences) -> tuple[str, l
         if current[column : column + len(old)] != old:
             continue  # (the file changed since it was read: left as it is)
         lines[line - 1] = current[:column] + new + current[column + len(old) :]
-        findings.append(Finding(ref.line, ref.column, "LM004", _message(ref, old, new), True))
+        findings.append(_finding(ref, old, new))
     return "".join(lines), findings
 
 
-def _message(ref: Ref, old: str, new: str) -> str:
-    return (
-        f"`{ref.text}` reads `{old}` of a Trainer config that now writes the same value as `{new}`"
-        f" (`{old}=` gave way to `accelerator=` + `devices=`): it reads `{new}`"
+def _finding(ref: Ref, old: str, new: str) -> Finding:
+    message = (
+        f"`{written(ref.text)}` reads `{old}`, which the config now writes as `{new}`; fix: read `{new}`"
     )
+    why = f"`{old}=` gave way to `accelerator=` + `devices=`; the config writes the same value as `{new}`"
+    return Finding(ref.line, ref.column, "LM004", message, True, details=(why,))

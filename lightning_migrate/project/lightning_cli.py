@@ -38,7 +38,7 @@ from lightning_migrate.plan.callsite import CallSite, Run, rewrite_findings
 from lightning_migrate.plan.knowledge import Known, keywords
 from lightning_migrate.plan.locate import Located, Scope, locate
 from lightning_migrate.plan.planner import Decision, Refusal, Rewrite, Unchanged
-from lightning_migrate.report.findings import Finding
+from lightning_migrate.report.findings import Finding, written
 from lightning_migrate.semantics.classes import lookup
 from lightning_migrate.semantics.model import Obj, Value
 from lightning_migrate.semantics.signature import MODELLED
@@ -404,12 +404,13 @@ def _alone(path: Path, node: ast.Dict | ast.Call, flags: dict[str, Known], run: 
         if isinstance(decision, Rewrite)
         else decision.message.split(";")[0]
     )
-    message = (
-        f"`trainer_defaults` {keywords(flags)} are old usage for Lightning {run.target}, and no config of the"
-        " run is tied to this LightningCLI: what its configs and command lines merge over them is not known"
-        f" here; write them for the target by hand ({alone})"
+    shown = written(keywords(flags))
+    message = f"`trainer_defaults` {shown}: old usage under configs not known here; write them by hand"
+    why = (
+        f"they are old usage for Lightning {run.target}, and no config of the run is tied to this"
+        " LightningCLI: what its configs and command lines merge over them is not known here"
     )
-    finding = Finding(node.lineno, node.col_offset + 1, "LM101", message, False)
+    finding = Finding(node.lineno, node.col_offset + 1, "LM101", message, False, details=(why, alone))
     where = os.path.abspath(path)
     return CLIDefaults(where, node.lineno, node.col_offset, tuple(flags.items()), (), None, (finding,))
 
@@ -449,11 +450,8 @@ def _defaults(
             if refused
             else f"the configs they feed need them written differently ({names})"
         )
-        message = (
-            f"`trainer_defaults` not rewritten: {why}; write the defaults for the target by hand, or move"
-            " these flags into the configs"
-        )
-        return None, [Finding(*where, "LM101", message, False)]
+        message = "`trainer_defaults` not rewritten; write them by hand, or move these flags into the configs"
+        return None, [Finding(*where, "LM101", message, False, details=(why,))]
     new = next(iter(wanted.values()))
     if new == flags:
         return None, []

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 # What a finding's ``remedy`` names: the flag of a run that would fix it (each producer sets it only where
 # that run really does: ``tests/test_remedies.py`` repeats the golden fixtures' runs with each flag).
@@ -22,12 +22,31 @@ class Finding:
     message: str
     fixable: bool
     cell: tuple[int, int, int] | None = None
+    details: tuple[str, ...] = ()  # the evidence behind the message: values that break, machines, releases
     remedy: str = ""  # the flag that would fix it: "unsafe-fixes", "shim", "source-version", or ""
 
     @property
     def in_cell(self) -> str:
         """``cell 3:2:5`` for a finding in a notebook cell, else nothing."""
         return "" if self.cell is None else "cell {}:{}:{}".format(*self.cell)
+
+
+MESSAGE_WIDTH = 120  # a message fits a terminal: the evidence behind it goes to ``Finding.details``
+# a flag's value past this many characters is cut in a message (the evidence keeps it whole)
+WRITTEN_WIDTH = 40
+
+
+def written(text: str, width: int = WRITTEN_WIDTH) -> str:
+    """Source text as a message quotes it: on one line (runs of blanks and newlines are one space), cut with
+    "…" past ``width`` characters, so that a finding stays one line that fits a terminal."""
+    one = " ".join(text.split())
+    return one if len(one) <= width else one[: width - 1].rstrip() + "…"
+
+
+def with_details(finding: Finding, said: str, *details: str) -> Finding:
+    """``finding`` with ``said`` appended to its message (a few words: "; not fixed: ...") and ``details``
+    added to its evidence."""
+    return replace(finding, message=finding.message + said, details=(*finding.details, *details))
 
 
 # Where a call of the old source is: (line, byte column, end line, end byte column), as `ast` counts.

@@ -36,7 +36,7 @@ from lightning_migrate.project.key_references import (
 from lightning_migrate.project.lightning_cli import NO_CLIS, Command, RunCLIs, launch_commands, may_build
 from lightning_migrate.project.loaded_configs import LoadedConfigs, links, may_load
 from lightning_migrate.project.subclasses import may_define, of_run
-from lightning_migrate.report.findings import Finding
+from lightning_migrate.report.findings import Finding, with_details
 from lightning_migrate.run import file_kinds as kinds
 from lightning_migrate.run.hydra_commands import command_lines, may_hold
 from lightning_migrate.run.options import Options
@@ -46,9 +46,8 @@ if TYPE_CHECKING:  # (imported where a pool is started: most runs of a few files
     from concurrent.futures import ProcessPoolExecutor
 
 
-NOT_FIXED = (
-    " (not fixed: another finding of this call is suppressed or deselected, and they share its rewrite)"
-)
+NOT_FIXED = " (not fixed: a linked finding is suppressed)"
+NOT_FIXED_WHY = "another finding of this call is suppressed or deselected, and they share its rewrite"
 
 
 @dataclass
@@ -184,7 +183,7 @@ def _process(
     if left and new != old:
         new, shown, hidden, address = _migrate(old, result, options, left)
         shown = [
-            replace(f, fixable=False, message=f.message + NOT_FIXED)
+            replace(with_details(f, NOT_FIXED, NOT_FIXED_WHY), fixable=False)
             if f.fixable and (f.line, f.column) in left
             else f
             for f in shown

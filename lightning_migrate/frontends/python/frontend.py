@@ -42,7 +42,8 @@ from lightning_migrate.plan.trainers import NO_SUBCLASSES, PACKAGES, RunSubclass
 from lightning_migrate.project import script_options
 from lightning_migrate.project.lightning_cli import CLIDefaults
 from lightning_migrate.project.loaded_configs import NO_LOADED, LoadedConfigs
-from lightning_migrate.report.findings import SHIM, Finding, Result
+from lightning_migrate.report.findings import SHIM, Finding, Result, with_details
+from lightning_migrate.report.findings import written as cut
 from lightning_migrate.report.rules import BY_CODE
 from lightning_migrate.semantics.classes import RENAMED_STRATEGIES, lookup
 from lightning_migrate.semantics.model import RELEASES, Obj, Value, Version
@@ -277,7 +278,7 @@ class _Migrator:
             callee = self.text.segment(node.func)
             module = SHIM_MODULES[self._package(node, scope, named)]
             replacement = f"`{module}.{method}(...)`"
-            gone_since = f"`{callee}` was removed in Lightning {BY_CODE['LM105'].removed_in}"
+            gone_since = f"`{cut(callee)}` was removed in Lightning {BY_CODE['LM105'].removed_in}"
             # the keywords a `from_argparse_args` call passes still reach the target's Trainer (through the
             # shim's function too): those it rejects are reported and renamed as in any call (LM007)
             call = trainer_calls.get(id(node))
@@ -289,15 +290,16 @@ class _Migrator:
                         new[renamed[0]] = renamed[1]
             leave = self.text.position(node) in self.run_options.leave
             shimmed = self.shim and method in SHIM_METHODS and not leave
+            same = f"{replacement} works the same on every release from 1.4"
             if method not in SHIM_METHODS:
                 self._report(node, "LM105", f"{gone_since}; {_NO_SHIM[method]}")
             elif shimmed:  # (no span recorded: the objects the call passes are judged where they are built)
                 self.shim_imports.add(module)
-                now = f"now {replacement}, the same on every release"
-                self._report(node, "LM105", f"{gone_since}; {now}", True)
+                self._report(node, "LM105", f"{gone_since}; fix: {replacement}", True, details=(same,))
             else:
-                advice = f"`--shim` writes {replacement}, the same on every release"
-                self._report(node, "LM105", f"{gone_since}; {advice}", remedy="" if leave else SHIM)
+                said = f"{gone_since}; fix with `--shim`"
+                details = (f"`--shim` writes {replacement}", same)
+                self._report(node, "LM105", said, details=details, remedy="" if leave else SHIM)
             if shimmed or old:
                 own = not named.isdisjoint(TRAINER_NAMES)  # Lightning's own class, not a subclass
                 quote = _quote(node, self.text)
@@ -431,14 +433,16 @@ class _Migrator:
         sign = self.run_options.old_api(site)
         if sign is not None:
             arg, reason = first
+            what, evidence = RUN_TIME_SIGN, [reason]
             if arg.keyword is None and not arg.star:  # the namespace
-                reason = self._namespace_reason(call, flags)
+                what, evidence = NAMESPACE_SIGN, list(self._namespace_reason(call, flags))
             written = (
                 f"{arg.star}{self.text.segment(arg.value)}"
                 if arg.star or arg.keyword is None
                 else f"{arg.keyword}={self.text.segment(arg.value)}"
             )
-            self._runtime(call, arg.node, f"`{written}`: {reason}; {sign}")
+            said = f"`{cut(written)}`: {what}"
+            self._runtime(call, arg.node, said, (*evidence, f"a sign of old usage: {sign}"))
         return None
 
     def _vouched(self, node: ast.expr, scope: Scope) -> bool:
@@ -459,19 +463,17 @@ class _Migrator:
                 return False
         return True
 
-    def _namespace_reason(self, call: TrainerCall, flags: dict[str, Known]) -> str:
+    def _namespace_reason(self, call: TrainerCall, flags: dict[str, Known]) -> tuple[str, ...]:
         """Why the flags beside an argparse namespace are not rewritten: the namespace holds every flag the
-        command line gives, and a rewrite that is right for the defaults is wrong for one of them."""
-        reason = (
-            "an argparse namespace holds every Trainer flag, each whatever the command line gives, and no"
-            " rewrite of the call's own flags is proven for every command line"
-        )
+        command line gives, and a rewrite that is right for the defaults is wrong for one of them (the
+        command line it is wrong for, where one is found)."""
+        reason = "each flag is whatever the command line gives: no rewrite is proven for every command line"
         if holes(flags):
-            return reason
+            return (reason,)
         site = self._site(call, flags)
         options = self.run_options
         example = counterexample(site.flags, options.target, options.source, site.since)  # type: ignore[arg-type]
-        return f"{reason} ({example})" if example else reason
+        return (reason, example) if example else (reason,)
 
     def _default(self, node: ast.expr, scope: Scope) -> tuple[Value] | None:
         """The default of the parameter ``node`` names, where it is a plain value: (value,), else None."""
@@ -492,7 +494,13 @@ class _Migrator:
         if sign is not None:
             arg = next(a for a in _arguments(call.node) if a.keyword in holes(flags))
             written = f"{arg.keyword}={self.text.segment(arg.value)}"
-            self._runtime(call, arg.node, f"`{written}`: only known at run time, beside a `**` dict; {sign}")
+            said = f"`{cut(written)}`: {RUN_TIME_SIGN}"
+            self._runtime(
+                call,
+                arg.node,
+                said,
+                ("only known at run time, beside a `**` dict", f"a sign of old usage: {sign}"),
+            )
 
     def _migrate(self, call: TrainerCall) -> None:
         splat = self._splats.get(id(call.node))
@@ -568,12 +576,13 @@ class _Migrator:
             judged = (
                 self._resume(found, call, values[_RESUME]) if resumable and found.old == _RESUME else found
             )
-            message = judged.message
             if judged.edit is not None and call.consumes:
                 callee = self.text.segment(_built_class(call))
-                message += f"; not rewritten: `{callee}` is a Trainer subclass and {call.consumes}"
+                why = f"`{callee}` is a Trainer subclass and {call.consumes}"
+                judged = judged.said(f" (not fixed: `{cut(callee)}` takes flags itself)", why)
             fixable, remedy = judged.fixable and not call.consumes, "" if held else judged.remedy
-            self._report(places[judged.old], gone.CODE, message, fixable, remedy)
+            place = places[judged.old]
+            self._report(place, gone.CODE, judged.message, fixable, details=judged.details, remedy=remedy)
             if judged.edit is None or held:
                 continue
             old[judged.old] = written[judged.old]  # type: ignore[assignment]
@@ -615,10 +624,8 @@ class _Migrator:
             return apply.add_keyword(updated, "ckpt_path", text, quote)
 
         self._edit(fit, change)
-        said = (
-            f"moved to `ckpt_path=` of the `.fit(` call on line {fit.lineno} (1.4-1.6 resumed in `fit` alone)"
-        )
-        return replace(judged, message=f"{judged.message}; fix: {said}", edit=(None, None))
+        said = f"; fix: move it to `ckpt_path=` of the `.fit(` on line {fit.lineno}"
+        return judged.said(said, "1.4-1.6 resumed in `fit` alone", edit=(None, None))
 
     def _callback(self, added: gone.Added, old: ast.expr) -> str:
         """The text of the callback a fix appends: its argument the old keyword's value as written."""
@@ -644,12 +651,13 @@ class _Migrator:
         decision, findings = self.run_options.decide(self._site(call, flags))
         if call.consumes and isinstance(decision, Rewrite):  # a subclass that takes flags itself
             callee = self.text.segment(_built_class(call))
-            why = f"not rewritten: `{callee}` is a Trainer subclass and {call.consumes}; migrate it by hand"
-            self.findings.extend(replace(f, message=f"{f.message}; {why}", fixable=False) for f in findings)
+            why = f"`{callee}` is a Trainer subclass and {call.consumes}"
+            said = f" (not fixed: `{cut(callee)}` takes flags itself; migrate it by hand)"
+            self.findings.extend(replace(with_details(f, said, why), fixable=False) for f in findings)
             return Unchanged()
         if self.shim and isinstance(decision, Refusal) and decision.code in _SHIMMED and holes(flags):
             node = next(a.node for a in _arguments(call.node) if a.keyword == decision.flag)
-            self._runtime(call, node, decision.message, decision.remedy)
+            self._runtime(call, node, decision.message.partition("; ")[0], decision.details, decision.remedy)
             return decision
         self.findings.extend(self._remedied(call, flags, decision, findings))
         return decision
@@ -862,19 +870,30 @@ class _Migrator:
             found |= self.located.qualified(node, scope)
         return found
 
-    def _runtime(self, call: TrainerCall, node: ast.expr | ast.keyword, why: str, remedy: str = "") -> None:
-        """Report a flag value only known at run time (LM101); with ``shim``, route the call through the
-        runtime shim, which applies the migration when the Trainer is built (not a subclass's call: the shim
-        builds Lightning's own Trainer). ``remedy``: the flag that fixes it otherwise (the planner's)."""
+    def _runtime(
+        self,
+        call: TrainerCall,
+        node: ast.expr | ast.keyword,
+        why: str,
+        details: tuple[str, ...] = (),
+        remedy: str = "",
+    ) -> None:
+        """Report a flag value only known at run time (LM101: ``why``, the flag and what is wrong, and the
+        evidence); with ``shim``, route the call through the runtime shim, which applies the migration when
+        the Trainer is built (not a subclass's call: the shim builds Lightning's own Trainer). ``remedy``:
+        the flag that fixes it otherwise (the planner's)."""
         shimmable = self._shimmable(call)
         if not self.shim or not shimmable:
-            message = f"{why}; use the runtime shim (`--shim`) or pass the flags literally"
-            self._report(node, "LM101", message, remedy=SHIM if shimmable else remedy)
+            todo = "use `--shim` or pass the flags literally" if shimmable else "pass the flags literally"
+            self._report(
+                node, "LM101", f"{why}; {todo}", details=details, remedy=SHIM if shimmable else remedy
+            )
             return
         module = SHIM_MODULES[self._namespace(call.node, call.scope)]
         self._shimmed[id(call.node)] = module
-        message = f"{why}; the call now builds `{module}.Trainer`, which migrates the flags at run time"
-        self._report(node, "LM101", message, fixable=True)
+        said = f"{why}; fix: build `{module}.Trainer`"
+        runtime = "the shim's Trainer migrates the flags it gets when it is built"
+        self._report(node, "LM101", said, fixable=True, details=(*details, runtime))
 
     def _shimmable(self, call: TrainerCall) -> bool:
         """Does ``call`` build Lightning's own Trainer, which ``--shim`` can make the shim's?"""
@@ -905,12 +924,17 @@ class _Migrator:
         message: str,
         fixable: bool | None = None,
         remedy: str = "",
+        details: tuple[str, ...] = (),
     ) -> None:
         line, column = self.text.position(node)
         fixed = BY_CODE[rule].fixable if fixable is None else fixable
-        self.findings.append(Finding(line, column, rule, message, fixed, remedy=remedy))
+        self.findings.append(Finding(line, column, rule, message, fixed, details=details, remedy=remedy))
 
 
+# What an LM101 finding says of a value it cannot range over (the reason and the sign of old usage are its
+# details).
+RUN_TIME_SIGN = "run-time value, may be old usage"
+NAMESPACE_SIGN = "an argparse namespace holds every Trainer flag"
 # The model's keywords 2.0 renamed without a change of meaning (the planner writes the same rename).
 _RENAMED = {"replace_sampler_ddp": "use_distributed_sampler"}
 # What replaces a removed Trainer method the shim has no function for.
@@ -1064,14 +1088,13 @@ def _unrenamable(
         if any((a, b) <= where < (c, d) for a, b, c, d in covered if c is not None and d is not None):
             continue
         why = changed_keyword(cls, [k.arg for k in call.keywords if k.arg is not None], sources, target)
+        said = f"`{cls}(...)` not renamed: an argument means something else in Lightning {target}"
         if why is None and call.args and any(map(row.exists_in, before_16)):
-            why = (
-                f"`{cls}(...)` passes positional arguments, whose meaning changed in Lightning 1.6 (a new"
-                " first parameter): pass them by keyword and run lightning-migrate again"
-            )
+            said = f"`{cls}(...)` not renamed: pass its positional arguments by keyword, then run again"
+            why = "their meaning changed in Lightning 1.6 (a new first parameter)"
         if why is not None:
             line, column = migrator.text.position(call)
-            migrator.findings.append(Finding(line, column, "LM103", f"not renamed: {why}", False))
+            migrator.findings.append(Finding(line, column, "LM103", said, False, details=(why,)))
             kept.add(call.func.id)
     return kept
 
@@ -1105,26 +1128,27 @@ def _follow_stale_imports(
     class would not take (``kept``, each such object reported by ``_unrenamable``)."""
     for imported in stale:
         if imported.local in kept:
-            message = (
-                f"`{imported.local}` builds an object here with arguments `{imported.new}` takes"
-                f" differently (see its finding); Lightning {target} calls it `{imported.new}`: change it"
-                " with that object"
+            message = f"`{imported.local}` is `{imported.new}`; rename it with the object it builds (LM103)"
+            why = (
+                f"it builds an object with arguments `{imported.new}` of Lightning {target} takes differently"
             )
-            migrator.findings.append(Finding(imported.line, imported.column, "LM005", message, False))
+            migrator.findings.append(
+                Finding(imported.line, imported.column, "LM005", message, False, details=(why,))
+            )
             continue
         if imported.local in held and imported.name not in migrator.imports.renamed:
-            message = (
-                f"`{imported.local}` is used by a Trainer call left as written (see its finding); Lightning"
-                f" {target} calls it `{imported.new}`: change it with that call"
+            message = f"`{imported.local}` is `{imported.new}`; change it with the call that uses it"
+            why = f"a Trainer call left as written uses it; Lightning {target} calls it `{imported.new}`"
+            migrator.findings.append(
+                Finding(imported.line, imported.column, "LM005", message, False, details=(why,))
             )
-            migrator.findings.append(Finding(imported.line, imported.column, "LM005", message, False))
             continue
         if not imported.used:
             gone = "lacks it" if not _usable(imported.name, target) else "deprecates it"
             message = (
-                f"`{imported.name}` is imported but not used here; Lightning {target} {gone}"
+                f"`{imported.name}` imported, unused; Lightning {target} {gone}"
                 + (f" (it is `{imported.new}`)" if _usable(imported.new, target) else "")
-                + ": import the new class or remove the import"
+                + ": import the new class or remove it"
             )
             migrator.findings.append(Finding(imported.line, imported.column, "LM005", message, False))
         elif imported.local != imported.name:
@@ -1134,8 +1158,8 @@ def _follow_stale_imports(
                 migrator.findings.append(Finding(imported.line, imported.column, "LM005", message, True))
             else:
                 message = (
-                    f"`{imported.name}` (as `{imported.local}`) is used here, but Lightning {target} has"
-                    f" neither it nor `{imported.new}`; change its uses by hand"
+                    f"`{imported.name}` (as `{imported.local}`): Lightning {target} has neither it nor"
+                    f" `{imported.new}`; change its uses by hand"
                 )
                 migrator.findings.append(Finding(imported.line, imported.column, "LM005", message, False))
         else:
@@ -1167,22 +1191,17 @@ def _old_names_left(
         row = lookup(node.id)
         new = row.renamed_to if row and row.renamed_to else new
         if node.id in kept:
-            message = (
-                f"`{node.id}` is still used here and keeps its import: an object of it is built with"
-                f" arguments `{new}` takes differently (see its finding); change it with that object"
+            message = f"`{node.id}` is `{new}`; rename it with the object it builds (LM103)"
+            why = f"an object of it is built with arguments `{new}` takes differently; it keeps its import"
+            findings.append(
+                Finding(node.lineno, node.col_offset + 1, "LM005", message, False, details=(why,))
             )
-            findings.append(Finding(node.lineno, node.col_offset + 1, "LM005", message, False))
         elif _usable(new, target):
-            message = (
-                f"training-type `*Plugin` classes were renamed `*Strategy`: `{node.id}` is now `{new}` here"
-                " too (a subclass may need the new constructor's arguments)"
-            )
-            findings.append(Finding(node.lineno, node.col_offset + 1, "LM005", message, True))
+            message = f"`{node.id}` is renamed `{new}`; fix: `{new}`"
+            why = "a subclass may need the new constructor's arguments"
+            findings.append(Finding(node.lineno, node.col_offset + 1, "LM005", message, True, details=(why,)))
         else:
-            message = (
-                f"`{node.id}` is still used here and keeps its import, but Lightning {target} has neither it"
-                f" nor `{new}`; change this use by hand"
-            )
+            message = f"`{node.id}`: Lightning {target} has neither it nor `{new}`; change this use by hand"
             findings.append(Finding(node.lineno, node.col_offset + 1, "LM005", message, False))
     return findings
 

@@ -95,8 +95,8 @@ def counterexample(
     instead = instead.split(". ")[0].split("! ")[0]  # an error's first sentence says it
     rewritten = ", ".join(f"{k}={val!r}" for k, val in decision.flags.items())
     return (
-        f"`{rewritten}` would be wrong for a run with `--{flag} {word}`: on {machine.describe()}"
-        f" Lightning {target} would build {instead}"
+        f"`{rewritten}` would be wrong for a run with `--{flag} {word}`: on {machine.describe()},"
+        f" Lightning {target} {'' if instead.startswith('raises ') else 'gives '}{instead}"
     )
 
 

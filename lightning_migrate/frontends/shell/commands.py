@@ -32,10 +32,10 @@ from lightning_migrate.plan.planner import Refusal, Rewrite, builds_the_same
 from lightning_migrate.plan.prefilter import may_need_migration
 from lightning_migrate.plan.site_judge import Unknown, judge, not_fixed
 from lightning_migrate.project import hydra
-from lightning_migrate.report.findings import Finding, Span
+from lightning_migrate.report.findings import MESSAGE_WIDTH, Finding, Span, written
 from lightning_migrate.semantics.model import Value, Version
 
-ADVICE = "pass the flags for the target by hand, or build the Trainer through the runtime shim"
+ADVICE = "pass the flags by hand, or use the runtime shim"
 
 
 @dataclass
@@ -144,10 +144,10 @@ def _python_body(body: Heredoc, view: str, lines: _Lines, run: Run, shim: bool, 
             line, column = lines.position(body.at)
             found.spans.append((line, 0, line, 1 << 30))
             message = (
-                f"Python fed to `python` by a here-document is not migrated: {why}; quote the delimiter"
-                " (`<<'EOF'`) where the body has nothing to expand, or migrate it by hand"
+                "Python in a here-document is not migrated; quote its delimiter (`<<'EOF'`) or migrate it"
             )
-            found.findings.append(Finding(line, column, "LM101", message, False))
+            where = "quote the delimiter where the body has nothing to expand"
+            found.findings.append(Finding(line, column, "LM101", message, False, details=(why, where)))
         return
     try:
         outcome = cells.migrate([code], run, shim)
@@ -190,7 +190,9 @@ def _gone_options(words: list[Word], view: str, lines: _Lines, run: Run) -> list
     findings = []
     for judged in gone.judge(options, run.target, opaque=True):
         message = f"{judged.message} (`{_CLI}{judged.old}`; rename it by hand)"
-        findings.append(Finding(*lines.position(where[judged.old]), gone.CODE, message, False))
+        findings.append(
+            Finding(*lines.position(where[judged.old]), gone.CODE, message, False, details=judged.details)
+        )
     return findings
 
 
@@ -232,12 +234,12 @@ def _decide(
         line, column = lines.position(entry.name[0] - len(site.flavour.prefix))
         written = _written(entry, view)
         if entry.text is None:
-            unknown[flag] = Unknown(f"`{written}` expands at run time", line, column)
+            unknown[flag] = Unknown("expands at run time", line, column, written=written)
             continue
         try:
             flags[flag] = site.flavour.read(flag, entry.text)
         except NotAValue as exc:
-            unknown[flag] = Unknown(f"`{written}` {exc}", line, column)
+            unknown[flag] = Unknown(str(exc), line, column, written=written)
     first = site.first
     line, column = lines.position(first.name[0] - len(site.flavour.prefix))
     call = CallSite(line, column, flags, site.since)
@@ -245,21 +247,21 @@ def _decide(
     if not site.reaches:
         found.findings.extend(_own_options(site, call, words, run))
         return
-    advice = ADVICE
+    alone_said: tuple[str, ...] = ()
     if site.unknown_rest:
-        unknown[UNPACKED] = Unknown(f"`{words}`: {site.unknown_rest}", line, column)
+        unknown[UNPACKED] = Unknown(site.unknown_rest, line, column, written=words)
         alone = run.plan(call)
         if isinstance(alone, Rewrite) and len(unknown) == 1:
             plus = "; `+` before a key the trainer config lacks" if site.flavour.name == "hydra" else ""
-            advice += f" (written alone, they would be `{_spelled(site, alone.values)}`{plus})"
-    verdict = judge(run, call, unknown, advice)
+            alone_said = (f"written alone, they would be `{_spelled(site, alone.values)}`{plus}",)
+    verdict = judge(run, call, unknown, ADVICE, *alone_said)
     if verdict.rewrite is None:
         found.findings.extend(verdict.findings)
         return
     try:
         edits = _edits(site, flags, verdict.rewrite.values, view, run.target)
     except Unwritable as exc:
-        found.findings.extend(not_fixed(verdict.findings, f"{exc}; write it by hand"))
+        found.findings.extend(not_fixed(verdict.findings, str(exc)))
         return
     found.edits.extend(edits)
     found.findings.extend(verdict.findings)
@@ -269,35 +271,39 @@ def _own_options(site: Site, call: CallSite, words: str, run: Run) -> list[Findi
     """A script's options not known to reach Lightning's Trainer: reported (never rewritten) where, if they
     did, they would be old usage, with what to pass instead."""
     decision = run.plan(call)
+    told: tuple[str, ...] = ()
     if isinstance(decision, Rewrite):
         spelled = _spelled(site, decision.values)
         change = f"pass `{spelled}` instead"
     elif isinstance(decision, Refusal):
-        change = decision.message
+        change, told = decision.message, decision.details
     else:
         return []
+    head = f"`{written(words)}`: options of `{written(str(site.script), 30)}`"
     if site.changed_by:  # Lightning's options, but what the script does with them would change too
         alone = (
             f"alone, Lightning's parser would take them as `{spelled}`"
             if isinstance(decision, Rewrite)
             else change
         )
-        message = (
-            f"`{words}`: options `{site.script}` takes from `Trainer.add_argparse_args` but sets or reads"
-            f" itself ({site.changed_by}): not rewritten, what the script does with them could change;"
-            f" migrate the script's use of them first ({alone})"
+        message = f"{head}, read by the script too; migrate its use first"
+        why = (
+            f"the script takes them from `Trainer.add_argparse_args` but sets or reads them itself"
+            f" ({site.changed_by}): what it does with them could change",
+            alone,
+            *told,
         )
-        return [Finding(call.line, call.column, "LM101", message, False)]
+        return [Finding(call.line, call.column, "LM101", message, False, details=why)]
     how = (
         "no Hydra trainer config of Lightning's Trainer was found in this project"
         if site.flavour.name == "hydra"
         else "its parser is not known to come from `Trainer.add_argparse_args`"
     )
-    message = (
-        f"`{words}`: options of `{site.script}`, not known to reach Lightning's Trainer ({how}); if they do,"
-        f" {change}"
-    )
-    return [Finding(call.line, call.column, "LM101", message, False)]
+    message = f"{head}; if they reach the Trainer, {change}"
+    if len(message) > MESSAGE_WIDTH:
+        message = f"{head}; if they reach the Trainer, migrate them by hand"
+        told = (change, *told)
+    return [Finding(call.line, call.column, "LM101", message, False, details=(how, *told))]
 
 
 def _written(entry: Entry, view: str) -> str:

@@ -48,7 +48,7 @@ def composed(
     except (hydra.ComposeError, ValueError) as exc:
         return f"Hydra cannot compose `{composition.name} {' '.join(written)}`: {exc}"
     line, column = position(site.first.name[0] - len(site.flavour.prefix))
-    unknown = {k: Unknown(f"`trainer.{k}` {why}", line, column) for k, why in old_unknown.items()}
+    unknown = {k: Unknown(why, line, column, written=f"trainer.{k}") for k, why in old_unknown.items()}
     verdict = judge(run, CallSite(line, column, old), unknown, advice)
     if verdict.rewrite is None:
         return verdict.findings, []
@@ -56,7 +56,7 @@ def composed(
     try:
         return verdict.findings, _edits(site, view, composition, words, desired, run, commands)
     except Unwritable as exc:
-        return not_fixed(verdict.findings, f"{exc}; write it by hand"), []
+        return not_fixed(verdict.findings, str(exc)), []
 
 
 def _edits(

@@ -249,7 +249,7 @@ def _rewritten(
     """Whether the shell front end rewrites the command line, its new overrides giving the planner's flags
     over the configs of ``tree`` (as it judges and writes them: ``shell.hydra_overrides``)."""
     flags, unread = before
-    unknown = {k: Unknown(f"`trainer.{k}` {why}", 1, 1) for k, why in unread.items()}
+    unknown = {k: Unknown(why, 1, 1, written=f"trainer.{k}") for k, why in unread.items()}
     verdict = judge(run, CallSite(1, 1, flags), unknown, advice)
     if verdict.rewrite is None:
         return False

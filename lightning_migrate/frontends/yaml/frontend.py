@@ -48,16 +48,15 @@ from lightning_migrate.plan.site_judge import Unknown, judge, not_fixed
 from lightning_migrate.project import hydra
 from lightning_migrate.project.lightning_cli import written_over
 from lightning_migrate.report import noqa
-from lightning_migrate.report.findings import Finding, Span
+from lightning_migrate.report.findings import MESSAGE_WIDTH, Finding, Span
+from lightning_migrate.report.findings import written as cut
 from lightning_migrate.semantics import Setup
 from lightning_migrate.semantics.classes import lookup
 from lightning_migrate.semantics.model import RELEASES, Obj, Value, Version
 from lightning_migrate.semantics.signature import MODELLED
 
-ADVICE = (
-    "write the flags for the target by hand, or build the Trainer through the runtime shim"
-    " (`lightning_migrate.shim.install()`)"
-)
+# What to do with a config the codemod cannot migrate (the shim: `lightning_migrate.shim.install()`)
+ADVICE = "write the flags by hand, or use the runtime shim"
 # How deep a rewrite is checked: the other configs of a composition are as written with one check less, the
 # last as written without composing again (each file of a folder is judged with the same configs below it,
 # so that depth suffices: a file whose own check fails is then left as it was for the file above it too)
@@ -156,13 +155,14 @@ def _config(
     spans.append(_span(config, writer.doc))
     since = max(config.since, written_since(own.flags)) if config.overrides else config.since
     site = CallSite(line, column, flags, since, conditionals=False)
-    advice = ADVICE
+    alone_said: tuple[str, ...] = ()
     if config.overrides:
-        unknown[UNPACKED] = Unknown(f"`{_written(own.order)}`: {config.overrides}", line, column)
+        unknown[UNPACKED] = Unknown(config.overrides, line, column, written=_written(own.order))
         alone = request.run.plan(CallSite(line, column, own.flags, since))
         if isinstance(alone, Rewrite) and not own.unknown:
-            advice += f" (written alone, they would be {_yaml(alone.flags)})"
-    verdict = judge(request.run, site, unknown, advice)
+            alone_said = (f"written alone, they would be {_yaml(alone.flags)}",)
+        alone_said += ("the runtime shim: `lightning_migrate.shim.install()` before the Trainer is built",)
+    verdict = judge(request.run, site, unknown, ADVICE, *alone_said)
     rewrite = verdict.rewrite
     if rewrite is None:
         return [*verdict.findings, *_gone_alone(config, writer, gone_found, gone_old, gone_new)]
@@ -173,10 +173,10 @@ def _config(
             own_site = CallSite(line, column, own.flags, since, conditionals=False)
             verdict = replace(verdict, findings=_cli_findings(own_site, replace(rewrite, flags=new)))
     except Unwritable as exc:
-        return not_fixed([*verdict.findings, *gone_found], f"{exc}; write it by hand")
+        return not_fixed([*verdict.findings, *gone_found], str(exc))
     referred = _referred(config, own.flags, new, request)
     if referred:  # (the keywords beside the model's are still renamed)
-        shown = not_fixed(verdict.findings, f"{referred}; change them with it by hand")
+        shown = not_fixed(verdict.findings, "keys read elsewhere", *referred)
         return [*shown, *_gone_alone(config, writer, gone_found, gone_old, gone_new)]
     try:  # the keywords beside the model's are renamed in the same edit
         old_all, new_all = {**own.flags, **gone_old}, {**new, **gone_new}
@@ -185,7 +185,7 @@ def _config(
         if desired is not None:
             desired.append(dict(rewrite.flags))
     except Unwritable as exc:
-        return not_fixed([*verdict.findings, *gone_found], f"{exc}; write it by hand")
+        return not_fixed([*verdict.findings, *gone_found], str(exc))
     return [*verdict.findings, *gone_found]
 
 
@@ -215,24 +215,27 @@ def _gone_alone(
         try:
             writer.rewrite(config.mapping, old, new, _order(config.mapping, old))
         except Unwritable as exc:
-            return not_fixed(found, f"{exc}; write it by hand")
+            return not_fixed(found, str(exc))
     return found
 
 
-def _referred(config: Config, old: dict[str, Known], new: dict[str, Known], request: Request) -> str:
+def _referred(
+    config: Config, old: dict[str, Known], new: dict[str, Known], request: Request
+) -> tuple[str, ...]:
     """Why a rewrite that drops, changes or adds a key that code elsewhere reads or sets (``${trainer.gpus}``,
     ``cfg.trainer.gpus = 0``: ``project.key_references``) is not written (that code would read what the
-    config no longer says, or set a flag the target rejects); "" where no code refers to such a key."""
+    config no longer says, or set a flag the target rejects), as the evidence of a finding: the keys, then
+    each place; none where no code refers to such a key."""
     changed = [k for k in dict.fromkeys([*old, *new]) if old.get(k, _ABSENT) != new.get(k, _ABSENT)]
     referred = [key for key in changed if request.references.of(config.section, key)]
     if not referred:
-        return ""
+        return ()
     refs = [ref for key in referred for ref in request.references.of(config.section, key)]
     keys = " and ".join(f"`{config.section}.{key}`" for key in referred)
-    named = ", ".join(map(str, refs[:SHOWN_REFERENCES]))
-    more = f" and {len(refs) - SHOWN_REFERENCES} more" if len(refs) > SHOWN_REFERENCES else ""
+    more = (f"and {len(refs) - SHOWN_REFERENCES} more",) if len(refs) > SHOWN_REFERENCES else ()
     verb = "is" if len(referred) == 1 else "are"
-    return f"the rewrite changes {keys}, which {verb} also read or set by {named}{more}"
+    said = f"the rewrite changes {keys}, which {verb} also read or set by:"
+    return (said, *map(str, refs[:SHOWN_REFERENCES]), *more)
 
 
 def _uncomposed(config: Config, why: str) -> Config:
@@ -278,11 +281,9 @@ def _composed(
         own = read(config.mapping)
         line, column = config.mapping.lc.key(own.order[0]) if own.order else config.start
         names = ", ".join(f"`{variant.composition.name}`" for variant, *_ in tried)
-        message = (
-            f"`{_written(own.order)}`: this Hydra config takes part in compositions that need different"
-            f" rewrites ({names}); {ADVICE}"
-        )
-        return [Finding(line + 1, column + 1, "LM101", message, False)]
+        message = f"`{cut(_written(own.order))}`: compositions need different rewrites; {ADVICE}"
+        why = f"this Hydra config takes part in compositions that need different rewrites: {names}"
+        return [Finding(line + 1, column + 1, "LM101", message, False, details=(why,))]
     findings = _config(found[0].config, writer, request, spans, written)
     for variant, _, edits, desired in tried:
         if edits and desired:
@@ -409,8 +410,17 @@ def _gone_keys(
         own = judged.old in mapping._ok
         line, column = mapping.lc.key(judged.old) if own else config.start
         remedy = judged.remedy if own and not held else ""  # (the fix is made only where it is written)
+        fixable = judged.fixable and own
         findings.append(
-            Finding(line + 1, column + 1, gone.CODE, judged.message, judged.fixable and own, remedy=remedy)
+            Finding(
+                line + 1,
+                column + 1,
+                gone.CODE,
+                judged.message,
+                fixable,
+                details=judged.details,
+                remedy=remedy,
+            )
         )
         if judged.edit is None or held or not own:
             continue
@@ -526,11 +536,21 @@ def _plugin_objects(document: Any, planned: set[int], writer: Writer, run: Run) 
             except Unwritable as exc:
                 problem = f"{exc}; change it by hand"
         if problem is None and new is not None:
-            message = f"training-type `*Plugin` classes were renamed `*Strategy`: `{old}` is now `{new}`"
-            findings.append(Finding(*where, "LM005", message, True))
+            message = f"`{cut(repr(old))}` is renamed; fix: `{cut(repr(new))}`"
+            why = f"training-type `*Plugin` classes were renamed `*Strategy`: `{old}` is now `{new}`"
+            findings.append(Finding(*where, "LM005", message, True, details=(why,)))
         else:
-            findings.append(Finding(*where, "LM005", f"`{cls}`: {problem}", False))
+            findings.append(_not_renamed(where, str(cls), str(problem)))
     return findings
+
+
+def _not_renamed(where: tuple[int, int], cls: str, problem: str) -> Finding:
+    """An old class a config builds that is left as written (LM005): why, on the line where it fits, else
+    as the evidence."""
+    said = f"`{cls}`: {problem}"
+    if len(said) <= MESSAGE_WIDTH:
+        return Finding(*where, "LM005", said, False)
+    return Finding(*where, "LM005", f"`{cls}` is not renamed; change it by hand", False, details=(problem,))
 
 
 def _object_for_target(old: object, run: Run) -> tuple[str | None, Obj | None]:

@@ -348,7 +348,7 @@ def read(mapping: CommentedMap) -> Read:
         if ranged is not None:
             flags[key] = ranged
         elif isinstance(value, _Unread):
-            unknown[key] = Unknown(f"`{key}: {value.text}` {value.why}", line + 1, column + 1, value.cls)
+            unknown[key] = Unknown(value.why, line + 1, column + 1, value.cls, f"{key}: {value.text}")
         else:
             flags[key] = value
     return Read(flags, unknown, order)
