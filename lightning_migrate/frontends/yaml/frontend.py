@@ -344,12 +344,13 @@ def _extenders_changed(new: str, request: Request, run: Run, checks: int) -> str
     unchecked: the run writes one of the two, whichever it is once this file is decided."""
     if str(request.path) == "-":
         return ""
+    others = compose.extenders(request.path)
+    if others and not hydra.available():
+        names = ", ".join(f"`{other.name}`" for other in others)
+        return f"files of its group extend it ({names}), and Hydra composes them over it: {hydra.INSTALL}"
     named: list[str] = []
-    for other in compose.extenders(request.path):
+    for other in others:
         composition = hydra.compositions_of(other, extends=True)[0]
-        if not hydra.available():
-            named.append(f"`{composition.name}`")
-            continue
         try:
             before, target = compose.composed_read(composition)
         except (hydra.ComposeError, SourceError):
@@ -362,9 +363,9 @@ def _extenders_changed(new: str, request: Request, run: Run, checks: int) -> str
                 break
     if not named:
         return ""
-    why = hydra.INSTALL if not hydra.available() else "with those files as the run writes them"
     return (
-        f"files of its group extend it, and composed by Hydra after the rewrite ({why}),"
+        "files of its group extend it, and composed by Hydra after the rewrite (with those files as the run"
+        " writes them),"
         f" {', '.join(named)} would not give the Trainer what the planner's rewrite gives it;"
         " change them with it by hand"
     )
@@ -381,7 +382,7 @@ def _extension_kept(
     """Whether ``composition`` gives the Trainer, over the configs of its folder as ``migrate`` writes them
     and the ``rewritten`` file (path, new text), what it gives with that file as it is (its rewrite changes
     nothing there), what it gave (``before``), or the planner's rewrite of that; a run that the target
-    rejects loudly both ways is kept too."""
+    rejects loudly both ways, or that no release builds, is kept too."""
     path, text = rewritten
     try:
         after, _ = compose.composed_read(composition, {path: text}, run, migrate)
@@ -395,6 +396,8 @@ def _extension_kept(
     decision = run.plan(CallSite(0, 0, before.flags, since))
     if isinstance(decision, Rewrite):
         return _same(after.flags, dict(decision.flags), run.target)
+    if isinstance(decision, Refusal) and decision.nowhere:
+        return True  # (no release builds it on any machine: the run has no training to keep)
     values = [before.flags, after.flags]
     if any(isinstance(v, (RunTime, Choice)) for flags in values for v in flags.values()):
         return False
