@@ -342,3 +342,26 @@ def test_a_base_is_rewritten_with_the_siblings_that_extend_it_or_not_at_all(
         assert isinstance(decision, Rewrite), choice
         assert after == dict(decision.flags), choice
         assert_flags_kept(before, after, release(target), [r for r in RELEASES if r < release(target)])
+
+
+def test_a_base_is_judged_on_the_experiments_that_choose_a_file_extending_it(tmp_path: Path) -> None:
+    """An experiment over `fp16.yaml` left as written (`# noqa`) is a composition the base feeds too: at 1.9,
+    over the rewritten base, its `gpus: 1` would meet `devices: 2`; the base is not rewritten, the experiment
+    named, and `python train.py +experiment=one_gpu` gives the Trainer what it gave."""
+    copy = tmp_path / "project"
+    shutil.copytree(BASE, copy)
+    (copy / "conf" / "trainer" / "deepspeed.yaml").unlink()
+    (copy / "conf" / "experiment").mkdir()
+    experiment = (
+        "# @package _global_\ndefaults:\n  - override /trainer: fp16\n\ntrainer:\n  gpus: 1  # noqa\n"
+    )
+    (copy / "conf" / "experiment" / "one_gpu.yaml").write_text(experiment)
+    original = tmp_path / "original"
+    shutil.copytree(copy, original)
+    outcome = run(str(copy), "--target-version", "1.9")
+    assert outcome.code == 1, outcome.err
+    default = "conf/trainer/default.yaml"
+    assert (copy / default).read_text() == (original / default).read_text()
+    assert "`config.yaml +experiment=one_gpu` would not give the Trainer" in outcome.out
+    words = ["+experiment=one_gpu"]
+    assert trainer_flags(copy, "config", words, "conf") == trainer_flags(original, "config", words, "conf")

@@ -21,8 +21,16 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from lightning_migrate.files.sourcefile import SourceError
 from lightning_migrate.files.text import Unwritable
 from lightning_migrate.frontends.shell.command_line import spelled_word
-from lightning_migrate.frontends.yaml.read import Config, Read, _since, class_path, load, read
-from lightning_migrate.frontends.yaml.words import siblings
+from lightning_migrate.frontends.yaml.read import (
+    Config,
+    Read,
+    _selected_trainer,
+    _since,
+    class_path,
+    load,
+    read,
+)
+from lightning_migrate.frontends.yaml.words import GROUP_FOLDER, siblings, yaml_files
 from lightning_migrate.plan.callsite import CallSite, Run
 from lightning_migrate.plan.knowledge import Choice, Known, RunTime
 from lightning_migrate.plan.planner import builds_the_same, interpreter, machines
@@ -180,6 +188,39 @@ def _extends(path: Path) -> set[str]:
         for item in defaults
         if isinstance(item, str) and item != "_self_" and "/" not in item
     }
+
+
+def fed(path: Path, others: list[Path]) -> list[hydra.Composition]:
+    """The compositions a group file and the ``others`` that extend it feed: each of those composed as its
+    own primary, each primary of the project with one of them chosen (``trainer=ddp``), and each experiment
+    or mode config that selects one of them (``- override /trainer: ddp``) with the primaries that take it."""
+    found = [hydra.compositions_of(other, extends=True)[0] for other in others]
+    chosen = [path, *others]
+    for file in chosen:
+        found += hydra.compositions_of(file)
+    names = {file.name for file in chosen}
+    for folder in dict.fromkeys(c.primary.config_dir for c in found if c.primary.config_dir != path.parent):
+        for config in _configs_below(folder, path.parent):
+            if _selects(config) in names:
+                found += hydra.compositions_of(config)
+    return list(dict.fromkeys(found))
+
+
+def _configs_below(folder: Path, group: Path) -> list[Path]:
+    """The YAML files of a config folder's other groups (one level down), the Trainer's group aside."""
+    subfolders = sorted(p for p in folder.iterdir() if p.is_dir() and p.resolve() != group.resolve())
+    return [config for sub in subfolders for config in yaml_files(sub)]
+
+
+def _selects(path: Path) -> str | None:
+    """The file of the Trainer's group a config's defaults list selects (``override /trainer: ddp``)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+        documents = load(text) if GROUP_FOLDER in text else []
+    except (OSError, UnicodeDecodeError, SourceError):
+        return None
+    document = documents[0] if len(documents) == 1 else None
+    return _selected_trainer(document) if isinstance(document, CommentedMap) else None
 
 
 def composed_read(

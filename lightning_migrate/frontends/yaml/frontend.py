@@ -337,11 +337,12 @@ def _composed_again(
 
 
 def _extenders_changed(new: str, request: Request, run: Run, checks: int) -> str:
-    """Why the rewrite of a whole group file is not written where it changes what a composition of a file
-    that extends it (``defaults: [default]``: ``compose.extenders``) gives the Trainer otherwise than the
-    planner's rewrite of that composition, with those compositions named; "" where it changes none. Such a
-    file is composed as the run writes it (with ``checks - 1``) and as its own rewrite would be written
-    unchecked: the run writes one of the two, whichever it is once this file is decided."""
+    """Why the rewrite of a whole group file that others of its group extend (``defaults: [default]``:
+    ``compose.extenders``) is not written where it changes what a composition it feeds (each of those files,
+    the primaries and experiments that choose it or them: ``compose.fed``) gives the Trainer otherwise than
+    the planner's rewrite of that composition, with those compositions named; "" where it changes none. The
+    other configs are composed as the run writes them (with ``checks - 1``) and as their own rewrites would
+    be written unchecked: the run writes one of the two, whichever it is once this file is decided."""
     if str(request.path) == "-":
         return ""
     others = compose.extenders(request.path)
@@ -349,8 +350,7 @@ def _extenders_changed(new: str, request: Request, run: Run, checks: int) -> str
         names = ", ".join(f"`{other.name}`" for other in others)
         return f"files of its group extend it ({names}), and Hydra composes them over it: {hydra.INSTALL}"
     named: list[str] = []
-    for other in others:
-        composition = hydra.compositions_of(other, extends=True)[0]
+    for composition in compose.fed(request.path, others) if others else []:
         try:
             before, target = compose.composed_read(composition)
         except (hydra.ComposeError, SourceError):
