@@ -324,7 +324,9 @@ def test_a_base_is_rewritten_with_the_siblings_that_extend_it_or_not_at_all(
     rewritten = (copy / default).read_text() != (original / default).read_text()
     assert rewritten is not blocked
     if blocked:
-        assert "`trainer/deepspeed.yaml` would not give the Trainer what the planner's rewrite" in outcome.out
+        (line,) = [x for x in outcome.out.splitlines() if "trainer/default.yaml:" in x and "LM101" in x]
+        assert "files of its group extend it" in line
+        assert "`trainer/deepspeed.yaml`, `config.yaml trainer=deepspeed` would not give the Trainer" in line
         fp16 = "conf/trainer/fp16.yaml"
         assert (copy / fp16).read_text() == (original / fp16).read_text()
     planner = Run(release(target))

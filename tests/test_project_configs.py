@@ -50,7 +50,7 @@ EXPECTED_FINDINGS = {
     ],
     "hydra_base": [
         ("conf/trainer/default.yaml", "LM101", "files of its group extend it, and composed by Hydra"),
-        ("conf/trainer/default.yaml", "LM101", "`trainer/deepspeed.yaml` would not give the Trainer what"),
+        ("conf/trainer/default.yaml", "LM101", "`trainer/deepspeed.yaml`, `config.yaml trainer=deepspeed`"),
         ("conf/trainer/deepspeed.yaml", "LM101", "it extends the configs its defaults list selects"),
         ("conf/trainer/fp16.yaml", "LM101", "composed by Hydra after the rewrite, `trainer/fp16.yaml`"),
     ],

@@ -325,12 +325,12 @@ def _composed_again(
                 f"composed by Hydra after the rewrite, `{name}` would give the Trainer {_yaml(got)}, not"
                 f" {_yaml(check.desired)}"
             )
-    extended = _extenders_changed(new, request, plain, checks) if bases else ""
-    for start in bases if extended else []:
-        refused.setdefault(start, extended)
     changed = _commands_changed(new, request, plain, written)
     for start in rewritten if changed else []:
         refused.setdefault(start, changed)
+    extended = _extenders_changed(new, request, plain, checks) if set(bases) - set(refused) else ""
+    for start in bases if extended else []:
+        refused.setdefault(start, extended)
     if not refused:
         return None
     return migrate(text, replace(request, refused={**request.refused, **refused}), checks)
