@@ -45,7 +45,9 @@ def copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return migrated(tmp_path_factory.mktemp("hydra"))
 
 
-def trainer_flags(folder: Path, primary: str, overrides: list[str]) -> dict[str, Value] | None:
+def trainer_flags(
+    folder: Path, primary: str, overrides: list[str], configs: str = "configs"
+) -> dict[str, Value] | None:
     """What Hydra composes for the Trainer (its modelled flags); None where Hydra cannot compose it."""
     from hydra import compose, initialize_config_dir
     from hydra.core.global_hydra import GlobalHydra
@@ -55,7 +57,7 @@ def trainer_flags(folder: Path, primary: str, overrides: list[str]) -> dict[str,
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
-            with initialize_config_dir(config_dir=str(folder / "configs"), version_base=None):
+            with initialize_config_dir(config_dir=str(folder / configs), version_base=None):
                 config = compose(primary, overrides)
         except Exception:
             return None
@@ -292,3 +294,85 @@ def test_at_2_6_the_config_is_rewritten_as_the_left_line_fails_loudly_either_way
     launcher = "#!/bin/bash\npython train.py ++trainer.gpus=4 +trainer.num_nodes=2\n"
     copy, _ = migrated_to(tmp_path / "plus", "2.6", launcher)
     assert (copy / default).read_text() == expected.read_text()  # (2.6 rejects `gpus` over any config)
+
+
+# --- a base of the trainer group, extended by its siblings (`defaults: [default]`) -------------------------
+
+BASE = Path(__file__).parent.parent / "fixtures" / "projects" / "hydra_base"
+CHOICES = ("trainer=default", "trainer=fp16", "trainer=deepspeed")
+
+
+def base_flags(folder: Path, choice: str) -> dict[str, Value] | None:
+    """What Hydra composes for the Trainer of ``python train.py <choice>`` (its modelled flags)."""
+    return trainer_flags(folder, "config", [choice], configs="conf")
+
+
+@pytest.mark.parametrize("target", ["1.5", "1.9", "2.6"])
+@pytest.mark.parametrize("blocked", [True, False], ids=["sibling-cannot-migrate", "all-migrate"])
+def test_a_base_is_rewritten_with_the_siblings_that_extend_it_or_not_at_all(
+    tmp_path: Path, target: str, blocked: bool
+) -> None:
+    """`default.yaml` has no defaults list; `fp16.yaml` and `deepspeed.yaml` extend it and keep `accelerator:
+    ddp`. Where every sibling can be rewritten with it (no `deepspeed.yaml`), base and siblings are rewritten
+    together and each composition gives the Trainer the planner's flags; where one cannot, the base is not
+    rewritten (LM101 naming the composition) and no composition gives the Trainer both a migrated base and a
+    sibling's old flag."""
+    from lightning_migrate.plan.callsite import CallSite, Run
+    from lightning_migrate.plan.planner import Rewrite
+
+    copy = tmp_path / "project"
+    shutil.copytree(BASE, copy)
+    choices = CHOICES if blocked else CHOICES[:2]
+    if not blocked:
+        (copy / "conf" / "trainer" / "deepspeed.yaml").unlink()
+    original = tmp_path / "original"
+    shutil.copytree(copy, original)
+    outcome = run(str(copy), "--target-version", target)
+    assert outcome.code in (0, 1), outcome.err
+    default = "conf/trainer/default.yaml"
+    rewritten = (copy / default).read_text() != (original / default).read_text()
+    assert rewritten is not blocked
+    if blocked:
+        (line,) = [x for x in outcome.out.splitlines() if "trainer/default.yaml:" in x and "LM101" in x]
+        assert "files of its group extend it" in line
+        assert "`trainer/deepspeed.yaml`, `config.yaml trainer=deepspeed` would not give the Trainer" in line
+        fp16 = "conf/trainer/fp16.yaml"
+        assert (copy / fp16).read_text() == (original / fp16).read_text()
+    planner = Run(release(target))
+    for choice in choices:
+        before, after = base_flags(original, choice), base_flags(copy, choice)
+        assert before is not None, choice
+        assert after is not None, choice
+        assert not ("strategy" in after and after.get("accelerator") == "ddp"), (choice, after)
+        if blocked:  # (the plugin's class may be renamed: the hardware flags are as they were)
+            assert {k: v for k, v in after.items() if k != "plugins"} == {
+                k: v for k, v in before.items() if k != "plugins"
+            }, choice
+            continue
+        decision = planner.plan(CallSite(0, 0, before))
+        assert isinstance(decision, Rewrite), choice
+        assert after == dict(decision.flags), choice
+        assert_flags_kept(before, after, release(target), [r for r in RELEASES if r < release(target)])
+
+
+def test_a_base_is_judged_on_the_experiments_that_choose_a_file_extending_it(tmp_path: Path) -> None:
+    """An experiment over `fp16.yaml` left as written (`# noqa`) is a composition the base feeds too: at 1.9,
+    over the rewritten base, its `gpus: 1` would meet `devices: 2`; the base is not rewritten, the experiment
+    named, and `python train.py +experiment=one_gpu` gives the Trainer what it gave."""
+    copy = tmp_path / "project"
+    shutil.copytree(BASE, copy)
+    (copy / "conf" / "trainer" / "deepspeed.yaml").unlink()
+    (copy / "conf" / "experiment").mkdir()
+    experiment = (
+        "# @package _global_\ndefaults:\n  - override /trainer: fp16\n\ntrainer:\n  gpus: 1  # noqa\n"
+    )
+    (copy / "conf" / "experiment" / "one_gpu.yaml").write_text(experiment)
+    original = tmp_path / "original"
+    shutil.copytree(copy, original)
+    outcome = run(str(copy), "--target-version", "1.9")
+    assert outcome.code == 1, outcome.err
+    default = "conf/trainer/default.yaml"
+    assert (copy / default).read_text() == (original / default).read_text()
+    assert "`config.yaml +experiment=one_gpu` would not give the Trainer" in outcome.out
+    words = ["+experiment=one_gpu"]
+    assert trainer_flags(copy, "config", words, "conf") == trainer_flags(original, "config", words, "conf")

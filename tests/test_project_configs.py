@@ -49,6 +49,12 @@ EXPECTED_FINDINGS = {
         ("train.py", "LM004", '`cfg["trainer"]["gpus"]` reads `gpus`'),
         ("configs/train.yaml", "LM004", "`${trainer.gpus}` reads `gpus`"),
     ],
+    "hydra_base": [
+        ("conf/trainer/default.yaml", "LM101", "files of its group extend it, and composed by Hydra"),
+        ("conf/trainer/default.yaml", "LM101", "`trainer/deepspeed.yaml`, `config.yaml trainer=deepspeed`"),
+        ("conf/trainer/deepspeed.yaml", "LM101", "it extends the configs its defaults list selects"),
+        ("conf/trainer/fp16.yaml", "LM101", "composed by Hydra after the rewrite, `trainer/fp16.yaml`"),
+    ],
 }
 # (each piece is looked for in a finding's message or evidence: ``Finding.details``)
 # (file, code) a case must not report: the calls its configs settle
@@ -56,6 +62,7 @@ NOT_REPORTED = {
     "loaded_config": [("train.py", "LM101"), ("run.py", "LM101"), ("tools/finetune.py", "LM101")],
     "key_references": [],
     "key_reads": [("train.py", "LM101")],
+    "hydra_base": [],
 }
 
 

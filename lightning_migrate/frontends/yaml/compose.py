@@ -16,12 +16,21 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ruamel.yaml import YAML
-from ruamel.yaml.comments import CommentedMap
+from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
 from lightning_migrate.files.sourcefile import SourceError
 from lightning_migrate.files.text import Unwritable
 from lightning_migrate.frontends.shell.command_line import spelled_word
-from lightning_migrate.frontends.yaml.read import Config, Read, _since, class_path, load, read
+from lightning_migrate.frontends.yaml.read import (
+    Config,
+    Read,
+    _selected_trainer,
+    _since,
+    class_path,
+    load,
+    read,
+)
+from lightning_migrate.frontends.yaml.words import GROUP_FOLDER, siblings, yaml_files
 from lightning_migrate.plan.callsite import CallSite, Run
 from lightning_migrate.plan.knowledge import Choice, Known, RunTime
 from lightning_migrate.plan.planner import builds_the_same, interpreter, machines
@@ -73,8 +82,13 @@ def variants(config: Config, path: Path, text: str) -> list[Variant] | str:
     return found
 
 
-def _values(found: Read) -> dict[str, object]:
+def as_left(found: Read) -> dict[str, object]:
     """Flags as Hydra leaves them: a run-time value is its text, one that cannot be read its reason."""
+    return _values(found)
+
+
+def _values(found: Read) -> dict[str, object]:
+    """``as_left``."""
     values: dict[str, object] = {
         k: ("run time", v.text) if isinstance(v, RunTime) else v for k, v in found.flags.items()
     }
@@ -141,6 +155,86 @@ def _migrated(folder: Path, run: Run, migrate: Migrate) -> tuple[tuple[Path, str
         if new != text:
             changed.append((path.resolve(), new))
     return tuple(changed)
+
+
+# --- the group files that extend a base ---------------------------------------------------------------------
+
+
+def extenders(path: Path) -> list[Path]:
+    """The files of the group folder of ``path`` that extend it (``defaults: [default]``, with other groups
+    or not), directly or through another that does: Hydra composes each over it, so each is a composition
+    the file feeds."""
+    named = {other: _extends(other) for other in siblings(path)}
+    found: list[Path] = []
+    stems = {path.stem}
+    while grown := [p for p, bases in named.items() if p not in found and bases & stems]:
+        found += grown
+        stems.update(p.stem for p in grown)
+    return found
+
+
+def _extends(path: Path) -> set[str]:
+    """The siblings a group file's defaults list names (``- default``, ``- default.yaml``), by stem."""
+    try:
+        documents = load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, SourceError):
+        return set()
+    document = documents[0] if len(documents) == 1 else None
+    defaults = document.get("defaults") if isinstance(document, CommentedMap) else None
+    if not isinstance(defaults, CommentedSeq):
+        return set()
+    return {
+        item.removesuffix(".yaml").removesuffix(".yml")
+        for item in defaults
+        if isinstance(item, str) and item != "_self_" and "/" not in item
+    }
+
+
+def fed(path: Path, others: list[Path]) -> list[hydra.Composition]:
+    """The compositions a group file and the ``others`` that extend it feed: each of those composed as its
+    own primary, each primary of the project with one of them chosen (``trainer=ddp``), and each experiment
+    or mode config that selects one of them (``- override /trainer: ddp``) with the primaries that take it."""
+    found = [hydra.compositions_of(other, extends=True)[0] for other in others]
+    chosen = [path, *others]
+    for file in chosen:
+        found += hydra.compositions_of(file)
+    names = {file.name for file in chosen}
+    for folder in dict.fromkeys(c.primary.config_dir for c in found if c.primary.config_dir != path.parent):
+        for config in _configs_below(folder, path.parent):
+            if _selects(config) in names:
+                found += hydra.compositions_of(config)
+    return list(dict.fromkeys(found))
+
+
+def _configs_below(folder: Path, group: Path) -> list[Path]:
+    """The YAML files of a config folder's other groups (one level down), the Trainer's group aside."""
+    subfolders = sorted(p for p in folder.iterdir() if p.is_dir() and p.resolve() != group.resolve())
+    return [config for sub in subfolders for config in yaml_files(sub)]
+
+
+def _selects(path: Path) -> str | None:
+    """The file of the Trainer's group a config's defaults list selects (``override /trainer: ddp``)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+        documents = load(text) if GROUP_FOLDER in text else []
+    except (OSError, UnicodeDecodeError, SourceError):
+        return None
+    document = documents[0] if len(documents) == 1 else None
+    return _selected_trainer(document) if isinstance(document, CommentedMap) else None
+
+
+def composed_read(
+    composition: hydra.Composition,
+    written: dict[Path, str] | None = None,
+    run: Run | None = None,
+    migrate: Migrate | None = None,
+) -> tuple[Read, str | None]:
+    """What ``composition`` gives the Trainer (its flags, those it cannot read, the class its node names):
+    from the files on disk, or (``run`` and ``migrate`` given) once the run has written its folder, the files
+    of ``written`` as given (raises ``hydra.ComposeError`` where Hydra cannot compose it)."""
+    replaced = dict(migrated_folder(composition.primary.config_dir, run, migrate)) if run and migrate else {}
+    replaced.update(written or {})
+    return _node(hydra.trainer_node(composition, replaced))
 
 
 # --- a command line's overrides ----------------------------------------------------------------------------
@@ -267,6 +361,11 @@ def _fails(found: Flags, target: Version) -> bool:
         return False
     ask = interpreter(flags)
     return not any(isinstance(ask(target, machine).outcome, Setup) for machine in machines(flags))
+
+
+def fails_both(before: dict[str, Value], after: dict[str, Value], target: Version) -> bool:
+    """Whether the target rejects both sets of flags on every machine (loudly, whatever the configs say)."""
+    return _fails((before, {}), target) and _fails((after, {}), target)
 
 
 def same_outcome(before: dict[str, Value], after: dict[str, Value], target: Version) -> bool:

@@ -20,6 +20,8 @@ from lightning_migrate.frontends.contract import Migrated, Request
 from lightning_migrate.frontends.yaml import compose
 from lightning_migrate.frontends.yaml.read import (
     Config,
+    Read,
+    _since,
     class_path,
     configs,
     known_value,
@@ -30,7 +32,7 @@ from lightning_migrate.frontends.yaml.read import (
     value_of,
 )
 from lightning_migrate.frontends.yaml.text import Document
-from lightning_migrate.frontends.yaml.words import holds, may_hold
+from lightning_migrate.frontends.yaml.words import GROUP_FOLDER, holds, may_hold
 from lightning_migrate.frontends.yaml.write import Writer
 from lightning_migrate.plan import gone
 from lightning_migrate.plan.callsite import UNPACKED, CallSite, Run, rewrite_findings
@@ -84,6 +86,7 @@ def migrate(text: str, request: Request, checks: int = CHECKS) -> Migrated:
     written: list[dict[str, Known] | None] = []  # each config's own flags as the rewrite writes them
     composed: list[_Composed] = []  # the compositions of composed configs the rewrite changed
     rewritten: list[tuple[int, int]] = []  # where the configs the rewrite changes start
+    bases: list[tuple[int, int]] = []  # where a whole group file starts that others of its group may extend
     for document in documents:
         planned: set[int] = set()  # the objects the configs' flags hold: planned with their config
         tied = request.clis.of_config(request.path)
@@ -98,12 +101,14 @@ def migrate(text: str, request: Request, checks: int = CHECKS) -> Migrated:
                 findings += _config(config, writer, request, spans, written)
             if written and written[-1] is not None:
                 rewritten.append(config.start)
+            if config.root and not config.composed and request.path.parent.name == GROUP_FOLDER:
+                bases.append(config.start)
             planned |= _objects_in(config.mapping)
         findings += _plugin_objects(document, planned, writer, request.run)
     new = doc.result() if doc.edits else text
     if new != text:
         _check(new, written, request)
-        failed = _composed_again(text, new, composed, rewritten, request, checks) if checks else None
+        failed = _composed_again(text, new, composed, rewritten, bases, request, checks) if checks else None
         if failed is not None:
             return failed
     comments = noqa.hash_comments(text)
@@ -296,14 +301,16 @@ def _composed_again(
     new: str,
     composed: list[_Composed],
     rewritten: list[tuple[int, int]],
+    bases: list[tuple[int, int]],
     request: Request,
     checks: int,
 ) -> Migrated | None:
     """Compose again after the rewrite (the other configs of the folder as written with ``checks - 1``):
-    each composition must give the Trainer what the planner's rewrite gives it, and each Hydra command line
-    of the run over the folder what it gave (``_commands_changed``). Where one does not, the file is
-    migrated again with its config reported (the configs it ``rewritten``, for a command line), not
-    rewritten."""
+    each composition must give the Trainer what the planner's rewrite gives it, each composition of a group
+    file that extends a rewritten one of the ``bases`` what the planner's rewrite of it gives
+    (``_extenders_changed``), and each Hydra command line of the run over the folder what it gave
+    (``_commands_changed``). Where one does not, the file is migrated again with its config reported (the
+    configs it ``rewritten``, for a command line), not rewritten."""
     refused: dict[tuple[int, int], str] = {}
     plain = replace(request.run, leave=frozenset())
     written = written_with(checks - 1, request.commands)
@@ -322,9 +329,81 @@ def _composed_again(
     changed = _commands_changed(new, request, plain, written)
     for start in rewritten if changed else []:
         refused.setdefault(start, changed)
+    extended = _extenders_changed(new, request, plain, checks) if set(bases) - set(refused) else ""
+    for start in bases if extended else []:
+        refused.setdefault(start, extended)
     if not refused:
         return None
     return migrate(text, replace(request, refused={**request.refused, **refused}), checks)
+
+
+def _extenders_changed(new: str, request: Request, run: Run, checks: int) -> str:
+    """Why the rewrite of a whole group file that others of its group extend (``defaults: [default]``:
+    ``compose.extenders``) is not written where it changes what a composition it feeds (each of those files,
+    the primaries and experiments that choose it or them: ``compose.fed``) gives the Trainer otherwise than
+    the planner's rewrite of that composition, with those compositions named; "" where it changes none. The
+    other configs are composed as the run writes them (with ``checks - 1``) and as their own rewrites would
+    be written unchecked: the run writes one of the two, whichever it is once this file is decided."""
+    if str(request.path) == "-":
+        return ""
+    others = compose.extenders(request.path)
+    if others and not hydra.available():
+        names = ", ".join(f"`{other.name}`" for other in others)
+        return f"files of its group extend it ({names}), and Hydra composes them over it: {hydra.INSTALL}"
+    named: list[str] = []
+    for composition in compose.fed(request.path, others) if others else []:
+        try:
+            before, target = compose.composed_read(composition)
+        except (hydra.ComposeError, SourceError):
+            continue  # (Hydra refuses it as it is: its run fails loudly before the rewrite)
+        since = _since(target) if target is not None else RELEASES[0]
+        for depth in dict.fromkeys((checks - 1, 0)):
+            written = written_with(depth, request.commands)
+            if not _extension_kept(composition, before, since, (request.path.resolve(), new), run, written):
+                named.append(f"`{composition.name}`")
+                break
+    if not named:
+        return ""
+    return (
+        "files of its group extend it, and composed by Hydra after the rewrite (with those files as the run"
+        " writes them),"
+        f" {', '.join(named)} would not give the Trainer what the planner's rewrite gives it;"
+        " change them with it by hand"
+    )
+
+
+def _extension_kept(
+    composition: hydra.Composition,
+    before: Read,
+    since: Version,
+    rewritten: tuple[Path, str],
+    run: Run,
+    migrate: compose.Migrate,
+) -> bool:
+    """Whether ``composition`` gives the Trainer, over the configs of its folder as ``migrate`` writes them
+    and the ``rewritten`` file (path, new text), what it gives with that file as it is (its rewrite changes
+    nothing there), what it gave (``before``), or the planner's rewrite of that; a run that the target
+    rejects loudly both ways, or that no release builds, is kept too."""
+    path, text = rewritten
+    try:
+        after, _ = compose.composed_read(composition, {path: text}, run, migrate)
+        left, _ = compose.composed_read(composition, {path: path.read_text(encoding="utf-8")}, run, migrate)
+    except (hydra.ComposeError, SourceError, OSError, UnicodeDecodeError):
+        return False
+    if compose.as_left(after) in (compose.as_left(before), compose.as_left(left)):
+        return True
+    if before.unknown or after.unknown:
+        return False
+    decision = run.plan(CallSite(0, 0, before.flags, since))
+    if isinstance(decision, Rewrite):
+        return _same(after.flags, dict(decision.flags), run.target)
+    if isinstance(decision, Refusal) and decision.nowhere:
+        return True  # (no release builds it on any machine: the run has no training to keep)
+    values = [before.flags, after.flags]
+    if any(isinstance(v, (RunTime, Choice)) for flags in values for v in flags.values()):
+        return False
+    old, new = before.flags, after.flags
+    return compose.same_outcome(old, new, run.target) or compose.fails_both(old, new, run.target)  # type: ignore[arg-type]
 
 
 def _commands_changed(new: str, request: Request, run: Run, written: compose.Migrate) -> str:
