@@ -1,20 +1,16 @@
 """``inspect --file`` on every kind the codemod reads (Python, a notebook, YAML Trainer configs, shell
 scripts, Markdown), files it cannot read (a clear error, exit 2, no traceback), a machine's answers feeding
-the values (``torch.cuda.device_count()``), a table whose exception spans lines, and the README's examples
-printing what the README shows."""
+the values (``torch.cuda.device_count()``) and a table whose exception spans lines. The README's ``inspect``
+example is checked with its other examples, in ``tests/test_readme.py``."""
 
 from __future__ import annotations
 
 import json
 import re
-import shlex
 from pathlib import Path
 
 import pytest
 from cli_helpers import run
-
-ROOT = Path(__file__).parent.parent
-README = ROOT / "README.md"
 
 
 def notebook(*sources: list[str]) -> str:
@@ -163,33 +159,3 @@ def test_an_exception_of_several_lines_keeps_the_table_s_columns() -> None:
     assert "1.4.9   error: MisconfigurationException: You requested GPUs: [0, 1, 2, 3]" in rows[0]
     assert rows[1] == "          But your machine only has: [0, 1]"
     assert all(re.match(r"  \d\.\d+\.\d+ +\S|          \S", row) for row in rows), rows
-
-
-def readme_examples() -> list[tuple[str, list[str]]]:
-    """Each ```console block of the README that runs ``lightning-migrate inspect``: the command and the lines
-    it shows (``...``: lines left out)."""
-    text = README.read_text(encoding="utf-8")
-    found = []
-    for block in re.findall(r"```console\n(.*?)```", text, re.S):
-        command, *shown = block.rstrip("\n").split("\n")
-        if command.startswith("$ lightning-migrate inspect"):
-            found.append((command[2:], shown))
-    return found
-
-
-def test_the_readme_shows_inspect() -> None:
-    assert readme_examples(), "the README's `inspect` example is gone: keep one (and this test)"
-
-
-@pytest.mark.parametrize(("command", "shown"), readme_examples())
-def test_the_readme_s_inspect_examples_print_what_it_shows(command: str, shown: list[str]) -> None:
-    """Every line the README shows is printed, in that order; ``...`` stands for lines left out."""
-    outcome = run(*shlex.split(command)[1:])
-    assert outcome.code == 0, outcome.err
-    printed = outcome.out.splitlines()
-    at = 0
-    for line in shown:
-        if line.strip() == "...":
-            continue
-        assert line in printed[at:], f"the README shows {line!r}; `{command}` prints:\n{outcome.out}"
-        at = printed.index(line, at) + 1
