@@ -4,7 +4,9 @@
 
 Nothing is fetched: the tree is the path given (the census corpus of old public projects, say); without
 one, or where it is missing, the script says so and exits 0. Each command runs in a fresh process, in turn
-in each round (so that other work on the machine weighs on all of them alike), best of ``--repeat``:
+in each round (so that other work on the machine weighs on all of them alike), best of ``--repeat``, in
+wall seconds and in CPU seconds (user + system of the command and of every process below it, which says
+what the wall clock means on a machine that other work shares):
 
   ruff:     ``ruff check --no-cache --select E,F --exit-zero TREE`` (the ruff of this interpreter's
             environment);
@@ -22,6 +24,7 @@ process at most 150 MB, whatever the tree's size. Linux only (``/proc``).
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 import sys
 import threading
@@ -89,8 +92,8 @@ def _sample(peaks: Peaks, running: threading.Event) -> None:
         time.sleep(SAMPLE_S)
 
 
-def measured(command: list[str]) -> tuple[float, Peaks, int]:
-    """Wall time, the peaks of each process, and the exit status of one run of ``command``."""
+def measured(command: list[str]) -> tuple[float, float, Peaks, int]:
+    """Wall time, CPU time, the peaks of each process, and the exit status of one run of ``command``."""
     start = time.perf_counter()
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=TIMED_ENV)
     peaks = Peaks(process.pid)
@@ -98,11 +101,12 @@ def measured(command: list[str]) -> tuple[float, Peaks, int]:
     running.set()
     sampler = threading.Thread(target=_sample, args=(peaks, running), daemon=True)
     sampler.start()
-    status = process.wait()
+    _, waited, usage = os.wait4(process.pid, 0)  # (its own usage and that of the workers it waited for)
     wall = time.perf_counter() - start
+    process.returncode = status = os.waitstatus_to_exitcode(waited)
     running.clear()
     sampler.join()
-    return wall, peaks, status
+    return wall, usage.ru_utime + usage.ru_stime, peaks, status
 
 
 def main() -> None:
@@ -125,25 +129,30 @@ def main() -> None:
     for command in commands.values():  # (writes the .pyc files)
         command.append(str(args.tree))
         subprocess.run(command, capture_output=True, env=TIMED_ENV, check=False)
-    best: dict[str, tuple[float, float, float]] = {}  # the best time; the highest memory of any round
+    # the best times; the highest memory of any round
+    best: dict[str, tuple[float, float, float, float]] = {}
     for _ in range(args.repeat):
         for name, command in commands.items():
-            wall, peaks, status = measured(command)
+            wall, cpu, peaks, status = measured(command)
             if status not in (0, 1, 2):
                 sys.exit(f"{' '.join(command)} exited {status}")
-            before = best.get(name, (wall, 0.0, 0.0))
+            before = best.get(name, (wall, cpu, 0.0, 0.0))
             best[name] = (
                 min(wall, before[0]),
-                max(peaks.parent_mb, before[1]),
-                max(peaks.worker_mb, before[2]),
+                min(cpu, before[1]),
+                max(peaks.parent_mb, before[2]),
+                max(peaks.worker_mb, before[3]),
             )
-    ruff_wall = best["ruff check (E, F)"][0]
+    ruff_wall, ruff_cpu = best["ruff check (E, F)"][:2]
     print(f"tree: {args.tree}, target {args.target_version}, best of {args.repeat} (memory: the highest)")
-    print("| | wall s | / ruff | peak RSS parent MB | peak RSS max worker MB |")
-    print("|---|---|---|---|---|")
-    for name, (wall, parent, worker) in best.items():
+    print("| | wall s | / ruff | CPU s | / ruff | peak RSS parent MB | peak RSS max worker MB |")
+    print("|---|---|---|---|---|---|---|")
+    for name, (wall, cpu, parent, worker) in best.items():
         workers = f"{worker:.0f}" if worker else "-"
-        print(f"| {name} | {wall:.2f} | {wall / ruff_wall:.1f}x | {parent:.0f} | {workers} |")
+        print(
+            f"| {name} | {wall:.2f} | {wall / ruff_wall:.1f}x | {cpu:.2f} | {cpu / ruff_cpu:.1f}x"
+            f" | {parent:.0f} | {workers} |"
+        )
 
 
 if __name__ == "__main__":

@@ -147,6 +147,19 @@ def test_the_limit_is_on_the_bytes_read(tmp_path: Path) -> None:
         sourcefile.read_bytes(path, limit=23)
 
 
+@pytest.mark.skipif(not Path("/proc/self/status").is_file(), reason="Linux's /proc")
+def test_a_file_longer_than_its_size_is_read_whole_up_to_the_limit() -> None:
+    """A regular file may hold more than its size says (/proc's say 0; one may grow while it is read): it is
+    read on past its size, up to the limit, as one read of the whole limit would."""
+    path = Path("/proc/self/status")
+    assert path.stat().st_size == 0
+    whole = sourcefile.read_bytes(path)
+    assert whole.startswith(b"Name:")
+    assert b"\nVmRSS:" in whole
+    with pytest.raises(sourcefile.SourceError, match="larger than the 8 bytes limit"):
+        sourcefile.read_bytes(path, limit=8)
+
+
 # --- folders that cannot be read ----------------------------------------------------------------------------
 
 

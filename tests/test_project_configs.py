@@ -17,6 +17,7 @@ from test_kind_fixtures import assert_yaml_behaviour_kept, substituted
 from lightning_migrate.files.text import Text
 from lightning_migrate.plan.locate import locate
 from lightning_migrate.project import key_references, loaded_configs
+from lightning_migrate.run import followed
 from lightning_migrate.run.file_kinds import BY_SUFFIX
 from lightning_migrate.run.options import Options
 from lightning_migrate.run.runner import FileResult, process_all
@@ -224,6 +225,35 @@ def test_a_read_follows_only_where_every_config_holds_the_same_value(
     if not follows:
         left = [detail for f in results["a.yaml"].findings if not f.fixable for detail in f.details]
         assert any("log.py:2 (`cfg.trainer.gpus`)" in m for m in left)
+
+
+@pytest.mark.parametrize(("first", "migrated"), [("0", ["a.yaml"]), ("2", ["a.yaml", "b.yaml", "c.yaml"])])
+def test_the_configs_are_migrated_for_a_rename_only_until_one_breaks_it(
+    first: str, migrated: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A rename one config breaks (`gpus: 0` becomes `accelerator: cpu`) stays broken: the pass that judges
+    it migrates no config after that one (each migration may compose Hydra configs), and the run's outcome
+    is the one the whole pass gave."""
+    (tmp_path / "a.yaml").write_text(f"trainer:\n  gpus: {first}\n  max_epochs: 1\n")
+    for name in ("b.yaml", "c.yaml"):
+        (tmp_path / name).write_text("trainer:\n  gpus: 2\n  max_epochs: 1\n")
+    (tmp_path / "log.py").write_text("def name(cfg):\n    return f'run_{cfg.trainer.gpus}'\n")
+    asked: list[str] = []
+
+    def whole(path: Path, text: str, options: Options) -> object:
+        asked.append(path.name)
+        return loaded_whole(path, text, options)
+
+    loaded_whole = followed.whole
+    monkeypatch.setattr(followed, "whole", whole)
+    results = _migrate(tmp_path)
+    assert asked == migrated
+    follows = first == "2"
+    assert (results["log.py"].data is not None) == follows
+    for name in ("a.yaml", "b.yaml", "c.yaml"):
+        left = [f.message for f in results[name].findings if not f.fixable]
+        assert (results[name].data is not None) == follows
+        assert any("log.py:2 (`cfg.trainer.gpus`)" in m for m in left) != follows
 
 
 @pytest.mark.parametrize(

@@ -87,8 +87,14 @@ def read_bytes(path: Path, limit: int = MAX_BYTES) -> bytes:
         _check_regular(os.stat(path), limit)
         descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
         with os.fdopen(descriptor, "rb") as handle:
-            _check_regular(os.fstat(handle.fileno()), limit)
-            data = handle.read(limit + 1)  # (a file that grows while it is read stops at the limit too)
+            status = os.fstat(handle.fileno())
+            _check_regular(status, limit)
+            # the size it has, and one byte more: a read of `limit + 1` bytes allocates them all first (32 MiB
+            # for each file: half the time of a read); one that grows while it is read is read on, up to the
+            # limit, as one read of `limit + 1` would
+            data = handle.read(min(status.st_size, limit) + 1)
+            if len(data) > status.st_size:
+                data += handle.read(limit + 1 - len(data))
     except OSError as exc:
         raise SourceError(f"cannot read: {exc.strerror or exc}") from exc
     if len(data) > limit:

@@ -127,8 +127,12 @@ Command = tuple[Path, str, list[str]]  # a launch command: the folder of its fil
 
 def launch_commands(path: Path, text: str) -> list[Command]:
     """The launch commands of the file ``path`` that give a config: (its folder, the script, the configs it
-    names). Asked of every file of the run: a file without the words costs a substring search."""
+    names). Asked of every file of the run: a file without the words costs a substring search (a YAML
+    name among them: notebooks say `python` and `-c ` often, `.yaml` far less; on the census corpus 71
+    files are searched, not 234 of 35 MB. Joining the continued lines makes no `.yaml` the text lacks)."""
     if "python" not in text or not ("--config" in text or "-c " in text):
+        return []
+    if ".yaml" not in text and ".yml" not in text:
         return []
     joined = text.replace("\\\n", " ")
     found = []

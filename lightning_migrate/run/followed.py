@@ -34,19 +34,30 @@ def follow(references: KeyReferences, options: Options, yaml_files: Iterable[Pat
     if not asked:
         return references
     alone = replace(options, references=KeyReferences())
-    pairs = [pair for path in yaml_files for pair in _migrated(path, alone)]
+    pairs: list[tuple[str, dict[str, object], dict[str, object] | None]] = []
+    for path in yaml_files:
+        # a rename one config breaks is never made: the files are migrated only for the sections of the
+        # renames still open (a migration is the pass's cost: a composed config is composed by Hydra again)
+        open_sections = {where[0] for where, new in asked if _still_exact(pairs, where[0], where[1], new)}
+        if not open_sections:
+            break
+        pairs += _migrated(path, alone, open_sections)
     renamed = tuple((where, new) for where, new in asked if _exact(pairs, where[0], where[1], new))
     return replace(references, renamed=renamed) if renamed else references
 
 
-def _migrated(path: Path, options: Options) -> list[tuple[str, dict[str, object], dict[str, object] | None]]:
+def _migrated(
+    path: Path, options: Options, sections: set[str]
+) -> list[tuple[str, dict[str, object], dict[str, object] | None]]:
     """Each Trainer config of the file: its section, its flags, and its flags once migrated (None: the file
-    is not migrated whole, or cannot be read)."""
+    is not migrated whole, or cannot be read); nothing where no config of the file is of ``sections``."""
     try:
         text = sourcefile.decode(sourcefile.read_bytes(path), False).text
         cli, passed = options.clis.of_config(path), options.loaded.sections_of(path)
         before = [c for d in load(text) for c in configs(d, text, path, cli, passed)]
     except sourcefile.SourceError:
+        return []
+    if not any(config.section in sections for config in before):
         return []
     after: list[Any] = []
     migrated = whole(path, text, options)
@@ -72,10 +83,17 @@ def _exact(
 ) -> bool:
     """Does every config of ``section`` write under ``new`` what it wrote under ``old``, once migrated, and
     does one of them write ``old`` (else nothing is renamed)?"""
-    mine = [(before, after) for name, before, after in pairs if name == section]
-    if not any(old in before for before, _ in mine):
-        return False
+    mine = [before for name, before, _ in pairs if name == section]
+    return any(old in before for before in mine) and _still_exact(pairs, section, old, new)
+
+
+def _still_exact(
+    pairs: list[tuple[str, dict[str, object], dict[str, object] | None]], section: str, old: str, new: str
+) -> bool:
+    """Does every config of ``section`` among ``pairs`` write under ``new`` what it wrote under ``old``, once
+    migrated? (A rename this breaks stays broken whatever the other configs do.)"""
     return all(
         after is not None and old not in after and before.get(old, _ABSENT) == after.get(new, _ABSENT)
-        for before, after in mine
+        for name, before, after in pairs
+        if name == section
     )
