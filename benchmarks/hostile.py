@@ -31,7 +31,7 @@ from pathlib import Path
 
 COMMAND = (sys.executable, "-c", "from lightning_migrate.cli.main import main; main()")
 LIMIT_S = 60.0  # a run that takes longer hangs
-MODES = {"check": ("--check",), "diff": ("--diff",), "rewrite": ()}
+MODES = {"check": ("--check",), "diff": ("--diff",), "rewrite": ("--show-fixes",)}  # (it lists its fixes)
 
 OLD = 'import pytorch_lightning as pl\n\ntrainer = pl.Trainer(accelerator="ddp", gpus=2, max_epochs=3)\n'
 NEW = {  # what each target makes of OLD

@@ -51,8 +51,10 @@ def test_json(project: Path) -> None:
         "message": rows[0]["message"],
         "fixable": False,
         "details": rows[0]["details"],
+        "remedy": "shim",  # (the flag whose run fixes it)
     }
     assert rows[0]["details"]  # (the values that break the closest rewrite, ...)
+    assert rows[1]["remedy"] is None  # (fixed by the run itself)
     assert [(r["path"], r["code"], r["fixable"]) for r in rows[1:3]] == [
         ("train.py", "LM001", True),
         ("train.py", "LM004", True),

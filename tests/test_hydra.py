@@ -327,15 +327,15 @@ def test_a_base_is_rewritten_with_the_siblings_that_extend_it_or_not_at_all(
         (copy / "conf" / "trainer" / "deepspeed.yaml").unlink()
     original = tmp_path / "original"
     shutil.copytree(copy, original)
-    outcome = run(str(copy), "--target-version", target)
+    outcome = run(str(copy), "--target-version", target, "--show-details")
     assert outcome.code in (0, 1), outcome.err
     default = "conf/trainer/default.yaml"
     rewritten = (copy / default).read_text() != (original / default).read_text()
     assert rewritten is not blocked
     if blocked:
-        (line,) = [x for x in outcome.out.splitlines() if "trainer/default.yaml:" in x and "LM101" in x]
-        assert "files of its group extend it" in line
-        assert "`trainer/deepspeed.yaml`, `config.yaml trainer=deepspeed` would not give the Trainer" in line
+        (block,) = _finding_blocks(outcome.out, "trainer/default.yaml:", "LM101")
+        assert "files of its group extend it" in block.splitlines()[0]
+        assert "`trainer/deepspeed.yaml`, `config.yaml trainer=deepspeed` would not give the Trainer" in block
         fp16 = "conf/trainer/fp16.yaml"
         assert (copy / fp16).read_text() == (original / fp16).read_text()
     planner = Run(release(target))
@@ -369,10 +369,23 @@ def test_a_base_is_judged_on_the_experiments_that_choose_a_file_extending_it(tmp
     (copy / "conf" / "experiment" / "one_gpu.yaml").write_text(experiment)
     original = tmp_path / "original"
     shutil.copytree(copy, original)
-    outcome = run(str(copy), "--target-version", "1.9")
+    outcome = run(str(copy), "--target-version", "1.9", "--show-details")
     assert outcome.code == 1, outcome.err
     default = "conf/trainer/default.yaml"
     assert (copy / default).read_text() == (original / default).read_text()
-    assert "`config.yaml +experiment=one_gpu` would not give the Trainer" in outcome.out
+    (block,) = _finding_blocks(outcome.out, "trainer/default.yaml:", "LM101")
+    assert "`config.yaml +experiment=one_gpu` would not give the Trainer" in block
     words = ["+experiment=one_gpu"]
     assert trainer_flags(copy, "config", words, "conf") == trainer_flags(original, "config", words, "conf")
+
+
+def _finding_blocks(out: str, *words: str) -> list[str]:
+    """The findings of a `--show-details` report whose line holds every one of ``words``, each with the
+    details indented under it."""
+    blocks: list[list[str]] = []
+    for line in out.splitlines():
+        if line.startswith("    ") and blocks:
+            blocks[-1].append(line)
+        else:
+            blocks.append([line])
+    return ["\n".join(b) for b in blocks if all(word in b[0] for word in words)]

@@ -53,7 +53,7 @@ def test_a_dict_of_a_project_that_requires_a_release_without_training_types_is_l
 
 @pytest.mark.parametrize("pin", [None, "pytorch-lightning>=1.6.0", "pytorch-lightning==1.0.4"])
 def test_a_dict_that_may_be_written_for_1_6_or_older_is_reported(tmp_path: Path, pin: str | None) -> None:
-    outcome = run(str(project(tmp_path, pin)), "--check", "--target-version", "2.6")
+    outcome = run(str(project(tmp_path, pin)), "--check", "--target-version", "2.6", "--show-details")
     assert outcome.code == 1
     assert "LM101 `**trainer_args_config`" in outcome.out
     assert "up to Lightning 1.6.5, a `**` dict could hold a training type" in outcome.out
@@ -61,7 +61,8 @@ def test_a_dict_that_may_be_written_for_1_6_or_older_is_reported(tmp_path: Path,
 
 def test_an_old_flag_beside_the_dict_is_reported_whatever_the_pin(tmp_path: Path) -> None:
     code = MODEL.replace("callbacks=callbacks,", 'callbacks=callbacks, accelerator="ddp",')
-    outcome = run(str(project(tmp_path, "lightning>=2.0.0", code)), "--check", "--target-version", "2.6")
+    checked = ("--check", "--target-version", "2.6", "--show-details")
+    outcome = run(str(project(tmp_path, "lightning>=2.0.0", code)), *checked)
     assert outcome.code == 1
     assert "LM101 `**trainer_args_config`" in outcome.out
     assert "`accelerator='ddp'` is old usage for Lightning 2.6.6" in outcome.out
