@@ -251,7 +251,7 @@ def test_the_configs_are_migrated_for_a_rename_only_until_one_breaks_it(
     follows = first == "2"
     assert (results["log.py"].data is not None) == follows
     for name in ("a.yaml", "b.yaml", "c.yaml"):
-        left = [f.message for f in results[name].findings if not f.fixable]
+        left = [detail for f in results[name].findings if not f.fixable for detail in f.details]
         assert (results[name].data is not None) == follows
         assert any("log.py:2 (`cfg.trainer.gpus`)" in m for m in left) != follows
 
