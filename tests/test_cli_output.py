@@ -40,6 +40,14 @@ def test_text(project: Path) -> None:
     )
 
 
+@pytest.mark.parametrize("output_format", ["json", "sarif"])
+def test_a_run_with_no_files_still_writes_its_report(tmp_path: Path, output_format: str) -> None:
+    outcome = run("--check", *TARGET, "--output-format", output_format, str(tmp_path))
+    assert outcome.code == 0
+    report = json.loads(outcome.out)  # (a script reading it gets an empty report, not nothing)
+    assert report == [] if output_format == "json" else report["runs"][0]["results"] == []
+
+
 def test_json(project: Path) -> None:
     outcome = run("--check", *TARGET, "--output-format", "json", ".")
     rows = json.loads(outcome.out)

@@ -133,6 +133,7 @@ def _run(
         unread = [FileResult(path, error=message) for path, message in found.errors]
         if not found.files and not unread:
             _say(how, "lightning-migrate: no files to process (none found, or all excluded).")
+            stream.close(summary_wanted=False)  # (an empty report in the format asked: JSON's `[]`)
             return OK
         if mode == "rewrite":  # (every file is read before the first is written)
             results = unread + (_process(found.files, options, how) if found.files else [])

@@ -191,7 +191,7 @@ _WRONG = {
     "LM002": "is gone",
     "LM003": "holds a strategy",
     "LM004": "is replaced",  # (by what: the fix says, and the details)
-    "LM005": "renamed `*Strategy`",
+    "LM005": "is renamed",  # (to what: the fix says)
     "LM006": "is spelled differently in the target",
     "LM007": "is not taken by the target",
 }
