@@ -142,7 +142,8 @@ def _show_fixes(stream: Stream) -> None:
 
 
 def _errors(stream: Stream, result: FileResult, run: Report) -> None:
-    """(--statistics: a file's error as the text report writes it; its findings are only counted)"""
+    """A file's error as the text report writes it (``--statistics`` writes only these: the findings are
+    counted)."""
     if result.error:
         where = _where(result, result.error_line, result.error_column)
         click.echo(f"{where}: error: {result.error}", err=True)
@@ -159,9 +160,7 @@ def _statistics(stream: Stream) -> None:
 
 
 def _text(stream: Stream, result: FileResult, run: Report) -> None:
-    if result.error:
-        where = _where(result, result.error_line, result.error_column)
-        click.echo(f"{where}: error: {result.error}", err=True)
+    _errors(stream, result, run)
     if run.quiet:
         return
     for f in _shown(result, run):

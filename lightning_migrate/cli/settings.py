@@ -20,6 +20,7 @@ from lightning_migrate.run.options import Options
 from lightning_migrate.semantics.model import RELEASES, Version
 
 _RELEASE = re.compile(r"(\d+)\.(\d+)(?:\.(\d+))?")
+_LAST_OF_LINE = {(r.major, r.minor): r for r in RELEASES}  # (RELEASES: the last release of each line)
 _EXAMPLE = max(r for r in RELEASES if r.major == 1)  # (1.9.5: a release of a line, not the last line's)
 
 
@@ -36,14 +37,12 @@ def parse_release(value: str | None) -> Version | None:
     if value is None or value == "auto":
         return None
     match = _RELEASE.fullmatch(value.strip())
-    last = {(r.major, r.minor): r for r in RELEASES}
-    if match is not None:
-        major, minor, patch = (int(part) if part is not None else None for part in match.groups())
-        newest = last.get((major or 0, minor or 0))
-        if newest is not None and patch is None:
+    newest = _LAST_OF_LINE.get((int(match[1]), int(match[2]))) if match is not None else None
+    if newest is not None and match is not None:
+        if match[3] is None:
             return newest
-        if newest is not None and patch is not None and patch <= newest.patch:
-            return Version(newest.major, newest.minor, patch)
+        if int(match[3]) <= newest.patch:
+            return Version(newest.major, newest.minor, int(match[3]))
     raise ValueError(f"{value!r} is not a release lightning-migrate knows; give {accepted_releases()}")
 
 

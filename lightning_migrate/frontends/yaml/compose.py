@@ -70,7 +70,7 @@ def variants(config: Config, path: Path, text: str) -> list[Variant] | str:
             base, _ = _node(hydra.trainer_node(composition, {path: stripped}))
         except (hydra.ComposeError, SourceError) as exc:
             return f"Hydra cannot compose `{composition.name}`: {exc}"
-        if {**_values(base), **_values(own)} != _values(full):  # (Hydra merges another config over it)
+        if {**as_left(base), **as_left(own)} != as_left(full):  # (Hydra merges another config over it)
             return f"another config of `{composition.name}` sets its Trainer flags over this one's"
         since = _since(target) if target is not None else config.since
         found.append(
@@ -84,11 +84,6 @@ def variants(config: Config, path: Path, text: str) -> list[Variant] | str:
 
 def as_left(found: Read) -> dict[str, object]:
     """Flags as Hydra leaves them: a run-time value is its text, one that cannot be read its reason."""
-    return _values(found)
-
-
-def _values(found: Read) -> dict[str, object]:
-    """``as_left``."""
     values: dict[str, object] = {
         k: ("run time", v.text) if isinstance(v, RunTime) else v for k, v in found.flags.items()
     }
