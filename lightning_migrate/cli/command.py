@@ -101,10 +101,11 @@ def _run(
     if how.verbose:
         where = settings.config.path or "none found, defaults apply"
         click.echo(f"lightning-migrate: configuration: {where}", err=True)
-    target, ignore, judged = _target(settings, start_of(paths, stdin_filename), how)
+    start = start_of(paths, stdin_filename)  # (where the project's pin is looked for)
+    target, ignore, judged = _target(settings, start, how)
     options = settings.options(target)
     # (--check needs to know only that a file would change: its texts stay in the worker)
-    floor = required_floor(start_of(paths, stdin_filename))
+    floor = required_floor(start)
     options = replace(options, ignore=options.ignore + ignore, texts=mode != "check", floor=floor)
     stdout_taken = mode == "diff" or (mode == "rewrite" and list(paths) == [Path("-")])
     stream = Stream(settings["output-format"], mode, stdout_taken, how.quiet, live=False)
