@@ -57,6 +57,11 @@ CASES = [
     ({}, {UNPACKED: None}, OLD, "2.6", "a `**` dict could hold a training type"),
     ({}, {UNPACKED: None}, OLD, "1.5", "up to Lightning 1.5.10"),
     ({}, {UNPACKED: None, "strategy": None}, OLD, "2.6", None),
+    # where the target itself takes a training type there, that is its own form (1.4: `accelerator="ddp"`)
+    ({"gpus": 2}, {"accelerator": None}, OLD, "1.4", None),
+    ({}, {"plugins": None}, OLD, "1.4", None),
+    ({}, {UNPACKED: None}, OLD, "1.4", None),
+    ({}, {"accelerator": None}, OLD, "1.5", "up to Lightning 1.5.10, `accelerator=` could hold"),
 ]
 
 

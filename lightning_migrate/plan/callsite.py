@@ -146,7 +146,14 @@ class Run:
             for flag in site.unknown:
                 for carrier in TRAINING_TYPE_PROBES if flag == UNPACKED else [flag]:
                     took = _took_training_type(carrier, max(site.since, site.floor), target)
-                    if took is not None:
+                    if took is None:
+                        continue
+                    # (where the target itself takes that training type there, 1.4's `accelerator="ddp"`,
+                    # it is the target's own form: no sign)
+                    probe = {carrier: TRAINING_TYPE_PROBES[carrier]}
+                    if not isinstance(
+                        self.plan(CallSite(site.line, site.column, probe, site.since)), Unchanged
+                    ):
                         where = "a `**` dict" if flag == UNPACKED else f"`{carrier}=`"
                         return (
                             f"up to Lightning {took}, {where} could hold a training type, and the call has"
