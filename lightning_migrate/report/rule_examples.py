@@ -224,7 +224,18 @@ parser = Trainer.add_argparse_args(parser)
 args = Trainer.parse_argparser(parser)
 trainer = Trainer.from_argparse_args(args)
 """,
-        None,
+        """\
+import argparse
+
+from pytorch_lightning import Trainer
+import lightning_migrate.shim
+
+parser = argparse.ArgumentParser()
+parser = lightning_migrate.shim.add_argparse_args(parser)
+args = lightning_migrate.shim.parse_argparser(parser)
+trainer = lightning_migrate.shim.from_argparse_args(Trainer, args)
+""",
+        flags=("--shim",),
     ),
     "LM900": Example(
         "",
