@@ -8,7 +8,7 @@ here, and a missing TREE is said and exits 0. The projects are copied to ``--scr
 in place.
 
 For each folder TREE/<project>: copy it to a scratch folder (no .git), count old Trainer forms per kind
-of file, run `EXE <target flags> --extend-include '*.sh' '*.md' '*.rst' .` (rewrite in place, in the
+of file, run `EXE <target flags> --extend-include '*.sh,*.md,*.rst' .` (rewrite in place, in the
 copy), then `EXE --check --output-format json ...` for the findings left, count old forms again, and
 check that every file that parsed before (Python, notebook JSON + its code cells, YAML) still parses.
 

@@ -74,6 +74,18 @@ def test_verbose_says_which_kinds_were_walked(project: Path) -> None:
     ]
 
 
+def test_patterns_separated_by_commas_as_ruff_takes_them(project: Path) -> None:
+    (project / "guide.rst").write_text(
+        ".. code-block:: python\n\n    import pytorch_lightning as pl\n    pl.Trainer(gpus=2)\n"
+    )
+    everything = {"config.yaml", "train.ipynb", "stub.pyi", "run.sh", "README.md", "guide.rst"}
+    assert paths(run("--check", *TARGET, "--extend-include", "*.md, *.rst", ".").out) == everything
+    left = paths(
+        run("--check", *TARGET, "--extend-include", "*.md,*.rst", "--extend-exclude", "*.sh,*.pyi", ".").out
+    )
+    assert left == everything - {"run.sh", "stub.pyi"}
+
+
 def test_extend_include_from_the_configuration(project: Path) -> None:
     (project / "pyproject.toml").write_text('[tool.lightning-migrate]\nextend-include = ["*.md"]\n')
     assert "README.md" in paths(run("--check", *TARGET, ".").out)

@@ -90,7 +90,8 @@ def main() -> None:
     "--exclude",
     multiple=True,
     metavar="PATTERN",
-    help="gitignore-style patterns to skip, replacing the defaults (.git, virtualenvs, .tox, build, caches).",
+    help="gitignore-style patterns to skip, replacing the defaults (.git, virtualenvs, .tox, build, caches);"
+    " repeat the option or separate patterns with commas.",
 )
 @click.option("--extend-exclude", multiple=True, metavar="PATTERN", help="Patterns to skip as well.")
 @click.option(
@@ -98,7 +99,7 @@ def main() -> None:
     multiple=True,
     metavar="PATTERN",
     help="Patterns of files to take from walked folders besides Python, notebooks, YAML and shell scripts"
-    " (.py, .pyi, .ipynb, .yaml, .yml, .sh, .bash, .zsh), such as '*.md', '*.rst' (Markdown, reST).",
+    " (.py, .pyi, .ipynb, .yaml, .yml, .sh, .bash, .zsh), such as '*.md,*.rst' (Markdown, reST).",
 )
 @click.option(
     "--force-exclude/--no-force-exclude",

@@ -65,6 +65,14 @@ def _per_file_ignores(table: dict[str, list[str]]) -> tuple[tuple[str, tuple[str
     return tuple((pattern, parse_codes(codes)) for pattern, codes in table.items())
 
 
+def _patterns(values: Any) -> tuple[str, ...]:
+    """Patterns given once each or separated by commas, as ruff takes them (`--extend-include '*.md,*.rst'`;
+    a second pattern after a space would be taken for a path)."""
+    if isinstance(values, str):
+        values = [values]
+    return tuple(part.strip() for value in values for part in str(value).split(",") if part.strip())
+
+
 # key (the flag and the configuration name) -> (conversion, default)
 CONVERSIONS: dict[str, tuple[Callable[[Any], Any], Any]] = {
     "target-version": (parse_release, None),
@@ -72,9 +80,9 @@ CONVERSIONS: dict[str, tuple[Callable[[Any], Any], Any]] = {
     "select": (parse_codes, ("LM",)),
     "ignore": (parse_codes, ()),
     "per-file-ignores": (_per_file_ignores, ()),
-    "exclude": (tuple, DEFAULT_EXCLUDES),
-    "extend-exclude": (tuple, ()),
-    "extend-include": (tuple, ()),
+    "exclude": (_patterns, DEFAULT_EXCLUDES),
+    "extend-exclude": (_patterns, ()),
+    "extend-include": (_patterns, ()),
     "force-exclude": (bool, False),
     "respect-gitignore": (bool, True),
     "output-format": (_output_format, "text"),
