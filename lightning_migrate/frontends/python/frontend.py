@@ -38,7 +38,7 @@ from lightning_migrate.plan.planner import (
     derived,
 )
 from lightning_migrate.plan.ranges import NOTHING_IMPORTED, Imported, RunTimeReader
-from lightning_migrate.plan.trainers import NO_SUBCLASSES, PACKAGES, RunSubclasses
+from lightning_migrate.plan.trainers import NO_SUBCLASSES, RunSubclasses
 from lightning_migrate.project import script_options
 from lightning_migrate.project.lightning_cli import CLIDefaults
 from lightning_migrate.project.loaded_configs import NO_LOADED, LoadedConfigs
@@ -852,13 +852,7 @@ class _Migrator:
 
     def _package_of(self, node: ast.Call, scope: Scope) -> str:
         """The package the classes ``node`` (a Trainer call) builds are imported from, where the file says."""
-        qualified = self._all_qualified(node, scope)
-        namespace = next(
-            (p for p in PACKAGES for n in qualified if n.startswith(f"{p}.") and p != "lightning"), None
-        )
-        return namespace or (
-            "lightning.pytorch" if any(n.startswith("lightning.") for n in qualified) else "pytorch_lightning"
-        )
+        return _package_of(self._all_qualified(node, scope))
 
     def _all_qualified(self, call: ast.Call, scope: Scope) -> set[str]:
         found: set[str] = set()
@@ -946,7 +940,7 @@ _NO_SHIM = {
 
 def _package_of(names: set[str] | frozenset[str]) -> str:
     """``lightning.pytorch`` where the names are of the unified package and none of ``pytorch_lightning``."""
-    if any(n.startswith("pytorch_lightning") for n in names):
+    if any(n == "pytorch_lightning" or n.startswith("pytorch_lightning.") for n in names):
         return "pytorch_lightning"
     unified = any(n == "lightning" or n.startswith("lightning.") for n in names)
     return "lightning.pytorch" if unified else "pytorch_lightning"
