@@ -56,6 +56,19 @@ EXPECTED_FINDINGS = {
         ("conf/trainer/deepspeed.yaml", "LM101", "it extends the configs its defaults list selects"),
         ("conf/trainer/fp16.yaml", "LM101", "composed by Hydra after the rewrite, `trainer/fp16.yaml`"),
     ],
+    # a Hydra app's `Trainer(**cfg.trainer)`, its config handed on from the `@hydra.main` function: the
+    # `trainer` group's files are its flags, migrated; an app whose experiment sets Trainer keys: reported
+    "hydra_app": [
+        ("conf/trainer/default.yaml", "LM001", "`accelerator='ddp'` is a training type"),
+        ("conf/trainer/cpu.yaml", "LM004", "`gpus=0` is replaced"),
+        ("other/train.py", "LM101", "`**cfg.trainer`: run-time value"),
+    ],
+    # a star import of the project's own module, followed through a chain (and a cycle) to Lightning
+    "star_imports": [
+        ("tests/test_fit.py", "LM004", "`gpus=1` is replaced"),
+        ("pkg/train.py", "LM001", "`accelerator='ddp'` is a training type"),
+        ("notebooks/demo.ipynb", "LM004", "`gpus=1` is replaced"),
+    ],
 }
 # (each piece is looked for in a finding's message or evidence: ``Finding.details``)
 # (file, code) a case must not report: the calls its configs settle
@@ -64,6 +77,14 @@ NOT_REPORTED = {
     "key_references": [],
     "key_reads": [("train.py", "LM101")],
     "hydra_base": [],
+    "hydra_app": [("train.py", "LM101")],
+    # `pl` that the module binds again itself, one left out of a literal `__all__`, a module not in the
+    # project: not followed (the calls are not known to be Lightning's)
+    "star_imports": [
+        ("scripts/shadowed.py", "LM004"),
+        ("scripts/limited.py", "LM004"),
+        ("scripts/third_party.py", "LM004"),
+    ],
 }
 
 

@@ -252,11 +252,21 @@ def _named(located: Located, node: ast.expr, scope: Scope) -> frozenset[str]:
     return frozenset(name.lstrip(".") for name in located.qualified(node, scope))
 
 
-def locate(tree: ast.Module, text: Text, run: RunSubclasses = NO_SUBCLASSES) -> Located:
+def locate(
+    tree: ast.Module,
+    text: Text,
+    run: RunSubclasses = NO_SUBCLASSES,
+    starred: tuple[tuple[str, str], ...] = (),
+) -> Located:
     """Scopes, bindings and Trainer calls of ``tree``, parsed from ``text``; ``run``: the Trainer subclasses
-    the other files of the run define."""
+    the other files of the run define; ``starred``: the names (and the dotted names they are) the file's star
+    imports of the project's modules bind (``run.starred_in``), each bound at module level beside the
+    file's own bindings of it."""
     walker = _Walker(text)
     walker.run(tree)
+    if starred and walker.stars:
+        for name, dotted in starred:
+            walker.scopes[0].bind(name, Binding(qualified=dotted))
     located = Located(
         tree,
         [],
@@ -369,6 +379,7 @@ class _Walker:
         self.calls: list[tuple[ast.Call, Scope]] = []
         self.indents: dict[int, str] = {}
         self.withs: list[tuple[ast.With | ast.AsyncWith, Scope]] = []  # every `with` statement, and its scope
+        self.stars = 0  # how many star imports the file has (`from x import *`)
 
     def new_scope(self, kind: str, parent: Scope | None) -> Scope:
         scope = Scope(kind, parent)
@@ -494,6 +505,7 @@ class _Walker:
                 self.tried[id(node)] = self.trying
         for alias in node.names:
             if alias.name == "*":
+                self.stars += 1
                 continue
             if isinstance(node, ast.Import):
                 local = alias.asname or alias.name.split(".")[0]

@@ -17,6 +17,7 @@ import ast
 from collections.abc import Callable, Iterable
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
+from pathlib import Path
 
 from lightning_migrate.semantics.signature import MODELLED
 
@@ -40,6 +41,17 @@ class RunSubclasses:
 
     passing: frozenset[str] = frozenset()
     consuming: tuple[tuple[str, str], ...] = ()
+    # the names each file of the run gets from star imports of the project's own modules, that the codemod
+    # cares about (``from icevision.all import *`` giving ``pl``): (the file's resolved path, ((name, the
+    # dotted name it is), ...)) (``project.star_imports``)
+    starred: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = ()
+
+    def starred_in(self, path: object) -> tuple[tuple[str, str], ...]:
+        """The names the file at ``path`` gets from the project's star imports (none: the empty tuple)."""
+        if not self.starred or path is None or str(path) == "-":
+            return ()
+        resolved = str(Path(str(path)).resolve())
+        return next((names for where, names in self.starred if where == resolved), ())
 
     @property
     def names(self) -> frozenset[str]:

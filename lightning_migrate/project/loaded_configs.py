@@ -9,6 +9,7 @@ judge (``run.loaded``): the front ends below it cannot be asked from here."""
 from __future__ import annotations
 
 import ast
+import os
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -52,6 +53,7 @@ class Link:
     keys: tuple[str, ...]
     complete: bool
     explicit: bool
+    group: bool = False  # the configs are the files of a Hydra app's `trainer` group, each a whole config
 
 
 @dataclass(frozen=True)
@@ -107,29 +109,33 @@ def links(files: Iterable[tuple[Path, str]], subclasses: RunSubclasses = NO_SUBC
 
 
 def _links_of(path: Path, located: Located) -> Iterator[Link]:
-    changed: frozenset[str] | None = None
+    changed: _Writes | None = None
     for call in located.calls:
         starred = [k for k in call.node.keywords if k.arg is None]
         if len(starred) != 1 or any(isinstance(a, ast.Starred) for a in call.node.args):
             continue
-        changed = _changed(located.tree) if changed is None else changed
-        section = _section(located, starred[0].value, call.scope, changed)
+        changed = _Writes(located.tree) if changed is None else changed
+        explicit = any(k.arg in MODELLED for k in call.node.keywords[call.skip :] if k.arg)
+        where = (call.node.lineno, call.node.col_offset)
+        section = _section(located, starred[0].value, call.scope, changed.at(call.node))
         if section is None:
             continue
         paths, keys = section
+        if paths and paths[0].startswith(_HYDRA):
+            yield _hydra_link(path, where, paths, keys, explicit)
+            continue
         files = [_found(path.parent, name) for name in paths]
         configs = tuple(dict.fromkeys(f for f in files if f is not None))
-        explicit = any(k.arg in MODELLED for k in call.node.keywords[call.skip :] if k.arg)
-        where = (call.node.lineno, call.node.col_offset)
         yield Link(path, where, configs, keys, None not in files and bool(configs), explicit)
 
 
 def _section(
-    located: Located, node: ast.expr, scope: Scope, changed: frozenset[str], depth: int = 0
+    located: Located, node: ast.expr, scope: Scope, changed: _Seen, depth: int = 0
 ) -> tuple[list[str], tuple[str, ...]] | None:
     """The paths a loaded config may come from and the key path of ``node`` in it: ``cfg.trainer``,
-    ``config["trainer_params"]``, a wrapper of one, or a name bound once to one and used only to be read
-    and to get keys the Trainer does not take (``trainer_args["logger"] = ...``)."""
+    ``config["trainer_params"]``, a wrapper of one, or a name bound once to one, or the config parameter of
+    a ``@hydra.main`` function (or of a function only it calls with that parameter: ``_HYDRA`` paths), used
+    only to be read and to get keys the Trainer does not take (``trainer_args["logger"] = ...``)."""
     if depth > 6:
         return None
     keys: list[str] = []
@@ -150,10 +156,17 @@ def _section(
     if isinstance(node, ast.Call):
         paths = _loaded(located, node, scope)
         return None if paths is None else (paths, tuple(keys))
-    if not isinstance(node, ast.Name) or node.id in changed:
+    if not isinstance(node, ast.Name):
         return None
     bound = located.bound(node, scope)
     if bound is None:
+        found = located.parameter(node, scope)
+        owner = found[0].function if found is not None else None
+        if owner is None or changed.harmful(node.id, tuple(keys), owner):
+            return None
+        primary = _hydra_config(located, node, scope, tuple(keys), changed.of)
+        return None if primary is None else ([primary], tuple(keys))
+    if changed.harmful(node.id, tuple(keys)):
         return None
     inner = _section(located, bound[0], bound[1], changed, depth + 1)
     return None if inner is None else (inner[0], inner[1] + tuple(keys))
@@ -165,55 +178,271 @@ def _is(located: Located, func: ast.expr, scope: Scope, names: frozenset[str] | 
     return not located.qualified(func, scope).isdisjoint(names)
 
 
-def _changed(tree: ast.Module) -> frozenset[str]:
-    """The names of the file that may be changed in a way that reaches the Trainer: a key the Trainer takes
-    set, updated or deleted (``cfg["gpus"] = 2``, ``cfg.update(...)``, ``cfg.trainer.gpus = 0``), or handed
-    whole to a call that may change it (``extras(cfg)``). Asked once per file."""
-    changed: set[str] = set()
-    for node in ast.walk(tree):
+@dataclass(frozen=True)
+class _Write:
+    """A statement that may change what a name holds: at ``keys`` below it (``cfg.trainer.gpus = 0``: the
+    name ``cfg``, keys ``trainer, gpus``; a method that is not a reader called on ``cfg.trainer``, or
+    ``cfg.trainer`` handed to a function: ``trainer``, anything below it may change), in ``function`` (the
+    def it is in; None: the module), ending on ``line``."""
+
+    keys: tuple[str, ...]
+    function: ast.AST | None
+    line: int
+    call: int = 0  # id() of the call that hands it on (0: an assignment)
+    handed: bool = False  # handed to a function (which may change what is below it, not a key of it)
+
+
+class _Writes:
+    """Every write of a file (``_Write``), by the name written, found once per file."""
+
+    def __init__(self, tree: ast.Module) -> None:
+        self.writes: dict[str, list[_Write]] = {}
+        self.calls: dict[int, tuple[ast.AST | None, bool]] = {}  # id() of a call: its function, in a loop
+        self.outer: dict[int, ast.AST | None] = {}  # id() of a function: the function it is defined in
+        self._walk(tree, None, False)
+
+    def within(self, function: ast.AST | None, owner: ast.AST) -> bool:
+        """Is ``function`` (None: the module) ``owner`` or a function defined in it?"""
+        for _ in range(100):
+            if function is None:
+                return False
+            if function is owner:
+                return True
+            function = self.outer.get(id(function))
+        return True
+
+    def _walk(self, node: ast.AST, function: ast.AST | None, looped: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            inner, loop = function, looped
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                inner, loop = child, False
+                self.outer[id(child)] = function
+            elif isinstance(child, (ast.For, ast.AsyncFor, ast.While, ast.comprehension)):
+                loop = True
+            self._note(child, function, looped)
+            self._walk(child, inner, loop)
+
+    def _note(self, node: ast.AST, function: ast.AST | None, looped: bool) -> None:
+        line: int = getattr(node, "end_lineno", None) or getattr(node, "lineno", 0) or 0
         if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)):
             targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
-            changed.update(_root(t) or "" for t in targets if _root(t) and not _harmless_key(t))
+            for target in targets:
+                chain = _chain(target)
+                if chain is not None and chain[1]:
+                    self._add(chain[0], chain[1], function, line)
         elif isinstance(node, ast.Call):
-            changed.update(_may_change(node))
-    return frozenset(changed)
+            self.calls[id(node)] = (function, looped)
+            for name, keys, handed in _may_change(node):
+                self.writes.setdefault(name, []).append(_Write(keys, function, line, id(node), handed))
+
+    def _add(self, name: str, keys: tuple[str, ...], function: ast.AST | None, line: int) -> None:
+        self.writes.setdefault(name, []).append(_Write(keys, function, line))
+
+    def at(self, call: ast.Call) -> _Seen:
+        """The writes seen from ``call`` (the Trainer call, or a call that hands the config on)."""
+        function, looped = self.calls.get(id(call), (None, True))
+        return _Seen(self, call, function, looped)
 
 
-_READERS = frozenset({"get", "keys", "items", "values"})  # methods that leave a mapping as it is
+@dataclass(frozen=True)
+class _Seen:
+    """The writes of a file as a call sees them: those after it in its own function, where no loop runs it
+    again, come too late to change what it gets."""
+
+    of: _Writes
+    call: ast.Call
+    function: ast.AST | None
+    looped: bool
+
+    def harmful(self, name: str, keys: tuple[str, ...], owner: ast.AST | None = None) -> bool:
+        """Whether a write of ``name`` may change its section at ``keys``: one at or above them (it
+        replaces the section, or anything in it may change), or one in the section to a key the Trainer's
+        hardware model reads (``gpus``); not one of another section or of another key of it. ``owner``: the
+        function ``name`` is a local of (a parameter), whose writes alone are its (else every write of the
+        name in the file is)."""
+        end = self.call.end_lineno or self.call.lineno
+        for write in self.of.writes.get(name, []):
+            if (owner is not None and not self.of.within(write.function, owner)) or write.call == id(
+                self.call
+            ):
+                continue  # (another function's name, or the call that hands the config on itself)
+            own = write.function is self.function and self.function is not None
+            if own and write.line > end and not self.looped:
+                continue  # (after the call, which no loop of its function runs again)
+            if keys[: len(write.keys)] == write.keys:
+                return True
+            if write.keys[: len(keys)] == keys and write.keys[len(keys)] in MODELLED and not write.handed:
+                return True
+        return False
 
 
-def _may_change(call: ast.Call) -> list[str]:
-    """The names ``call`` may change: the one a method of it or of a part of it that is not a reader is
-    called on (``name.update(...)``, ``name.trainer.pop("gpus")``), those handed whole to another function
-    (``f(**name)`` gets a copy)."""
+_READERS = frozenset({"get", "keys", "items", "values", "copy", "to_yaml"})  # methods that leave it as it is
+# functions that only look at a mapping (or copy it): `print(cfg)`, `OmegaConf.to_yaml(cfg)`
+_VIEWERS = frozenset(
+    {
+        "print",
+        "len",
+        "str",
+        "repr",
+        "isinstance",
+        "dict",
+        "OmegaConf.to_yaml",
+        "OmegaConf.to_container",
+        "OmegaConf.to_object",
+        "OmegaConf.select",
+        "copy.deepcopy",
+        "pprint.pprint",
+        "json.dumps",
+        "yaml.dump",
+    }
+)
+
+
+def _may_change(call: ast.Call) -> list[tuple[str, tuple[str, ...], bool]]:
+    """The (name, keys, handed) ``call`` may change: the part a method that is not a reader is called on
+    (``name.update(...)``, ``name.trainer.pop("gpus")``), and what is handed to another function that does
+    not only look at it (``f(name.trainer)``; ``f(**name)`` gets a copy)."""
     func = call.func
     changed = []
     if isinstance(func, ast.Attribute) and func.attr not in _READERS:
-        owner = func.value.id if isinstance(func.value, ast.Name) else _root(func.value)
-        changed += [owner] if owner is not None else []
-    if isinstance(func, ast.Name) and func.id in _VIEWERS:
+        owner = _chain(func.value)
+        changed += [(*owner, False)] if owner is not None else []
+    if _text(func) in _VIEWERS:
         return changed
     handed = [*call.args, *(k.value for k in call.keywords if k.arg)]
-    return changed + [a.id for a in handed if isinstance(a, ast.Name)]
+    return changed + [(*c, True) for c in (_chain(a) for a in handed) if c is not None]
 
 
-_VIEWERS = frozenset({"print", "len", "str", "repr", "isinstance"})  # builtins that only look at a mapping
+def _text(node: ast.expr) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return f"{_text(node.value)}.{node.attr}"
+    return ""
 
 
-def _root(node: ast.expr) -> str | None:
-    """The name ``node`` is an attribute or subscript of (``name.a["b"]``: ``name``; a bare name: None)."""
-    if not isinstance(node, (ast.Attribute, ast.Subscript)):
-        return None
+def _chain(node: ast.expr) -> tuple[str, tuple[str, ...]] | None:
+    """The name ``node`` is, or is an attribute or constant subscript of, and the keys from it
+    (``name.a["b"]``: ``name``, ``a, b``); a subscript by another value stops the keys there (any key of
+    the part before it may be the one)."""
+    keys: list[str] = []
     while isinstance(node, (ast.Attribute, ast.Subscript)):
+        if isinstance(node, ast.Attribute):
+            keys.append(node.attr)
+        elif isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
+            keys.append(node.slice.value)
+        else:
+            keys.clear()  # (`name[i].x`: anything of `name` may change)
         node = node.value
-    return node.id if isinstance(node, ast.Name) else None
+    return (node.id, tuple(reversed(keys))) if isinstance(node, ast.Name) else None
 
 
-def _harmless_key(target: ast.expr) -> bool:
-    """``name["logger"] = ...`` (one level, a key the model does not read and no Trainer config section)."""
-    if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
-        key = target.slice.value if isinstance(target.slice, ast.Constant) else None
-        return isinstance(key, str) and key not in MODELLED
+_HYDRA = "hydra:"  # a path that stands for a Hydra app's primary config: `hydra:<config_path>|<config_name>`
+_GROUP = "trainer"  # the config group of Trainer configs (`frontends.yaml.words.GROUP_FOLDER`)
+_CALLERS = 3  # how many functions a Hydra config is followed back through to its `@hydra.main`
+
+
+def _hydra_config(
+    located: Located, node: ast.Name, scope: Scope, keys: tuple[str, ...], writes: _Writes, depth: int = 0
+) -> str | None:
+    """Where ``node`` is the config parameter of a ``@hydra.main(config_path=..., config_name=...)``
+    function, or of a module-level function that only such functions of the file call, each handing it their
+    own config parameter unchanged (before the call) at that place: ``_HYDRA`` with the primary config's
+    path (relative to the script) and name."""
+    found = located.parameter(node, scope)
+    if found is None or depth > _CALLERS:
+        return None
+    binding, outer = found
+    function, parameter = binding.function, binding.parameter
+    if function is None or parameter is None or function.args.vararg or function.args.kwarg:
+        return None
+    for decorator in function.decorator_list:
+        if isinstance(decorator, ast.Call) and _is(located, decorator.func, outer, {"hydra.main": 0}):
+            named = {k.arg: k.value for k in decorator.keywords if k.arg}
+            path, name = named.get("config_path"), named.get("config_name")
+            if not (isinstance(path, ast.Constant) and isinstance(path.value, str)):
+                return None
+            if not (isinstance(name, ast.Constant) and isinstance(name.value, str)):
+                return None
+            return f"{_HYDRA}{path.value}|{name.value}"
+    if function.decorator_list or outer.kind != "module" or len(outer.bindings.get(function.name, [])) != 1:
+        return None
+    positional = [*function.args.posonlyargs, *function.args.args]
+    index = next((i for i, a in enumerate(positional) if a is parameter), None)
+    callers = [
+        (call, where)
+        for call, where in located.scoped_calls
+        if isinstance(call.func, ast.Name)
+        and call.func.id == function.name
+        and where.lookup(call.func.id) is outer
+    ]
+    if not callers or located.reads(function.name, outer) != len(callers):
+        return None  # (never called here, or used otherwise: handed on, called from elsewhere)
+    primaries = set()
+    for call, where in callers:
+        handed = [k.value for k in call.keywords if k.arg == parameter.arg]
+        if index is not None and index < len(call.args):
+            handed.append(call.args[index])
+        if len(handed) != 1 or not isinstance(handed[0], ast.Name):
+            return None
+        if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+            return None
+        caller = located.parameter(handed[0], where)
+        if caller is None or caller[0].function is None:
+            return None
+        if writes.at(call).harmful(handed[0].id, keys, caller[0].function):
+            return None
+        primaries.add(_hydra_config(located, handed[0], where, keys, writes, depth + 1))
+    return primaries.pop() if len(primaries) == 1 and None not in primaries else None
+
+
+def _hydra_link(
+    script: Path, where: tuple[int, int], paths: list[str], keys: tuple[str, ...], explicit: bool
+) -> Link:
+    """A Trainer call that passes ``**cfg.trainer`` of a Hydra app: linked to every file of the primary's
+    ``trainer`` group (the one its defaults list selects, or any a command line may), complete where the
+    primary's defaults list selects that group and no other config of the app sets a Trainer key of its own
+    (a ``trainer:`` section, a ``@package trainer`` file, a ``trainer.x: ...`` key): then the group's files
+    are the Trainer's flags, each a Trainer config of its own (``group``)."""
+    config_path, _, name = paths[0][len(_HYDRA) :].partition("|")
+    folder = (script.parent / config_path).resolve()
+    group = folder / _GROUP
+    if keys != (_GROUP,) or not group.is_dir():
+        return Link(script, where, (), keys, False, explicit)
+    files = tuple(sorted(p for p in group.iterdir() if p.suffix in (".yaml", ".yml") and p.is_file()))
+    stem = name.removesuffix(".yaml").removesuffix(".yml")
+    primary = next(
+        (folder / f"{stem}{s}" for s in (".yaml", ".yml") if (folder / f"{stem}{s}").is_file()), None
+    )
+    complete = bool(files) and primary is not None and _selects_group(primary) and not _sets_trainer(folder)
+    return Link(script, where, files, (), complete, explicit, group=True)
+
+
+_SELECTS = re.compile(rf"^[ \t]*-[ \t]*(?:override[ \t]+)?/?{_GROUP}[ \t]*:", re.M)
+_SETS = re.compile(rf"^[ \t]*{_GROUP}[ \t]*:|@package[ \t]+{_GROUP}\b|^[ \t]*{_GROUP}\.\w", re.M)
+
+
+def _selects_group(primary: Path) -> bool:
+    try:
+        return _SELECTS.search(primary.read_text(encoding="utf-8", errors="replace")) is not None
+    except OSError:
+        return False
+
+
+def _sets_trainer(folder: Path) -> bool:
+    """Does a config of the Hydra app's ``folder`` outside its ``trainer`` group set Trainer keys itself?"""
+    for top, dirs, names in os.walk(folder):
+        dirs[:] = sorted(
+            d for d in dirs if not d.startswith(".") and not (Path(top) / d).samefile(folder / _GROUP)
+        )
+        for name in names:
+            if name.endswith((".yaml", ".yml")):
+                try:
+                    text = (Path(top) / name).read_text(encoding="utf-8", errors="replace")
+                except OSError:
+                    return True
+                if _SETS.search(text):
+                    return True
     return False
 
 

@@ -45,7 +45,10 @@ def settle(found: Iterable[Link], options: Options, run_files: set[Path]) -> Loa
             # (a config left to be reported, else one that meets the call's own flags)
             config, (verdict, why) = min(verdicts.items(), key=lambda item: item[1][0] != "")
             why = why if verdict == "" else "holds flags beside the call's own: write them in one place"
-            reasons[where] = f"`{config.name}` (`{'.'.join(link.keys) or '...'}`), which {why}"
+            section = (
+                f"`{'.'.join(link.keys)}`" if link.keys or not link.group else "a file of its Hydra group"
+            )
+            reasons[where] = f"`{config.name}` ({section}), which {why}"
     if not no_flags and not settled and not reasons and not sections:
         return NO_LOADED
     return LoadedConfigs(frozenset(no_flags), frozenset(settled), tuple(sorted(reasons.items())), sections)
@@ -56,10 +59,17 @@ def passed_alone(found: list[Link], run_files: set[Path]) -> tuple[tuple[str, tu
     passes them alone (``Trainer(**config["trainer_params"])``: no flag of its own to judge them with)."""
     calls: dict[tuple[str, tuple[str, ...]], list[Link]] = {}
     for link in found:
+        if link.group and not link.complete:
+            continue  # (another config of the app sets Trainer keys over the group's: not migrated alone)
         for config in link.configs:
             resolved = config.resolve()
             yaml = config.suffix.lower() in (".yaml", ".yml")
-            if link.keys and link.keys not in MIGRATED_SECTIONS and resolved in run_files and yaml:
+            if (
+                (link.keys or link.group)
+                and link.keys not in MIGRATED_SECTIONS
+                and resolved in run_files
+                and yaml
+            ):
                 calls.setdefault((str(resolved), link.keys), []).append(link)
     return tuple(sorted(where for where, links in calls.items() if not any(lk.explicit for lk in links)))
 

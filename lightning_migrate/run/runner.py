@@ -23,7 +23,7 @@ from lightning_migrate.files import sourcefile
 from lightning_migrate.plan.callsite import Run
 from lightning_migrate.plan.prefilter import may_need_migration, mentions
 from lightning_migrate.plan.trainers import RunSubclasses
-from lightning_migrate.project import lightning_cli
+from lightning_migrate.project import lightning_cli, star_imports
 from lightning_migrate.project.hydra import NO_COMMANDS, CommandLine, CommandLines
 from lightning_migrate.project.key_references import (
     NO_REFERENCES,
@@ -175,6 +175,7 @@ def _process(
     if cleared is None:
         cleared = not (_needs_parsing(old, options) if kind.python else kind.candidate(old))
         cleared = cleared and not options.clis.of_script(result.path)  # (its CLI's defaults may change)
+        cleared = cleared and not options.subclasses.starred_in(result.path)  # (`pl` from a star import)
     result.skipped = cleared
     new, shown, hidden, address = _migrate(old, result, options, frozenset())
     # a call with a suppressed or deselected fixable finding is left as it is: run again without its rewrite
@@ -282,6 +283,8 @@ def _first_pass(paths: Sequence[Path], options: Options) -> _FirstPass:
     sizes: dict[Path, int | None] = {}
     quiet: set[Path] = set()  # Python files without the words any candidate needs
     defining: list[tuple[Path, str]] = []  # (only the few files that may define a subclass are kept)
+    starring: list[tuple[Path, list[tuple[int, str]]]] = []  # the files' star imports (not their texts)
+    python: list[Path] = []  # the run's Python files (the modules a star import may name)
     building: list[tuple[Path, str]] = []  # (and those that may build a LightningCLI with defaults)
     commands: list[Command] = []  # the launch commands that give a config (not their files' texts)
     loading: list[tuple[Path, str]] = []  # (and those that may load a config)
@@ -304,6 +307,8 @@ def _first_pass(paths: Sequence[Path], options: Options) -> _FirstPass:
             hydra_lines += command_lines(path, kind.name, text)
         if kind.name == "yaml" or kind.python:
             referring += in_file(path, text, kind.python) if may_refer(text, kind.python) else []
+        if kind.name in ("notebook", "markdown", "rest") and star_imports.star_modules(text):
+            starring.append((path, star_imports.star_modules(text)))
         if not kind.python:
             continue
         if may_build(text):
@@ -312,13 +317,20 @@ def _first_pass(paths: Sequence[Path], options: Options) -> _FirstPass:
             quiet.add(path)
         if may_define(text):
             defining.append((path, text))
+        python.append(path)
+        stars = star_imports.star_modules(text)
+        if stars:
+            starring.append((path, stars))
         if path not in quiet and may_load(text):
             loading.append((path, text))
     run = Run(options.target, options.source, options.unsafe, floor=options.floor)
     clis = lightning_cli.of_run(building, commands, run, paths) if building else NO_CLIS
     references = collected(referring) if configs else NO_REFERENCES
     hydra = CommandLines(tuple(hydra_lines)) if configs else NO_COMMANDS
-    return _FirstPass(sizes, quiet, of_run(defining), clis, loading, references, configs, hydra)
+    subclasses = of_run(defining)
+    if starring:  # (the names star imports of the project's modules bind, for the files that have them)
+        subclasses = replace(subclasses, starred=star_imports.of_run(starring, python, subclasses))
+    return _FirstPass(sizes, quiet, subclasses, clis, loading, references, configs, hydra)
 
 
 def _project(
@@ -355,6 +367,7 @@ def _here(path: Path, options: Options) -> FileResult:
         return process_file(path, options)  # (it reports why the file cannot be read)
     subclass = any(name in source.text for name in options.subclasses.names)
     called = subclass or bool(options.clis.of_script(path))  # (a LightningCLI with defaults is a candidate)
+    called = called or bool(options.subclasses.starred_in(path))  # (and a file star imports give `pl`)
     result = process_file(path, options, data, None if called else True, source)  # (decoded once)
     result.read_as = sourcefile.stamp(path, data)
     return result

@@ -134,7 +134,7 @@ def migrate(text: str, request: Request) -> Migrated:
     shell = [b for b in found if b.language in SHELL_LANGUAGES]
     views = [shell_view(b) for b in shell]
     pieces = [b.code for b in python] + [cells.shell_piece(view) for view in views]
-    outcome = cells.migrate(pieces, request.run, request.shim)
+    outcome = cells.migrate(pieces, request.run, request.shim, request.subclasses.starred_in(request.path))
     edits: list[tuple[int, int, str]] = []
     for block, piece in zip(python, outcome.pieces):
         if piece != block.code:

@@ -69,7 +69,9 @@ def migrate(text: str, request: Request) -> Migrated:
         raise SourceError(f"cannot parse the notebook's JSON: {exc}", line) from exc
     code = _code_cells(notebook, text)
     try:
-        outcome = cells.migrate([c.masked for c in code], request.run, request.shim)
+        outcome = cells.migrate(
+            [c.masked for c in code], request.run, request.shim, request.subclasses.starred_in(request.path)
+        )
     except cells.PieceError as exc:
         cell = code[exc.piece]
         line = text.count("\n", 0, cell.node.start) + 1

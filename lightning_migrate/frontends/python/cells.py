@@ -105,8 +105,11 @@ class Outcome:
         return noqa.apply(self.joined.text, found, self.calls or None)
 
 
-def migrate(pieces: Sequence[str], run: Run, shim: bool) -> Outcome:
-    """Migrate ``pieces`` together. A piece that Python cannot parse on its own is a ``PieceError``."""
+def migrate(
+    pieces: Sequence[str], run: Run, shim: bool, starred: tuple[tuple[str, str], ...] = ()
+) -> Outcome:
+    """Migrate ``pieces`` together. A piece that Python cannot parse on its own is a ``PieceError``.
+    ``starred``: the names the pieces' star imports of the project's modules bind (``locate``)."""
     from lightning_migrate.frontends.python.frontend import migrate as migrate_python
 
     joined = join(pieces)
@@ -121,7 +124,7 @@ def migrate(pieces: Sequence[str], run: Run, shim: bool) -> Outcome:
             line = getattr(exc, "lineno", None) or 1
             column = getattr(exc, "offset", None) or 0
             raise PieceError(f"cannot parse: {getattr(exc, 'msg', exc)}", index, line, column) from exc
-    result = migrate_python(joined.text, run.target, run.source, run.unsafe, run.leave, shim)
+    result = migrate_python(joined.text, run.target, run.source, run.unsafe, run.leave, shim, starred=starred)
     new = split(joined, result.code) if result.code != joined.text else list(pieces)
     return Outcome(new, result.findings, joined, result.calls or ())
 

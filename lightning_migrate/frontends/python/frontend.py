@@ -77,6 +77,7 @@ def migrate(
     clis: Sequence[CLIDefaults] = (),
     loaded: LoadedConfigs = NO_LOADED,
     floor: Version = RELEASES[0],
+    starred: tuple[tuple[str, str], ...] = (),
 ) -> Result:
     """Rewrite ``source`` (a whole Python file) for Lightning ``target``; with ``unsafe``, in the idiomatic
     modern spelling even where it adopts a changed default (each such finding says what changes). The calls
@@ -86,10 +87,11 @@ def migrate(
     where the file is, to read the argparse parsers the project's other modules build for it; ``clis``: the
     file's LightningCLI calls whose ``trainer_defaults`` the run judged with their configs; ``loaded``: the
     calls of the file whose ``**`` section of a loaded config the run settles; ``floor``: the oldest release
-    the project requires (``Run.floor``)."""
+    the project requires (``Run.floor``); ``starred``: the names star imports of the project's modules bind
+    in it (else those ``subclasses`` knows for ``path``)."""
     tree = _parse(source)
     text = Text(source)
-    located = locate(tree, text, subclasses)
+    located = locate(tree, text, subclasses, starred or subclasses.starred_in(path))
     imported = functools.partial(script_options.imported, path) if path is not None else _nothing_imported
     migrator = _Migrator(text, located, Run(target, source_version, unsafe, leave, floor), shim, imported)
     migrator.cli_defaults(clis)

@@ -243,7 +243,7 @@ def configs(
             tied = replace(found[id(trainer)], base=dict(cli.base), cli=cli)
             found[id(trainer)] = replace(found[id(trainer)], overrides=cli.held) if cli.held else tied
     if id(document) not in found and path.parent.name == GROUP_FOLDER and class_path(document) is None:
-        group = _group_file(document, path)
+        group = _group_file(document, path, () in passed)
         if group is not None:
             found[id(document)] = group
     return list(found.values())
@@ -309,11 +309,13 @@ def _selected_trainer(document: CommentedMap) -> str | None:
     return None
 
 
-def _group_file(document: CommentedMap, path: Path) -> Config | None:
+def _group_file(document: CommentedMap, path: Path, passed: bool = False) -> Config | None:
     """A file of a Hydra ``trainer`` config group without a ``_target_`` of its own: a Trainer config when a
-    sibling has a Lightning Trainer ``_target_``. One that extends siblings (a defaults list) is composed
-    with them by Hydra (``project.hydra``): its flags are over theirs."""
-    if not any(sibling_is_trainer(sibling) for sibling in siblings(path)):
+    sibling has a Lightning Trainer ``_target_``, or where the run's Python ``passed`` the group to a
+    Trainer (``Trainer(**cfg.trainer)`` in the app's ``@hydra.main``: ``project.loaded_configs``). One that
+    extends siblings (a defaults list) is composed with them by Hydra (``project.hydra``): its flags are
+    over theirs."""
+    if not passed and not any(sibling_is_trainer(sibling) for sibling in siblings(path)):
         return None  # no Lightning Trainer in the group: another tool's `trainer` folder
     start = (document.lc.line, document.lc.col)
     bases = bases_of(document)
