@@ -389,3 +389,46 @@ def _finding_blocks(out: str, *words: str) -> list[str]:
         else:
             blocks.append([line])
     return ["\n".join(b) for b in blocks if all(word in b[0] for word in words)]
+
+
+def test_the_files_hydra_loads_are_remembered_as_hydra_reads_them(tmp_path: Path) -> None:
+    """Every composition of the project, and one over a file that is not YAML and one over a missing file,
+    composed through the reader that remembers loaded files (twice: the second from memory) and through
+    Hydra's own: the same node, or the same error."""
+    from hydra._internal.core_plugins.file_config_source import FileConfigSource
+    from hydra._internal.sources_registry import SourcesRegistry
+
+    configs = tmp_path / "configs"
+    shutil.copytree(PROJECT / "configs", configs)
+    (configs / "experiment" / "broken.yaml").write_text("trainer: [gpus: 2\n")
+    primaries = {name: hydra_project.Primary(configs.resolve(), name) for name in PRIMARIES}
+    compositions = [hydra_project.Composition(primary) for primary in primaries.values()]
+    compositions += [
+        hydra_project.Composition(primaries["train"], (f"experiment={name}",))
+        for name in ("four_gpus", "multi_node", "broken", "missing")
+    ]
+    compositions += [
+        hydra_project.Composition(primary, ("+debug=two_gpus", "trainer=ddp")) for primary in primaries.values()
+    ]
+
+    def composed() -> list[str]:
+        found = []
+        for composition in compositions:
+            try:
+                found.append(hydra_project._composed(composition, (), ()))
+            except hydra_project.ComposeError as exc:
+                found.append(f"error: {exc}")
+        return found
+
+    hydra_project._remember_loaded_files()
+    types = SourcesRegistry.instance().types
+    remembering = types["file"]
+    assert remembering is not FileConfigSource
+    first, again = composed(), composed()
+    types["file"] = FileConfigSource
+    try:
+        plain = composed()
+    finally:
+        types["file"] = remembering
+    assert first == again == plain
+    assert sum(node.startswith("error: ") for node in plain) == 2

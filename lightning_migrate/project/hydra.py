@@ -115,6 +115,7 @@ def _composed(composition: Composition, replaced: tuple[tuple[str, str], ...], m
 
     primary = composition.primary
     folder = _tree(primary.config_dir, replaced)
+    _remember_loaded_files()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # (Hydra's advice on `_self_` and version_base is not the user's)
         GlobalHydra.instance().clear()
@@ -130,6 +131,58 @@ def _composed(composition: Composition, replaced: tuple[tuple[str, str], ...], m
     if not isinstance(node, DictConfig):
         raise ComposeError(f"it has no `{primary.key}` config")
     return OmegaConf.to_yaml(node, resolve=False)
+
+
+# How many config files' loaded configs are remembered, by text (a few hundred kB each at most)
+REMEMBERED_FILES = 512
+
+
+@functools.lru_cache(maxsize=1)
+def _remember_loaded_files() -> None:
+    """Have Hydra read config files through ``_RememberingFiles``: each composition loads every file it
+    names anew (PyYAML in Python, then OmegaConf's nodes: about a third of a composition's time), and the
+    compositions of a project load the same files over and over (each copy of the folder holds mostly the
+    same texts). Hydra 1.3 looks up the class that reads a ``file://`` search path in its sources registry
+    (``pyproject.toml`` pins hydra-core below 1.4)."""
+    import copy
+    import io
+
+    from hydra._internal.core_plugins.file_config_source import FileConfigSource
+    from hydra._internal.sources_registry import SourcesRegistry
+    from hydra.plugins.config_source import ConfigResult
+    from omegaconf import DictConfig, ListConfig, OmegaConf
+
+    remembered: dict[str, tuple[DictConfig | ListConfig, dict[str, str | None]]] = {}
+
+    class _RememberingFiles(FileConfigSource):
+        """Hydra's reader of a config file, which remembers what each text loads to, by the text alone (the
+        text is all the load reads: nothing to invalidate), and hands out a deep copy each time (Hydra
+        changes the config it gets: it takes the defaults list out, merges into it). A file that
+        cannot be loaded (missing, bad YAML) is read by Hydra's own method, so the error is its own."""
+
+        def load_config(self, config_path: str) -> ConfigResult:
+            full_path = os.path.realpath(os.path.join(self.path, self._normalize_file_name(config_path)))
+            try:
+                with open(full_path, encoding="utf-8") as file:
+                    text = file.read()
+                if text not in remembered:
+                    header = FileConfigSource._get_header_dict(text[:512])  # (Hydra reads 512 characters)
+                    config = OmegaConf.load(io.StringIO(text))
+                    if len(remembered) >= REMEMBERED_FILES:
+                        remembered.clear()
+                    remembered[text] = (config, header)
+            except Exception:  # (no such file, bad bytes, bad YAML: Hydra's own reading says so, as it did)
+                return super().load_config(config_path)
+            loaded, header = remembered[text]
+            return ConfigResult(
+                config=copy.deepcopy(loaded),
+                path=f"{self.scheme()}://{self.path}",
+                provider=self.provider,
+                header=dict(header),
+            )
+
+    _RememberingFiles.__name__ = FileConfigSource.__name__  # (the registry keeps one class per scheme)
+    SourcesRegistry.instance().types[FileConfigSource.scheme()] = _RememberingFiles
 
 
 # Hydra's own logging groups, which a project often points at a plugin that need not be installed here
