@@ -408,7 +408,8 @@ def test_the_files_hydra_loads_are_remembered_as_hydra_reads_them(tmp_path: Path
         for name in ("four_gpus", "multi_node", "broken", "missing")
     ]
     compositions += [
-        hydra_project.Composition(primary, ("+debug=two_gpus", "trainer=ddp")) for primary in primaries.values()
+        hydra_project.Composition(primary, ("+debug=two_gpus", "trainer=ddp"))
+        for primary in primaries.values()
     ]
 
     def composed() -> list[str]:
