@@ -393,9 +393,10 @@ def _finding_blocks(out: str, *words: str) -> list[str]:
 
 def test_the_files_hydra_loads_are_remembered_as_hydra_reads_them(tmp_path: Path) -> None:
     """Every composition of the project, and one over a file that is not YAML and one over a missing file,
-    composed through the reader that remembers loaded files (twice: the second from memory) and through
-    Hydra's own: the same node, or the same error."""
+    composed through the readers that remember loaded files (twice: the second from memory) and through
+    Hydra's own (of the project's files and of its own package's): the same node, or the same error."""
     from hydra._internal.core_plugins.file_config_source import FileConfigSource
+    from hydra._internal.core_plugins.importlib_resources_config_source import ImportlibResourcesConfigSource
     from hydra._internal.sources_registry import SourcesRegistry
 
     configs = tmp_path / "configs"
@@ -423,13 +424,14 @@ def test_the_files_hydra_loads_are_remembered_as_hydra_reads_them(tmp_path: Path
 
     hydra_project._remember_loaded_files()
     types = SourcesRegistry.instance().types
-    remembering = types["file"]
-    assert remembering is not FileConfigSource
+    hydras = {"file": FileConfigSource, "pkg": ImportlibResourcesConfigSource}
+    remembering = {scheme: types[scheme] for scheme in hydras}
+    assert all(remembering[scheme] is not hydras[scheme] for scheme in hydras)
     first, again = composed(), composed()
-    types["file"] = FileConfigSource
+    types.update(hydras)
     try:
         plain = composed()
     finally:
-        types["file"] = remembering
+        types.update(remembering)
     assert first == again == plain
     assert sum(node.startswith("error: ") for node in plain) == 2
