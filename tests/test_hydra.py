@@ -389,3 +389,49 @@ def _finding_blocks(out: str, *words: str) -> list[str]:
         else:
             blocks.append([line])
     return ["\n".join(b) for b in blocks if all(word in b[0] for word in words)]
+
+
+def test_the_files_hydra_loads_are_remembered_as_hydra_reads_them(tmp_path: Path) -> None:
+    """Every composition of the project, and one over a file that is not YAML and one over a missing file,
+    composed through the readers that remember loaded files (twice: the second from memory) and through
+    Hydra's own (of the project's files and of its own package's): the same node, or the same error."""
+    from hydra._internal.core_plugins.file_config_source import FileConfigSource
+    from hydra._internal.core_plugins.importlib_resources_config_source import ImportlibResourcesConfigSource
+    from hydra._internal.sources_registry import SourcesRegistry
+
+    configs = tmp_path / "configs"
+    shutil.copytree(PROJECT / "configs", configs)
+    (configs / "experiment" / "broken.yaml").write_text("trainer: [gpus: 2\n")
+    primaries = {name: hydra_project.Primary(configs.resolve(), name) for name in PRIMARIES}
+    compositions = [hydra_project.Composition(primary) for primary in primaries.values()]
+    compositions += [
+        hydra_project.Composition(primaries["train"], (f"experiment={name}",))
+        for name in ("four_gpus", "multi_node", "broken", "missing")
+    ]
+    compositions += [
+        hydra_project.Composition(primary, ("+debug=two_gpus", "trainer=ddp"))
+        for primary in primaries.values()
+    ]
+
+    def composed() -> list[str]:
+        found = []
+        for composition in compositions:
+            try:
+                found.append(hydra_project._composed(composition, (), ()))
+            except hydra_project.ComposeError as exc:
+                found.append(f"error: {exc}")
+        return found
+
+    hydra_project._remember_loaded_files()
+    types = SourcesRegistry.instance().types
+    hydras = {"file": FileConfigSource, "pkg": ImportlibResourcesConfigSource}
+    remembering = {scheme: types[scheme] for scheme in hydras}
+    assert all(remembering[scheme] is not hydras[scheme] for scheme in hydras)
+    first, again = composed(), composed()
+    types.update(hydras)
+    try:
+        plain = composed()
+    finally:
+        types.update(remembering)
+    assert first == again == plain
+    assert sum(node.startswith("error: ") for node in plain) == 2

@@ -328,3 +328,46 @@ def test_references_are_renamed_where_python_and_yaml_count_lines(tmp_path: Path
     results = _migrate(tmp_path)
     assert results["log.py"].new.endswith("    return cfg.trainer.devices\n")
     assert b"  workers: ${trainer.devices}\r\n" in (results["a.yaml"].data or b"")
+
+
+FOLLOWED_SECTIONS = ({"trainer"}, {"pl_trainer"}, {"trainer_params"}, {"model"}, {"lightning", "trainer"})
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '"\\x74rainer":\n  gpus: 2\n',  # (an escape spells the key: the text test cannot tell)
+        "'trainer':\n  gpus: 2\n",
+        "pl_trainer:\n  _target_: pytorch_lightning.Trainer\n  gpus: 2\n",
+        "model:\n  lr: 1\n",
+    ],
+)
+def test_a_config_of_a_followed_section_is_never_skipped_unread(text: str, tmp_path: Path) -> None:
+    _assert_may_hold_is_sound(text, tmp_path / "configs" / "conf.yaml")
+    _assert_may_hold_is_sound(text, tmp_path / "trainer" / "gpu.yaml")
+
+
+def test_the_fixture_configs_a_followed_section_skips_unread_hold_none_of_it() -> None:
+    root = Path(__file__).parent.parent
+    paths = sorted(p for folder in ("fixtures", "tests") for p in (root / folder).rglob("*.y*ml"))
+    assert len(paths) > 100
+    skipped = sum(_assert_may_hold_is_sound(path.read_text(encoding="utf-8"), path) for path in paths)
+    assert skipped > 0
+
+
+def _assert_may_hold_is_sound(text: str, path: Path) -> int:
+    """``followed._may_hold`` says False only where the file holds no config of the sections; how many times
+    it said False."""
+    from lightning_migrate.files.sourcefile import SourceError
+    from lightning_migrate.frontends.yaml.read import configs, load
+
+    try:
+        found = {config.section for document in load(text) for config in configs(document, text, path)}
+    except SourceError:
+        found = set()
+    skipped = 0
+    for sections in FOLLOWED_SECTIONS:
+        if not followed._may_hold(text, path, sections):
+            skipped += 1
+            assert not found & sections, (path, sections)
+    return skipped

@@ -21,6 +21,7 @@ import warnings
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 INSTALL = "install `lightning-migrate[hydra]` to have Hydra compose it"
 GROUP = "trainer"  # the config group of Trainer configs, and the node the Trainer is built from by default
@@ -115,6 +116,7 @@ def _composed(composition: Composition, replaced: tuple[tuple[str, str], ...], m
 
     primary = composition.primary
     folder = _tree(primary.config_dir, replaced)
+    _remember_loaded_files()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # (Hydra's advice on `_self_` and version_base is not the user's)
         GlobalHydra.instance().clear()
@@ -130,6 +132,77 @@ def _composed(composition: Composition, replaced: tuple[tuple[str, str], ...], m
     if not isinstance(node, DictConfig):
         raise ComposeError(f"it has no `{primary.key}` config")
     return OmegaConf.to_yaml(node, resolve=False)
+
+
+# How many config files' loaded configs are remembered, by text (a few hundred kB each at most)
+REMEMBERED_FILES = 512
+
+
+@functools.lru_cache(maxsize=1)
+def _remember_loaded_files() -> None:
+    """Have Hydra read config files through readers that remember what each text loads to: each composition
+    loads every file it names anew (PyYAML in Python, then OmegaConf's nodes: about a third of a
+    composition's time), and the compositions of a project load the same files over and over (each copy of
+    the folder holds mostly the same texts, and Hydra's own configs, read from its package, are loaded by
+    every composition). Each reader is Hydra's own for its scheme (``file://``, ``pkg://``), which Hydra
+    1.3 looks up in its sources registry (``pyproject.toml`` pins hydra-core below 1.4), with the text read
+    first and its load remembered, by the text alone (the text is all a load reads: nothing to invalidate).
+    Each composition gets a deep copy (Hydra changes the config it gets: it takes the defaults list out,
+    merges into it). A file that cannot be loaded (missing, bad bytes, bad YAML) is read by Hydra's own
+    method, so the error is its own."""
+    import copy
+    import io
+    import zipfile
+
+    from hydra._internal.core_plugins.file_config_source import FileConfigSource
+    from hydra._internal.core_plugins.importlib_resources_config_source import ImportlibResourcesConfigSource
+    from hydra._internal.sources_registry import SourcesRegistry
+    from hydra.plugins.config_source import ConfigResult, ConfigSource
+    from omegaconf import DictConfig, ListConfig, OmegaConf
+
+    remembered: dict[str, tuple[DictConfig | ListConfig, dict[str, str | None]]] = {}
+
+    def result(source: ConfigSource, text: str) -> ConfigResult:
+        """What Hydra's reader of ``source`` gives for a file that holds ``text`` (raises as it would)."""
+        if text not in remembered:
+            header = ConfigSource._get_header_dict(text[:512])  # (Hydra reads 512 characters)
+            config = OmegaConf.load(io.StringIO(text))
+            if len(remembered) >= REMEMBERED_FILES:
+                remembered.clear()
+            remembered[text] = (config, header)
+        loaded, header = remembered[text]
+        return ConfigResult(
+            config=copy.deepcopy(loaded),
+            path=f"{source.scheme()}://{source.path}",
+            provider=source.provider,
+            header=dict(header),
+        )
+
+    class _RememberingFiles(FileConfigSource):
+        def load_config(self, config_path: str) -> ConfigResult:
+            full_path = os.path.realpath(os.path.join(self.path, self._normalize_file_name(config_path)))
+            try:
+                with open(full_path, encoding="utf-8") as file:
+                    return result(self, file.read())
+            except Exception:
+                return super().load_config(config_path)
+
+    class _RememberingPackages(ImportlibResourcesConfigSource):
+        def _read_config(self, res: Any) -> ConfigResult:
+            if isinstance(res, zipfile.Path):  # (Hydra reads its header in bytes)
+                return super()._read_config(res)
+            try:
+                return result(self, res.read_text(encoding="utf-8"))
+            except Exception:
+                return super()._read_config(res)
+
+    types = SourcesRegistry.instance().types
+    for reader, hydras in (
+        (_RememberingFiles, FileConfigSource),
+        (_RememberingPackages, ImportlibResourcesConfigSource),
+    ):
+        reader.__name__ = hydras.__name__  # (the registry keeps one class per scheme, by its name)
+        types[hydras.scheme()] = reader
 
 
 # Hydra's own logging groups, which a project often points at a plugin that need not be installed here

@@ -53,6 +53,8 @@ def _migrated(
     is not migrated whole, or cannot be read); nothing where no config of the file is of ``sections``."""
     try:
         text = sourcefile.decode(sourcefile.read_bytes(path), False).text
+        if not _may_hold(text, path, sections):
+            return []
         cli, passed = options.clis.of_config(path), options.loaded.sections_of(path)
         before = [c for d in load(text) for c in configs(d, text, path, cli, passed)]
     except sourcefile.SourceError:
@@ -70,6 +72,14 @@ def _migrated(
         return [(c.section, _flags(c), None) for c in before]
     # (a config that extends a sibling is read over the sibling on disk, not yet migrated: not judged here)
     return [(old.section, _flags(old), None if old.base else _flags(new)) for old, new in zip(before, after)]
+
+
+def _may_hold(text: str, path: Path, sections: set[str]) -> bool:
+    """Whether the file may hold a Trainer config of one of ``sections``, by its text: a config's section is
+    the key it is under (written in the text, unless an escape of a double-quoted key spells it) or the name
+    of the file's folder (a group file, a file that is a Trainer's arguments). Most of a run's configs are of
+    no open section: they are not parsed (ruamel.yaml, in the process that starts the workers)."""
+    return "\\" in text or path.parent.name in sections or any(section in text for section in sections)
 
 
 def _flags(config: Any) -> dict[str, object]:
