@@ -56,6 +56,11 @@ EXPECTED_FINDINGS = {
         ("conf/trainer/deepspeed.yaml", "LM101", "it extends the configs its defaults list selects"),
         ("conf/trainer/fp16.yaml", "LM101", "composed by Hydra after the rewrite, `trainer/fp16.yaml`"),
     ],
+    "hydra_shim": [  # (`--shim` hands them to the shim's Trainer: tests/test_config_shim.py)
+        ("configs/trainer/default.yaml", "LM004", "`--shim` makes its `_target_` the runtime shim's Trainer"),
+        ("configs/trainer/ddp.yaml", "LM001", "(not fixed: keys read elsewhere)"),
+        ("configs/trainer/sampler.yaml", "LM007", "`trainer.replace_sampler_ddp`"),
+    ],
 }
 # (each piece is looked for in a finding's message or evidence: ``Finding.details``)
 # (file, code) a case must not report: the calls its configs settle
@@ -64,6 +69,7 @@ NOT_REPORTED = {
     "key_references": [],
     "key_reads": [("train.py", "LM101")],
     "hydra_base": [],
+    "hydra_shim": [],
 }
 
 

@@ -254,6 +254,7 @@ def _referred(
     return (said, *map(str, refs[:SHOWN_REFERENCES]), *more)
 
 
+_FLAG = re.compile(r"`(\w+)=")  # the flag a finding's message starts with
 SHIM_BUILT = "the shim's Trainer migrates the hardware flags it gets when it is built"
 SHIM_WRITES = "`--shim` makes its `_target_` the runtime shim's Trainer, which keeps the keys as they are"
 
@@ -303,14 +304,16 @@ def _to_shim(
     if any(request.references.of(config.section, key) for key in changed):
         return None
     shim = shim_trainer(named[1])
-    others = {k: v for k, v in flags.items() if k in changed}
-    said = (f"the keys beside them are written in the target's form: {_yaml(others)}",) if others else ()
-    details = (*referred, SHIM_BUILT, *said)
     fix = f"; fix: the runtime shim (`_target_: {shim}`)"
-    fixed = [
-        replace(f, message=f.message.partition("; ")[0] + fix, fixable=True, details=(*f.details, *details))
-        for f in findings
-    ]
+    details = (*referred, SHIM_BUILT)
+    others = [k for k in changed if k not in PLANNED_FLAGS]
+    beside = ", ".join(f"{k}={flags[k]!r}" if k in flags else f"no {k}=" for k in others)
+    fixed = []
+    for f in findings:  # (a finding on a key beside the hardware flags: that key as the rewrite writes it)
+        flag = _FLAG.match(f.message)
+        said = f"; fix: {beside} for the shim's Trainer" if flag and flag[1] in others else fix
+        message = f.message.partition("; ")[0] + said
+        fixed.append(replace(f, message=message, fixable=True, details=(*f.details, *details)))
     return shim, flags, fixed
 
 
