@@ -15,10 +15,12 @@ from typing import Any
 
 import pytest
 
+from lightning_migrate.frontends.yaml import compose, words
 from lightning_migrate.frontends.yaml.read import configs, load, read
 from lightning_migrate.plan.callsite import CallSite, Run
 from lightning_migrate.plan.planner import PLANNED_FLAGS, Rewrite, builds_the_same
 from lightning_migrate.plan.trainers import SHIM_TRAINERS, shim_trainer
+from lightning_migrate.project import hydra as hydra_project
 from lightning_migrate.report.findings import SHIM
 from lightning_migrate.run.file_kinds import BY_SUFFIX
 from lightning_migrate.run.options import Options
@@ -34,12 +36,25 @@ EXPECTED = FIXTURES / "hydra_shim.2.6.shim.expected"
 TARGET = release("2.6")
 SHIMMED = ("configs/trainer/default.yaml", "configs/trainer/ddp.yaml", "configs/experiment/cpu.yaml")
 KEPT = "configs/trainer/sampler.yaml"  # a key beside the hardware flags the rewrite changes is read elsewhere
+# a group file that extends `default.yaml` (no `_target_` of its own): reported in the run that hands its base
+# to the shim, then built by the shim's Trainer through its base, with nothing to report
+EXTENDS = "configs/trainer/gpu.yaml"
 # the project's runs: (overrides of `config.yaml`, the machine they are for)
 RUNS = (([], Hardware()), (["trainer=ddp"], Hardware(cuda=4)), (["trainer=sampler"], Hardware(cuda=1)))
-RUNS += ((["+experiment=cpu"], Hardware()),)
+RUNS += ((["+experiment=cpu"], Hardware()), (["trainer=gpu"], Hardware(cuda=1)))
+
+
+def _forget() -> None:
+    """Forget the compositions and files remembered by path (a run reads each file once: a second run in
+    this process, after the first wrote its files, must read them again)."""
+    for module in (hydra_project, compose, words):
+        for value in vars(module).values():
+            if callable(getattr(value, "cache_clear", None)):
+                value.cache_clear()
 
 
 def _migrate(root: Path, **options: Any) -> dict[str, FileResult]:
+    _forget()
     files = sorted(p for p in root.rglob("*") if p.is_file() and p.suffix in BY_SUFFIX)
     results = process_all(files, Options(TARGET, root=root, **options), jobs=1)
     assert not [r.error for r in results if r.error]
@@ -82,6 +97,8 @@ def test_the_configs_build_the_shims_trainer(shimmed: tuple[Path, dict[str, File
     assert kept
     assert all("(not fixed: keys read elsewhere)" in f.message and not f.fixable for f in kept)
     assert "lightning_migrate" not in (root / KEPT).read_text()
+    assert all("(not fixed: keys read elsewhere)" in f.message for f in results[EXTENDS].findings)
+    assert results[EXTENDS].findings
 
 
 def test_a_shim_config_is_a_fixed_point_with_nothing_to_report(

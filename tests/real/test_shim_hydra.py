@@ -31,6 +31,7 @@ hydra = pytest.importorskip("hydra")
 PROJECT = Path(__file__).parent.parent.parent / "fixtures" / "projects" / "hydra_shim"
 RELEASE = Version.parse(harness.release())
 RUNS = (([], Hardware()), (["trainer=ddp"], Hardware(cuda=4)), (["+experiment=cpu"], Hardware()))
+RUNS += ((["trainer=gpu"], Hardware(cuda=1)),)  # (the shim's Trainer through the file it extends)
 
 
 @pytest.fixture(scope="module")

@@ -380,6 +380,8 @@ def _composed(
     found = compose.variants(config, request.path, text)
     if isinstance(found, str):
         return _config(_uncomposed(config, found), writer, request, spans, written)
+    if all(variant.config.shimmed for variant in found):  # (every composition builds the shim's Trainer)
+        return _shimmed(config, writer, request, spans, written)
     tried = []
     for variant in found:
         scratch = Writer(Document(text), writer.capitalized)
