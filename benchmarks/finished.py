@@ -17,7 +17,8 @@ A project is *finished* when no finding is left and no old Trainer form is left 
 Old forms (for the target): training type in `accelerator=`/`distributed_backend=`/`plugins=` (all targets
 >= 1.5), `*Plugin` training-type classes (>= 1.6), `gpus=`/`tpu_cores=`/`num_processes=`/`ipus=` (>= 1.7).
 Python and notebooks: keywords of calls named `Trainer`/`from_argparse_args` (ast), except those
-that build the runtime shim's Trainer (handed to the shim). YAML: such keys.
+that build the runtime shim's Trainer (handed to the shim). YAML: such keys, except in a file whose
+`_target_` is the shim's Trainer (`--shim` wrote it: its keys are handed to the shim).
 Shell and docs: such command-line words (`--gpus`, `trainer.gpus=`, `--distributed_backend`, ...) and, in
 docs, also `keyword=` inside code.
 """
@@ -68,6 +69,8 @@ PLUGIN_CLASSES = {
 }
 DEVICE_FLAGS = ("gpus", "tpu_cores", "num_processes", "ipus")
 SHIM = "lightning_migrate.shim"  # calls that build the shim's Trainer are handed to it
+# a YAML file whose `_target_` is the shim's Trainer: its keys are handed to the shim
+SHIM_TARGET = re.compile(r"""^\s*_target_\s*:\s*["']?lightning_migrate\.shim\.(lightning\.)?Trainer""", re.M)
 SKIP_DIRS = {".git", ".venv", "venv", ".tox", "__pycache__", "node_modules"}
 
 
@@ -209,7 +212,7 @@ def count_file(path: Path, target: str) -> tuple[str, int, bool] | None:
         counts = [python_old(c, target) for c in cells]
         return kind, sum(c or 0 for c in counts), True
     if kind == "yaml":
-        n = len(yaml_pattern(target).findall(text))
+        n = 0 if SHIM_TARGET.search(text) else len(yaml_pattern(target).findall(text))
         return kind, n, yaml_parses(text)
     n = len(words_pattern(target).findall(text))
     if kind == "md":

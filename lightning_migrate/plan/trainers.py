@@ -25,6 +25,21 @@ PACKAGES = ("pytorch_lightning", "lightning.pytorch", "lightning")
 LIGHTNING_TRAINERS = frozenset(
     f"{package}.{path}Trainer" for package in PACKAGES for path in ("", "trainer.", "trainer.trainer.")
 )
+# The runtime shim's Trainer for each Lightning namespace, by the dotted path a Hydra `_target_` names it with
+# (``lightning_migrate.shim``'s for ``pytorch_lightning``, ``lightning_migrate.shim.lightning``'s for the
+# ``lightning`` package): a config that builds it hands its hardware flags to the shim.
+SHIM_TRAINERS = {
+    "lightning_migrate.shim.Trainer": "pytorch_lightning",
+    "lightning_migrate.shim.lightning.Trainer": "lightning.pytorch",
+}
+
+
+def shim_trainer(trainer: str) -> str:
+    """The shim's Trainer for a Lightning Trainer's dotted path (``pytorch_lightning.Trainer``)."""
+    lightning = trainer.startswith("lightning.")
+    return "lightning_migrate.shim.lightning.Trainer" if lightning else "lightning_migrate.shim.Trainer"
+
+
 # Subclasses of Lightning's Trainer in Lightning-ecosystem packages whose `__init__` passes every hardware
 # and distribution flag through (read from their sources): `flash.core.trainer.Trainer.__init__(self, *args,
 # serve_sanity_check=False, **kwargs)` hands both to `super().__init__`.

@@ -28,6 +28,7 @@ from pathlib import Path
 from lightning_migrate.frontends.shell.words import Command, Word
 from lightning_migrate.frontends.yaml.read import group_since
 from lightning_migrate.plan.locate import TRAINER_NAMES
+from lightning_migrate.plan.trainers import SHIM_TRAINERS
 from lightning_migrate.project import hydra as hydra_project
 from lightning_migrate.project.script_options import ancestors, of_script, script_file
 from lightning_migrate.semantics.model import RELEASES, Value, Version
@@ -375,7 +376,7 @@ def _trainer_group(folder: Path) -> Path | None:
                         text = (Path(top) / name).read_text(encoding="utf-8", errors="replace")
                     except OSError:
                         continue
-                    if any(trainer in text for trainer in TRAINER_NAMES):
+                    if any(trainer in text for trainer in (*TRAINER_NAMES, *SHIM_TRAINERS)):
                         return Path(top)
     return None
 

@@ -35,6 +35,7 @@ from lightning_migrate.plan.callsite import CallSite, Run
 from lightning_migrate.plan.knowledge import Choice, Known, RunTime
 from lightning_migrate.plan.planner import builds_the_same, interpreter, machines
 from lightning_migrate.plan.site_judge import Unknown, judge
+from lightning_migrate.plan.trainers import SHIM_TRAINERS
 from lightning_migrate.project import hydra
 from lightning_migrate.semantics import Setup
 from lightning_migrate.semantics.model import Value, Version
@@ -76,7 +77,14 @@ def variants(config: Config, path: Path, text: str) -> list[Variant] | str:
         found.append(
             Variant(
                 composition,
-                replace(config, since=since, base=base.flags, base_unknown=base.unknown, overrides=""),
+                replace(
+                    config,
+                    since=since,
+                    base=base.flags,
+                    base_unknown=base.unknown,
+                    overrides="",
+                    shimmed=target in SHIM_TRAINERS,
+                ),
             )
         )
     return found

@@ -37,7 +37,9 @@ from lightning_migrate.frontends.yaml.write import Writer
 from lightning_migrate.plan import gone
 from lightning_migrate.plan.callsite import UNPACKED, CallSite, Run, rewrite_findings
 from lightning_migrate.plan.knowledge import Choice, Known, RunTime
+from lightning_migrate.plan.locate import TRAINER_NAMES
 from lightning_migrate.plan.planner import (
+    PLANNED_FLAGS,
     V16,
     Refusal,
     Rewrite,
@@ -47,15 +49,16 @@ from lightning_migrate.plan.planner import (
     machines,
 )
 from lightning_migrate.plan.site_judge import Unknown, judge, not_fixed
+from lightning_migrate.plan.trainers import shim_trainer
 from lightning_migrate.project import hydra
 from lightning_migrate.project.lightning_cli import written_over
 from lightning_migrate.report import noqa
-from lightning_migrate.report.findings import MESSAGE_WIDTH, Finding, Span
+from lightning_migrate.report.findings import MESSAGE_WIDTH, SHIM, Finding, Span
 from lightning_migrate.report.findings import written as cut
 from lightning_migrate.semantics import Setup
 from lightning_migrate.semantics.classes import lookup
 from lightning_migrate.semantics.model import RELEASES, Obj, Value, Version
-from lightning_migrate.semantics.signature import MODELLED
+from lightning_migrate.semantics.signature import MODELLED, accepts
 
 # What to do with a config the codemod cannot migrate (the shim: `lightning_migrate.shim.install()`)
 ADVICE = "write the flags by hand, or use the runtime shim"
@@ -92,7 +95,9 @@ def migrate(text: str, request: Request, checks: int = CHECKS) -> Migrated:
         tied = request.clis.of_config(request.path)
         passed = request.loaded.sections_of(request.path)
         for config in configs(document, text, request.path, tied, passed):
-            if config.composed:
+            if config.shimmed:
+                findings += _shimmed(config, writer, request, spans, written)
+            elif config.composed:
                 findings += _composed(config, text, writer, request, spans, written, composed)
             elif config.start in request.refused:  # (a Hydra command line it would change: reported)
                 reason = request.refused[config.start]
@@ -180,18 +185,24 @@ def _config(
     except Unwritable as exc:
         return not_fixed([*verdict.findings, *gone_found], str(exc))
     referred = _referred(config, own.flags, new, request)
+    shim: str | None = None
+    findings = verdict.findings
     if referred:  # (the keywords beside the model's are still renamed)
-        shown = not_fixed(verdict.findings, "keys read elsewhere", *referred)
-        return [*shown, *_gone_alone(config, writer, gone_found, gone_old, gone_new)]
+        handed = _read_elsewhere(config, own.flags, new, request, findings, referred)
+        if isinstance(handed, list):
+            return [*handed, *_gone_alone(config, writer, gone_found, gone_old, gone_new)]
+        shim, new, findings = handed
     try:  # the keywords beside the model's are renamed in the same edit
         old_all, new_all = {**own.flags, **gone_old}, {**new, **gone_new}
         writer.rewrite(config.mapping, old_all, new_all, _order(config.mapping, old_all))
+        for path in [shim] if shim is not None else []:  # (the shim's Trainer: its hardware flags as written)
+            writer.retarget(config.mapping, path)
         written[-1] = {**{k: v for k, v in own.flags.items() if k not in own.order}, **new}  # merged keys
         if desired is not None:
             desired.append(dict(rewrite.flags))
     except Unwritable as exc:
         return not_fixed([*verdict.findings, *gone_found], str(exc))
-    return [*verdict.findings, *gone_found]
+    return [*findings, *gone_found]
 
 
 def _cli_findings(own: CallSite, rewrite: Rewrite) -> list[Finding]:
@@ -243,6 +254,101 @@ def _referred(
     return (said, *map(str, refs[:SHOWN_REFERENCES]), *more)
 
 
+_FLAG = re.compile(r"`(\w+)=")  # the flag a finding's message starts with
+SHIM_BUILT = "the shim's Trainer migrates the hardware flags it gets when it is built"
+SHIM_WRITES = "`--shim` makes its `_target_` the runtime shim's Trainer, which keeps the keys as they are"
+
+
+def _read_elsewhere(
+    config: Config,
+    old: dict[str, Known],
+    new: dict[str, Known],
+    request: Request,
+    findings: list[Finding],
+    referred: tuple[str, ...],
+) -> tuple[str, dict[str, Known], list[Finding]] | list[Finding]:
+    """A rewrite that changes keys code elsewhere reads (``referred``): with ``--shim``, handed to the
+    runtime shim where it can be (``_to_shim``); else not written, its findings said so (``--shim`` their
+    remedy where it would hand them to the shim)."""
+    handed = _to_shim(config, old, new, request, findings, referred)
+    if handed is not None and request.shim:
+        return handed
+    shown = not_fixed(findings, "keys read elsewhere", *referred)
+    if handed is not None:
+        shown = [replace(f, remedy=SHIM, details=(*f.details, SHIM_WRITES)) for f in shown]
+    return shown
+
+
+def _to_shim(
+    config: Config,
+    old: dict[str, Known],
+    new: dict[str, Known],
+    request: Request,
+    findings: list[Finding],
+    referred: tuple[str, ...],
+) -> tuple[str, dict[str, Known], list[Finding]] | None:
+    """With ``--shim``, a Hydra config whose rewrite code elsewhere keeps from being written (it reads the
+    config's keys) and that builds Lightning's Trainer itself (its own ``_target_``) builds the runtime
+    shim's Trainer instead: the shim's ``_target_``, the flags to write (the hardware flags the shim
+    translates, ``PLANNED_FLAGS``, as written, for that code; the rewrite's other keys, which the shim
+    passes on as they are, in the target's form: ``replace_sampler_ddp`` is ``use_distributed_sampler``)
+    and the findings, fixed so. Every composition the config takes part in then gets the shim's Trainer
+    (another config that sets a ``_target_`` over it is a Trainer config of its own). None where a key the
+    rewrite changes beside the hardware flags is read elsewhere too."""
+    named = class_path(config.mapping)
+    if named is None or named[0] != "_target_" or named[1] not in TRAINER_NAMES:
+        return None
+    kept = {k: v for k, v in old.items() if k in PLANNED_FLAGS}
+    flags = {**kept, **{k: v for k, v in new.items() if k not in PLANNED_FLAGS}}
+    changed = [k for k in dict.fromkeys([*old, *flags]) if old.get(k, _ABSENT) != flags.get(k, _ABSENT)]
+    if any(request.references.of(config.section, key) for key in changed):
+        return None
+    shim = shim_trainer(named[1])
+    fix = f"; fix: the runtime shim (`_target_: {shim}`)"
+    details = (*referred, SHIM_BUILT)
+    others = [k for k in changed if k not in PLANNED_FLAGS]
+    beside = ", ".join(f"{k}={flags[k]!r}" if k in flags else f"no {k}=" for k in others)
+    fixed = []
+    for f in findings:  # (a finding on a key beside the hardware flags: that key as the rewrite writes it)
+        flag = _FLAG.match(f.message)
+        said = f"; fix: {beside} for the shim's Trainer" if flag and flag[1] in others else fix
+        message = f.message.partition("; ")[0] + said
+        fixed.append(replace(f, message=message, fixable=True, details=(*f.details, *details)))
+    return shim, flags, fixed
+
+
+def _shimmed(
+    config: Config,
+    writer: Writer,
+    request: Request,
+    spans: list[Span],
+    written: list[dict[str, Known] | None],
+) -> list[Finding]:
+    """A config whose ``_target_`` is the runtime shim's Trainer, which migrates its hardware flags when it
+    is built: only the keys beside them are judged (``_untaken``, and those the target renames or drops)."""
+    written.append(None)
+    own = read(config.mapping)
+    line, column = config.mapping.lc.key(own.order[0]) if own.order else config.start
+    held = (line + 1, column + 1) in request.run.leave
+    found, old, new = _gone_keys(config, request, held)
+    if own.order or found:
+        spans.append(_span(config, writer.doc))
+    return [*_untaken(config, own.flags, request.run.target), *_gone_alone(config, writer, found, old, new)]
+
+
+def _untaken(config: Config, flags: dict[str, Known], target: Version) -> list[Finding]:
+    """The flags of a config that builds the shim's Trainer that the shim does not translate and ``target``
+    lacks (LM007): the shim passes them on as they are, and the target's Trainer rejects them."""
+    found = []
+    for key in flags:
+        if key in PLANNED_FLAGS or key not in config.mapping._ok or accepts(key, target):
+            continue
+        line, column = config.mapping.lc.key(key)
+        message = f"Lightning {target} has no `{key}=`, which the runtime shim passes on; remove it by hand"
+        found.append(Finding(line + 1, column + 1, "LM007", message, False))
+    return found
+
+
 def _uncomposed(config: Config, why: str) -> Config:
     """A composed config judged without its compositions, the reason said with the rest unknown."""
     return replace(config, overrides=f"{config.overrides} ({why})") if config.composed else config
@@ -274,6 +380,8 @@ def _composed(
     found = compose.variants(config, request.path, text)
     if isinstance(found, str):
         return _config(_uncomposed(config, found), writer, request, spans, written)
+    if all(variant.config.shimmed for variant in found):  # (every composition builds the shim's Trainer)
+        return _shimmed(config, writer, request, spans, written)
     tried = []
     for variant in found:
         scratch = Writer(Document(text), writer.capitalized)

@@ -8,6 +8,9 @@ A mapping is a Trainer config when
   Trainer from it), unless its ``_target_``/``class_path`` names another class;
 - it is a whole file in a Hydra config group folder named ``trainer`` whose config (itself or the sibling
   it extends through ``defaults``) has a Lightning Trainer ``_target_``.
+A config whose ``_target_`` is the runtime shim's Trainer (``lightning_migrate.shim.Trainer``, written by
+``--shim`` where its flags cannot be rewritten) is a Trainer config whose hardware flags the shim migrates
+(``shimmed``).
 Nothing else is: a workflow's ``strategy: matrix:``, a Kubernetes or docker-compose ``accelerator:`` key, an
 ``accelerator:`` of any other tool, never reach Lightning's Trainer.
 
@@ -50,6 +53,7 @@ from lightning_migrate.plan.domains import DOMAINS
 from lightning_migrate.plan.knowledge import Known, RunTime
 from lightning_migrate.plan.locate import TRAINER_NAMES
 from lightning_migrate.plan.site_judge import Unknown
+from lightning_migrate.plan.trainers import SHIM_TRAINERS
 from lightning_migrate.project.lightning_cli import Tied
 from lightning_migrate.semantics.classes import lookup
 from lightning_migrate.semantics.model import RELEASES, Obj, Value, Version
@@ -83,6 +87,7 @@ class Config:
     cli: Tied | None = None
     section: str = "trainer"  # the key it is under (a group file: its group), as code refers to its keys
     composed: bool = False  # Hydra composes it with other configs (``overrides`` says how)
+    shimmed: bool = False  # its `_target_` is the runtime shim's Trainer, which migrates its hardware flags
 
 
 @dataclass(frozen=True)
@@ -173,12 +178,16 @@ def lightning_class(path: str) -> str | None:
 
 
 def _since(path: str) -> Version:
-    return LIGHTNING_PACKAGE if path.startswith("lightning.") else RELEASES[0]
+    lightning = path.startswith("lightning.") or SHIM_TRAINERS.get(path) == "lightning.pytorch"
+    return LIGHTNING_PACKAGE if lightning else RELEASES[0]
 
 
 def _is_trainer(mapping: Any) -> bool:
+    """Does ``mapping`` build Lightning's Trainer, or the runtime shim's (a Hydra ``_target_``)?"""
     named = class_path(mapping)
-    return named is not None and named[1] in TRAINER_NAMES
+    return named is not None and (
+        named[1] in TRAINER_NAMES or (named[0] == "_target_" and named[1] in SHIM_TRAINERS)
+    )
 
 
 def arguments_of(mapping: CommentedMap) -> CommentedMap | None:
@@ -229,8 +238,9 @@ def configs(
             if args is not None and named is not None:
                 where = (mapping.lc.line, mapping.lc.col)
                 section = keys.get(id(mapping), path.parent.name if mapping is document else "trainer")
+                shimmed = named[1] in SHIM_TRAINERS
                 found[id(args)] = Config(
-                    args, where, _since(named[1]), root=mapping is document, section=section
+                    args, where, _since(named[1]), root=mapping is document, section=section, shimmed=shimmed
                 )
     trainer = document.get("trainer") if "trainer" in document._ok else None
     if isinstance(trainer, CommentedMap) and id(trainer) not in found and class_path(trainer) is None:

@@ -11,16 +11,17 @@ import functools
 import re
 from pathlib import Path
 
-from lightning_migrate.plan.trainers import LIGHTNING_TRAINERS
+from lightning_migrate.plan.trainers import LIGHTNING_TRAINERS, SHIM_TRAINERS
 
 GROUP_FOLDER = "trainer"  # a Hydra config group of Trainer configs
 # What the names of the training-type classes 1.6 renamed end with (`DDPPlugin`); the tests check the table.
 PLUGIN_ENDING = "Plugin"
 _TRAINER_KEY = re.compile(r"""^[ \t]*(?:trainer|"trainer"|'trainer')[ \t]*:""", re.M)
-# a `_target_`/`class_path` naming a Lightning class the front end reads: the Trainer or a `*Plugin`
+# a `_target_`/`class_path` naming a Lightning class the front end reads: the Trainer or a `*Plugin` (or the
+# runtime shim's Trainer, `lightning_migrate.shim.Trainer`)
 _LIGHTNING_TARGET = re.compile(
-    r"""(?:_target_|class_path)["']?[ \t]*:[ \t]*["']?(?:pytorch_lightning|lightning)\.[\w.]*"""
-    rf"""(?:Trainer|{PLUGIN_ENDING})\b"""
+    r"""(?:_target_|class_path)["']?[ \t]*:[ \t]*["']?"""
+    rf"""(?:pytorch_lightning|lightning|lightning_migrate\.shim)\.[\w.]*(?:Trainer|{PLUGIN_ENDING})\b"""
 )
 
 
@@ -58,7 +59,7 @@ def sibling_is_trainer(path: Path) -> bool:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return False
-    return any(name in text for name in LIGHTNING_TRAINERS)
+    return any(name in text for name in (*LIGHTNING_TRAINERS, *SHIM_TRAINERS))
 
 
 # Flow collections (`[`, `{`) inside each other: ruamel's scanner rechecks every open level at every token, so

@@ -73,6 +73,14 @@ class Writer:
         self._edit_object(mapping, old, new)
         self.doc.edits.extend(self._pending)
 
+    def retarget(self, mapping: CommentedMap, path: str) -> None:
+        """Make the ``_target_`` of ``mapping`` name ``path`` (the shim's Trainer), quoted as it was."""
+        self._pending = []
+        start, end = self._value_span(mapping, "_target_")
+        quote = self.doc.text[start] if self.doc.text[start] in "'\"" else ""
+        self._replace(start, end, spelled(path, quote))
+        self.doc.edits.extend(self._pending)
+
     # --- edits ---------------------------------------------------------------------------------------------
 
     def _replace(self, start: int, end: int, text: str) -> None:
