@@ -158,12 +158,17 @@ class Site:
     flavour: Flavour
     entries: dict[str, Entry] = field(default_factory=dict)
     unknown_rest: str = ""  # why flags this site does not show also reach the Trainer ("" if none do)
+    rest_flags: tuple[str, ...] = ()  # the Trainer flags that rest may set, where known (else: any)
     script: str = ""  # the script whose options these are (argparse, hydra)
     reaches: bool = True  # False: not known to reach Lightning's Trainer (a script's own options)
     changed_by: str = ""  # how the script changes these options of Lightning's parser itself (not reaching)
     primary: hydra_project.Primary | None = None  # the script's Hydra primary config, where it is found
     since: Version = RELEASES[0]  # the oldest release the flags can be written for (a Hydra trainer group's)
     others: tuple[str, ...] | None = ()  # the command's other Hydra overrides (None: one expands at run time)
+    # how the script builds its Trainer from these options of Lightning's parser (``Script.built``): through
+    # the runtime shim's `from_argparse_args`, which takes every old flag, or Lightning's own, which `--shim`
+    # makes the shim's
+    built: str = ""
 
     @property
     def first(self) -> Entry:
@@ -252,6 +257,7 @@ def _script_sites(site: Site, folder: Path | None) -> list[Site]:
     entries = {flag: entry for flag, entry in site.entries.items() if flag not in followed}
     if not script.trainer_parser:
         return [replace(site, entries=entries, reaches=False)] if entries else []
+    site = replace(site, built=script.built)
     changed = [flag for flag in entries if flag in script.changed]
     if changed:  # (one site: the command line's other flags go with them, and are not rewritten either)
         why = "; ".join(script.changed[flag] for flag in changed)
@@ -259,13 +265,17 @@ def _script_sites(site: Site, folder: Path | None) -> list[Site]:
     if not entries:
         return []
     rest = ""
+    rest_flags: tuple[str, ...] = ()
     if script.changed:
         names = ", ".join(f"`{flag}`" for flag in sorted(script.changed))
         rest = f"the script sets or reads the Trainer flags {names} itself, which may change what it passes"
+        rest_flags = tuple(sorted(script.changed))
     elif followed:  # (they still reach the Trainer beside these, as its call passes them)
         names = ", ".join(f"`--{flag}`" for flag in sorted(followed))
         rest = f"the command line's {names} reach the Trainer too, through a keyword of the script's call"
-    return [replace(site, entries=entries, unknown_rest=rest)]
+        keywords = {script.reaching[flag] for flag in followed}
+        rest_flags = tuple(sorted(keywords)) if keywords <= MODELLED else ()
+    return [replace(site, entries=entries, unknown_rest=rest, rest_flags=rest_flags)]
 
 
 def _script(words: list[Word]) -> int | None:
