@@ -56,6 +56,15 @@ EXPECTED_FINDINGS = {
         ("conf/trainer/deepspeed.yaml", "LM101", "it extends the configs its defaults list selects"),
         ("conf/trainer/fp16.yaml", "LM101", "composed by Hydra after the rewrite, `trainer/fp16.yaml`"),
     ],
+    "script_reads_options": [
+        ("scripts/old.sh", "LM101", "a sign of old usage: Lightning 2.6.6 has no `gpus=`"),
+        ("train.py", "LM105", "`pl.Trainer.from_argparse_args` was removed in Lightning 2.0"),
+    ],
+    "script_shim": [
+        ("launch.sh", "LM101", "`--gpus 0,1 --accelerator ddp --num_node…`: options of `train.py`, read by"),
+        ("README.md", "LM101", "options of `train.py`, read by the script too"),
+        ("own.py", "LM101", "`gpus=args.gpus`: no rewrite keeps every value"),
+    ],
 }
 # (each piece is looked for in a finding's message or evidence: ``Finding.details``)
 # (file, code) a case must not report: the calls its configs settle
@@ -64,6 +73,9 @@ NOT_REPORTED = {
     "key_references": [],
     "key_reads": [("train.py", "LM101")],
     "hydra_base": [],
+    # the target's own form on a command line: nothing to report, whatever the script does with it
+    "script_reads_options": [("scripts/pretrain.sh", "LM101"), ("README.md", "LM101")],
+    "script_shim": [],
 }
 
 
