@@ -120,6 +120,9 @@ class Script:
     # `from_argparse_args` only), BY_LIGHTNING (Lightning's own `Trainer.from_argparse_args` only, which a
     # `--shim` run makes the shim's), or "" (another way, or none found)
     built: str = ""
+    # Trainer flag -> the call that passes it beside the namespace (`from_argparse_args(args, accelerator=
+    # ...)`), whose keyword beats the namespace's option
+    passed: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -262,6 +265,7 @@ def of_script(path: Path) -> Script | None:
     reaching: dict[str, str] = {}
     inside: set[int] = set()  # id() of the nodes read in a Trainer call's keyword
     builders: set[str] = set()
+    passed: dict[str, str] = {}
     for module in closure:
         located = _located(module)
         for keyword, node in _trainer_keywords(located):
@@ -269,6 +273,8 @@ def of_script(path: Path) -> Script | None:
                 reaching.setdefault(read, keyword)
                 inside.add(id(at))
         builders |= _builders(module, located)
+        for flag, node in _namespace_keywords(located):
+            passed.setdefault(flag, f"`{flag}=` of the call at {module.path.name}:{node.lineno}")
     changed: dict[str, str] = {}
     if trainer:
         for dest in sorted(defined & MODELLED):
@@ -279,7 +285,7 @@ def of_script(path: Path) -> Script | None:
     built = next(iter(builders)) if len(builders) == 1 and trainer else ""
     if builders == {BY_SHIM, BY_LIGHTNING} and trainer:
         built = BY_LIGHTNING  # (the shim's after a `--shim` run)
-    return Script(trainer, frozenset(own) | frozenset(defined), reaching, changed, built)
+    return Script(trainer, frozenset(own) | frozenset(defined), reaching, changed, built, passed)
 
 
 def _name(func: ast.expr) -> str:
@@ -310,6 +316,16 @@ def _trainer_keywords(located: Located) -> Iterator[tuple[str, ast.expr]]:
             for name in (n for n in ast.walk(keyword.value) if isinstance(n, ast.Name)):
                 for value, _ in located.assigned(name, scope) or []:
                     yield keyword.arg, value
+
+
+def _namespace_keywords(located: Located) -> Iterator[tuple[str, ast.Call]]:
+    """The Trainer flags a call that takes a namespace passes beside it (``X.from_argparse_args(args,
+    accelerator="ddp")``, the shim's ``from_argparse_args(Trainer, args, ...)``), each with the call."""
+    calls = [(call.node, call.scope) for call in located.calls if call.namespace is not None]
+    for node, _ in [*calls, *_shim_builds(located)]:
+        for keyword in node.keywords:
+            if keyword.arg in MODELLED:
+                yield keyword.arg, node
 
 
 def _builders(module: _Module, located: Located) -> set[str]:

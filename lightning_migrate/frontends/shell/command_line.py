@@ -258,22 +258,26 @@ def _script_sites(site: Site, folder: Path | None) -> list[Site]:
     if not script.trainer_parser:
         return [replace(site, entries=entries, reaches=False)] if entries else []
     site = replace(site, built=script.built)
-    changed = [flag for flag in entries if flag in script.changed]
+    # (a keyword of the call beats the namespace's option; one that reads an option of the command line is
+    # that option's, followed)
+    keywords = {script.reaching[flag] for flag in followed}
+    passed = {flag: why for flag, why in script.passed.items() if flag not in keywords}
+    changes = {**passed, **script.changed}
+    changed = [flag for flag in entries if flag in changes]
     if changed:  # (one site: the command line's other flags go with them, and are not rewritten either)
-        why = "; ".join(script.changed[flag] for flag in changed)
+        why = "; ".join(changes[flag] for flag in changed)
         return [replace(site, entries=entries, reaches=False, changed_by=why)]
     if not entries:
         return []
     rest = ""
     rest_flags: tuple[str, ...] = ()
-    if script.changed:
-        names = ", ".join(f"`{flag}`" for flag in sorted(script.changed))
+    if changes:
+        names = ", ".join(f"`{flag}`" for flag in sorted(changes))
         rest = f"the script sets or reads the Trainer flags {names} itself, which may change what it passes"
-        rest_flags = tuple(sorted(script.changed))
+        rest_flags = tuple(sorted(changes))
     elif followed:  # (they still reach the Trainer beside these, as its call passes them)
         names = ", ".join(f"`--{flag}`" for flag in sorted(followed))
         rest = f"the command line's {names} reach the Trainer too, through a keyword of the script's call"
-        keywords = {script.reaching[flag] for flag in followed}
         rest_flags = tuple(sorted(keywords)) if keywords <= MODELLED else ()
     return [replace(site, entries=entries, unknown_rest=rest, rest_flags=rest_flags)]
 
