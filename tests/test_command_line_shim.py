@@ -257,3 +257,20 @@ def test_the_shims_parser_reads_a_word_as_lightnings_did(flag: str, word: str) -
     parsed = vars(parser.parse_args([f"--{flag}", word]))[flag]
     assert parsed == argparse_value(flag, word)
     assert type(parsed) is type(argparse_value(flag, word))
+
+
+def test_a_flag_the_call_passes_beside_the_namespace_beats_the_option(tmp_path: Path) -> None:
+    """`from_argparse_args(args, accelerator="ddp")`: the call's keyword wins over `--accelerator`, so
+    `--gpus 2` is not rewritten to `--accelerator cuda --devices 2`; one the planner does not weigh
+    (`replace_sampler_ddp=False`) leaves the rewrite as it was."""
+    train = PARSER + "pl.Trainer.from_argparse_args(args, accelerator='ddp')\n"
+    write(tmp_path, {"train.py": train, "run.sh": "python train.py --gpus 2\n"})
+    (finding,) = findings(tmp_path / "run.sh", "1.9")
+    assert not finding.fixable
+    assert "`accelerator`" in finding.details[0]
+    (tmp_path / "test.py").write_text(
+        PARSER + "pl.Trainer.from_argparse_args(args, replace_sampler_ddp=False)\n"
+    )
+    (tmp_path / "test.sh").write_text("python test.py --gpus 2\n")
+    result = process_file(tmp_path / "test.sh", Options(release("1.9")))
+    assert result.new == "python test.py --devices 2 --accelerator cuda\n"

@@ -28,6 +28,7 @@ from pathlib import Path
 from lightning_migrate.frontends.shell.words import Command, Word
 from lightning_migrate.frontends.yaml.read import group_since
 from lightning_migrate.plan.locate import TRAINER_NAMES
+from lightning_migrate.plan.planner import PLANNED_FLAGS
 from lightning_migrate.project import hydra as hydra_project
 from lightning_migrate.project.script_options import ancestors, of_script, script_file
 from lightning_migrate.semantics.model import RELEASES, Value, Version
@@ -264,6 +265,8 @@ def _script_sites(site: Site, folder: Path | None) -> list[Site]:
     passed = {flag: why for flag, why in script.passed.items() if flag not in keywords}
     changes = {**passed, **script.changed}
     changed = [flag for flag in entries if flag in changes]
+    # (beside the command line's flags, one the call passes matters where the planner weighs it)
+    changes = {flag: why for flag, why in changes.items() if flag in script.changed or flag in PLANNED_FLAGS}
     if changed:  # (one site: the command line's other flags go with them, and are not rewritten either)
         why = "; ".join(changes[flag] for flag in changed)
         return [replace(site, entries=entries, reaches=False, changed_by=why)]
