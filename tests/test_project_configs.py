@@ -74,6 +74,15 @@ EXPECTED_FINDINGS = {
         ("configs/trainer/ddp.yaml", "LM001", "(not fixed: keys read elsewhere)"),
         ("configs/trainer/sampler.yaml", "LM007", "`trainer.replace_sampler_ddp`"),
     ],
+    "script_reads_options": [
+        ("scripts/old.sh", "LM101", "a sign of old usage: Lightning 2.6.6 has no `gpus=`"),
+        ("train.py", "LM105", "`pl.Trainer.from_argparse_args` was removed in Lightning 2.0"),
+    ],
+    "script_shim": [
+        ("launch.sh", "LM101", "`--gpus 0,1 --accelerator ddp --num_node…`: options of `train.py`, read by"),
+        ("README.md", "LM101", "options of `train.py`, read by the script too"),
+        ("own.py", "LM101", "`gpus=args.gpus`: no rewrite keeps every value"),
+    ],
 }
 # (each piece is looked for in a finding's message or evidence: ``Finding.details``)
 # (file, code) a case must not report: the calls its configs settle
@@ -91,6 +100,9 @@ NOT_REPORTED = {
         ("scripts/third_party.py", "LM004"),
     ],
     "hydra_shim": [],
+    # the target's own form on a command line: nothing to report, whatever the script does with it
+    "script_reads_options": [("scripts/pretrain.sh", "LM101"), ("README.md", "LM101")],
+    "script_shim": [],
 }
 
 

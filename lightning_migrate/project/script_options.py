@@ -12,6 +12,12 @@ parser that defines them (in the script, or in a function of another module it c
   "gpus")``): such an option is the script's (``Script.changed``), and a rewrite of it on a command line
   could change what the script does with it.
 
+How the namespace of Lightning's parser reaches a Trainer (``Script.built``): through the runtime shim's
+``from_argparse_args`` only (what ``--shim`` writes; the shim takes every old flag on every release), through
+Lightning's own ``Trainer.from_argparse_args`` only (which a ``--shim`` run rewrites to the shim's where the
+target removed it), or otherwise (a subclass, a ``**`` dict handed to a Trainer call, a ``# noqa`` that keeps
+the call): then nothing is said to reach the shim.
+
 A module is found the way the script would import it, from the script's folder up to its project's root
 (``search_folders``); what cannot be found or read is not followed, and the command line is judged as before.
 The files are read from disk once per process (a run's command lines name few scripts).
@@ -30,14 +36,22 @@ from lightning_migrate.files import depth
 from lightning_migrate.files.sourcefile import SourceError
 from lightning_migrate.files.text import Text
 from lightning_migrate.plan import domains
-from lightning_migrate.plan.locate import locate
+from lightning_migrate.plan.locate import TRAINER_NAMES, Located, Scope, locate, trainer_callee
 from lightning_migrate.plan.ranges import NOTHING_IMPORTED, Imported
+from lightning_migrate.plan.trainers import RunSubclasses
 from lightning_migrate.semantics.signature import MODELLED
 
 _PROJECT_MARKERS = (".git", "pyproject.toml", "setup.py", "setup.cfg")
 MAX_BYTES = 1 << 20  # a module larger than this is not read (generated code, vendored libraries)
 MAX_MODULES = 40  # the modules read for one script at most
 _PARSE = ("parse_args", "parse_known_args")
+
+# The runtime shim's names, as `--shim` writes them: its Trainer and its `from_argparse_args`
+SHIM_MODULES = ("lightning_migrate.shim", "lightning_migrate.shim.lightning")
+SHIM_TRAINERS = frozenset(f"{module}.Trainer" for module in SHIM_MODULES)
+SHIM_BUILDERS = frozenset(f"{module}.from_argparse_args" for module in SHIM_MODULES)
+# How the namespace of Lightning's parser reaches a Trainer (``Script.built``)
+BY_SHIM, BY_LIGHTNING = "shim", "lightning"
 
 
 @functools.lru_cache(maxsize=256)
@@ -102,6 +116,13 @@ class Script:
     own: frozenset[str]  # the options its own ``add_argument`` calls define (destinations)
     reaching: dict[str, str] = field(default_factory=dict)  # option -> the Trainer keyword it is read in
     changed: dict[str, str] = field(default_factory=dict)  # Trainer flag -> how the script changes it
+    # how the namespace of Lightning's parser reaches a Trainer: BY_SHIM (the runtime shim's
+    # `from_argparse_args` only), BY_LIGHTNING (Lightning's own `Trainer.from_argparse_args` only, which a
+    # `--shim` run makes the shim's), or "" (another way, or none found)
+    built: str = ""
+    # Trainer flag -> the call that passes it beside the namespace (`from_argparse_args(args, accelerator=
+    # ...)`), whose keyword beats the namespace's option
+    passed: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -243,11 +264,17 @@ def of_script(path: Path) -> Script | None:
     closure = _closure(script)
     reaching: dict[str, str] = {}
     inside: set[int] = set()  # id() of the nodes read in a Trainer call's keyword
+    builders: set[str] = set()
+    passed: dict[str, str] = {}
     for module in closure:
-        for keyword, node in _trainer_keywords(module):
+        located = _located(module)
+        for keyword, node in _trainer_keywords(located):
             for read, at in _reads(node):
                 reaching.setdefault(read, keyword)
                 inside.add(id(at))
+        builders |= _builders(module, located)
+        for flag, node in _namespace_keywords(located):
+            passed.setdefault(flag, f"`{flag}=` of the call at {module.path.name}:{node.lineno}")
     changed: dict[str, str] = {}
     if trainer:
         for dest in sorted(defined & MODELLED):
@@ -255,25 +282,75 @@ def of_script(path: Path) -> Script | None:
         for module in closure:
             for flag, why in _changes(module, inside):
                 changed.setdefault(flag, why)
-    return Script(trainer, frozenset(own) | frozenset(defined), reaching, changed)
+    built = next(iter(builders)) if len(builders) == 1 and trainer else ""
+    if builders == {BY_SHIM, BY_LIGHTNING} and trainer:
+        built = BY_LIGHTNING  # (the shim's after a `--shim` run)
+    return Script(trainer, frozenset(own) | frozenset(defined), reaching, changed, built, passed)
 
 
 def _name(func: ast.expr) -> str:
     return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
 
 
-def _trainer_keywords(module: _Module) -> Iterator[tuple[str, ast.expr]]:
-    """The keywords of the Lightning Trainer calls of ``module`` and their values; a bare name in a value is
-    followed to what it is bound to (``n = args.gpus`` ... ``Trainer(gpus=n)``)."""
-    located = locate(module.tree, Text(module.source))
-    for call in located.calls:
-        for keyword in call.node.keywords:
+def _located(module: _Module) -> Located:
+    """``module``'s Trainer calls, the runtime shim's Trainer among them."""
+    return locate(module.tree, Text(module.source), RunSubclasses(passing=SHIM_TRAINERS))
+
+
+def _shim_builds(located: Located) -> Iterator[tuple[ast.Call, Scope]]:
+    """The calls of the runtime shim's ``from_argparse_args(Trainer, args, ...)``."""
+    for call, scope in located.scoped_calls:
+        if located.qualified(call.func, scope) & SHIM_BUILDERS:
+            yield call, scope
+
+
+def _trainer_keywords(located: Located) -> Iterator[tuple[str, ast.expr]]:
+    """The keywords of the Trainer calls of a module (Lightning's and the runtime shim's) and their values;
+    a bare name in a value is followed to what it is bound to (``n = args.gpus`` ... ``Trainer(gpus=n)``)."""
+    calls = [(call.node, call.scope) for call in located.calls]
+    for node, scope in [*calls, *_shim_builds(located)]:
+        for keyword in node.keywords:
             if keyword.arg is None:
                 continue
             yield keyword.arg, keyword.value
             for name in (n for n in ast.walk(keyword.value) if isinstance(n, ast.Name)):
-                for value, _ in located.assigned(name, call.scope) or []:
+                for value, _ in located.assigned(name, scope) or []:
                     yield keyword.arg, value
+
+
+def _namespace_keywords(located: Located) -> Iterator[tuple[str, ast.Call]]:
+    """The Trainer flags a call that takes a namespace passes beside it (``X.from_argparse_args(args,
+    accelerator="ddp")``, the shim's ``from_argparse_args(Trainer, args, ...)``), each with the call."""
+    calls = [(call.node, call.scope) for call in located.calls if call.namespace is not None]
+    for node, _ in [*calls, *_shim_builds(located)]:
+        for keyword in node.keywords:
+            if keyword.arg in MODELLED:
+                yield keyword.arg, node
+
+
+def _builders(module: _Module, located: Located) -> set[str]:
+    """How the calls of ``module`` that may take a whole namespace build a Trainer: BY_SHIM (the shim's
+    ``from_argparse_args``), BY_LIGHTNING (Lightning's own ``Trainer.from_argparse_args`` with no ``# noqa``,
+    which ``--shim`` rewrites), "" (a subclass's, one kept by ``# noqa``, a Lightning Trainer call given a
+    ``*``/``**`` argument)."""
+    found = {BY_SHIM for _ in _shim_builds(located)}
+    for call in located.calls:
+        if located.qualified(call.node.func, call.scope) & SHIM_TRAINERS:
+            continue  # (the shim's Trainer: whatever it is given, it migrates)
+        if call.namespace is not None:  # `X.from_argparse_args(args, ...)`
+            own = trainer_callee(located, call.node, call.scope, TRAINER_NAMES) is not None
+            found.add(BY_LIGHTNING if own and not _noqa(module.source, call.node) else "")
+        elif any(k.arg is None for k in call.node.keywords) or any(
+            isinstance(a, ast.Starred) for a in call.node.args
+        ):
+            found.add("")
+    return found
+
+
+def _noqa(source: str, node: ast.AST) -> bool:
+    """Does a line of ``node`` hold a ``noqa`` comment (which keeps a call as it is)?"""
+    lines = source.splitlines()[node.lineno - 1 : (node.end_lineno or node.lineno)]  # type: ignore[attr-defined]
+    return any("noqa" in line.lower() for line in lines)
 
 
 def _reads(node: ast.expr) -> Iterator[tuple[str, ast.AST]]:

@@ -28,6 +28,7 @@ from pathlib import Path
 from lightning_migrate.frontends.shell.words import Command, Word
 from lightning_migrate.frontends.yaml.read import group_since
 from lightning_migrate.plan.locate import TRAINER_NAMES
+from lightning_migrate.plan.planner import PLANNED_FLAGS
 from lightning_migrate.plan.trainers import SHIM_TRAINERS
 from lightning_migrate.project import hydra as hydra_project
 from lightning_migrate.project.script_options import ancestors, of_script, script_file
@@ -159,12 +160,17 @@ class Site:
     flavour: Flavour
     entries: dict[str, Entry] = field(default_factory=dict)
     unknown_rest: str = ""  # why flags this site does not show also reach the Trainer ("" if none do)
+    rest_flags: tuple[str, ...] = ()  # the Trainer flags that rest may set, where known (else: any)
     script: str = ""  # the script whose options these are (argparse, hydra)
     reaches: bool = True  # False: not known to reach Lightning's Trainer (a script's own options)
     changed_by: str = ""  # how the script changes these options of Lightning's parser itself (not reaching)
     primary: hydra_project.Primary | None = None  # the script's Hydra primary config, where it is found
     since: Version = RELEASES[0]  # the oldest release the flags can be written for (a Hydra trainer group's)
     others: tuple[str, ...] | None = ()  # the command's other Hydra overrides (None: one expands at run time)
+    # how the script builds its Trainer from these options of Lightning's parser (``Script.built``): through
+    # the runtime shim's `from_argparse_args`, which takes every old flag, or Lightning's own, which `--shim`
+    # makes the shim's
+    built: str = ""
 
     @property
     def first(self) -> Entry:
@@ -253,20 +259,31 @@ def _script_sites(site: Site, folder: Path | None) -> list[Site]:
     entries = {flag: entry for flag, entry in site.entries.items() if flag not in followed}
     if not script.trainer_parser:
         return [replace(site, entries=entries, reaches=False)] if entries else []
-    changed = [flag for flag in entries if flag in script.changed]
+    site = replace(site, built=script.built)
+    # (a keyword of the call beats the namespace's option; one that reads an option of the command line is
+    # that option's, followed)
+    keywords = {script.reaching[flag] for flag in followed}
+    passed = {flag: why for flag, why in script.passed.items() if flag not in keywords}
+    changes = {**passed, **script.changed}
+    changed = [flag for flag in entries if flag in changes]
+    # (beside the command line's flags, one the call passes matters where the planner weighs it)
+    changes = {flag: why for flag, why in changes.items() if flag in script.changed or flag in PLANNED_FLAGS}
     if changed:  # (one site: the command line's other flags go with them, and are not rewritten either)
-        why = "; ".join(script.changed[flag] for flag in changed)
+        why = "; ".join(changes[flag] for flag in changed)
         return [replace(site, entries=entries, reaches=False, changed_by=why)]
     if not entries:
         return []
     rest = ""
-    if script.changed:
-        names = ", ".join(f"`{flag}`" for flag in sorted(script.changed))
+    rest_flags: tuple[str, ...] = ()
+    if changes:
+        names = ", ".join(f"`{flag}`" for flag in sorted(changes))
         rest = f"the script sets or reads the Trainer flags {names} itself, which may change what it passes"
+        rest_flags = tuple(sorted(changes))
     elif followed:  # (they still reach the Trainer beside these, as its call passes them)
         names = ", ".join(f"`--{flag}`" for flag in sorted(followed))
         rest = f"the command line's {names} reach the Trainer too, through a keyword of the script's call"
-    return [replace(site, entries=entries, unknown_rest=rest)]
+        rest_flags = tuple(sorted(keywords)) if keywords <= MODELLED else ()
+    return [replace(site, entries=entries, unknown_rest=rest, rest_flags=rest_flags)]
 
 
 def _script(words: list[Word]) -> int | None:

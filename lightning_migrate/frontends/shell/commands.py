@@ -28,12 +28,14 @@ from lightning_migrate.frontends.shell.words import Heredoc, Word, commands, her
 from lightning_migrate.plan import gone
 from lightning_migrate.plan.callsite import UNPACKED, CallSite, Run
 from lightning_migrate.plan.knowledge import keywords
-from lightning_migrate.plan.planner import Refusal, Rewrite, builds_the_same
+from lightning_migrate.plan.planner import PLANNED_FLAGS, Decision, Refusal, Rewrite, builds_the_same
 from lightning_migrate.plan.prefilter import may_need_migration
 from lightning_migrate.plan.site_judge import Unknown, judge, not_fixed
 from lightning_migrate.project import hydra
-from lightning_migrate.report.findings import MESSAGE_WIDTH, Finding, Span, written
+from lightning_migrate.project.script_options import BY_LIGHTNING, BY_SHIM
+from lightning_migrate.report.findings import MESSAGE_WIDTH, SHIM, Finding, Span, written
 from lightning_migrate.semantics.model import Value, Version
+from lightning_migrate.semantics.signature import REMOVED_METHODS, accepts
 
 ADVICE = "pass the flags by hand, or use the runtime shim"
 
@@ -95,7 +97,7 @@ def migrate_commands(
                 exported.entries.update(site.entries)
                 continue
             found.spans.append((first[0], 0, last[0], 1 << 30))
-            _decide(site, view, lines, run, found, hydra_lines)
+            _decide(site, view, lines, run, found, hydra_lines, shim)
     if exported is not None:
         span_lines = [lines.position(e.name[0])[0] for e in exported.entries.values()]
         found.spans.extend((line, 0, line, 1 << 30) for line in span_lines)
@@ -220,6 +222,7 @@ def _decide(
     run: Run,
     found: Found,
     hydra_lines: hydra.CommandLines = hydra.NO_COMMANDS,
+    shim: bool = False,
 ) -> None:
     if site.flavour.name == "hydra" and site.primary is not None:
         outcome = hydra_overrides.composed(site, view, lines.position, run, ADVICE, hydra_lines)
@@ -245,31 +248,77 @@ def _decide(
     call = CallSite(line, column, flags, site.since)
     words = " ".join(_written(e, view) for e in site.entries.values())
     if not site.reaches:
-        found.findings.extend(_own_options(site, call, words, run))
+        own = _own_options(site, replace(call, unknown=dict.fromkeys(unknown)), words, run)
+        found.findings.extend(_handed(site, own, run.plan(call), run, shim, words))
         return
     alone_said: tuple[str, ...] = ()
     if site.unknown_rest:
-        unknown[UNPACKED] = Unknown(site.unknown_rest, line, column, written=words)
+        alone_known = not unknown
+        # (the flags the rest may set, where the script names them; else any: a `**` dict's)
+        named = [flag for flag in site.rest_flags if flag not in flags and flag not in unknown]
+        for flag in named if named and len(named) == len(site.rest_flags) else [UNPACKED]:
+            unknown[flag] = Unknown(site.unknown_rest, line, column, written=words)
         alone = run.plan(call)
-        if isinstance(alone, Rewrite) and len(unknown) == 1:
+        if isinstance(alone, Rewrite) and alone_known:
             plus = "; `+` before a key the trainer config lacks" if site.flavour.name == "hydra" else ""
             alone_said = (f"written alone, they would be `{_spelled(site, alone.values)}`{plus}",)
     verdict = judge(run, call, unknown, ADVICE, *alone_said)
     if verdict.rewrite is None:
-        found.findings.extend(verdict.findings)
+        found.findings.extend(_handed(site, verdict.findings, verdict.decision, run, shim, words))
         return
     try:
         edits = _edits(site, flags, verdict.rewrite.values, view, run.target)
     except Unwritable as exc:
-        found.findings.extend(not_fixed(verdict.findings, str(exc)))
+        unwritten = not_fixed(verdict.findings, str(exc))
+        found.findings.extend(_handed(site, unwritten, verdict.decision, run, shim, words))
         return
     found.edits.extend(edits)
     found.findings.extend(verdict.findings)
 
 
+def _handed(
+    site: Site, findings: list[Finding], decision: Decision, run: Run, shim: bool, words: str
+) -> list[Finding]:
+    """``findings`` of options of Lightning's parser that the script hands to the runtime shim's Trainer,
+    which takes every old flag on every release and migrates them when it is built: none where the script
+    already builds the shim's Trainer (``BY_SHIM``); one fixed finding where this ``--shim`` run makes it the
+    shim's (Lightning's own ``Trainer.from_argparse_args``, which the target removed), and the findings with
+    the `--shim` remedy in a run without it. Not where the shim's parser lacks one of the options on the
+    target (`--auto_select_gpus` on 2.x), nor where no rewrite can keep what they build (a strategy the
+    target no longer has: the shim passes that to the Trainer, which rejects it)."""
+    if not findings or not site.built or any(f.fixable for f in findings):
+        return findings
+    if any(not accepts(flag, run.target) and flag not in PLANNED_FLAGS for flag in site.entries):
+        return findings
+    if isinstance(decision, Refusal) and decision.code not in ("LM101", "LM102"):
+        return findings
+    if site.built == BY_SHIM:
+        return []
+    if site.built != BY_LIGHTNING or run.target < REMOVED_METHODS["from_argparse_args"]:
+        return findings
+    if not shim:
+        return [replace(f, remedy=SHIM) for f in findings]
+    first = findings[0]
+    script = written(str(site.script), 30)
+    head = f"`{written(words)}`: options of `{script}`; fix: they reach the shim's Trainer"
+    why = (
+        "`--shim` makes the script build its Trainer with the runtime shim's `from_argparse_args`, which"
+        " takes every old flag on every release and migrates them when the Trainer is built: they need no"
+        " change",
+        *(f"without the shim: {f.message}" for f in findings),
+    )
+    return [Finding(first.line, first.column, "LM101", head, True, details=why)]
+
+
 def _own_options(site: Site, call: CallSite, words: str, run: Run) -> list[Finding]:
-    """A script's options not known to reach Lightning's Trainer: reported (never rewritten) where, if they
-    did, they would be old usage, with what to pass instead."""
+    """A script's options not known to reach Lightning's Trainer, or that the script reads or changes
+    itself: reported (never rewritten) where they are old usage for the target (``Run.old_api`` on the words
+    alone, whatever release they were written for: the script may change their values before a Trainer
+    gets them), with what to pass instead if they reached it as written. A command line with nothing old
+    for the target gets no finding."""
+    if replace(run, source=None).old_api(call) is None:
+        return []
+    call = replace(call, unknown={})
     decision = run.plan(call)
     told: tuple[str, ...] = ()
     if isinstance(decision, Rewrite):
