@@ -20,6 +20,7 @@ from lightning_migrate.files.text import Text, tree_of
 from lightning_migrate.frontends.python import dict_keys
 from lightning_migrate.frontends.python.callbacks import callbacks_of, is_callback
 from lightning_migrate.frontends.python.namespaces import counterexample
+from lightning_migrate.frontends.python.objects import same_strategy
 from lightning_migrate.frontends.python.resume import sole_fit
 from lightning_migrate.plan import domains, gone, rejected
 from lightning_migrate.plan.ast_values import Reader, Unknown, dict_entries
@@ -102,7 +103,8 @@ def migrate(
         stale = stale_imports(_plain_imports(located), located.names, target)
         if target >= V16:
             kept = _unrenamable(located, migrator, target, {i.local: i.name for i in stale})
-        _follow_stale_imports(stale, migrator, target, _held(located, migrator), kept)
+        held, shim_held = _held(located, migrator)
+        _follow_stale_imports(stale, migrator, target, held, kept, shim_held)
     new_code = source
     if migrator.edits or migrator.imports or migrator.built or migrator.shim_imports:
         # the applier, and LibCST with it, is imported only for a file with something to write
@@ -227,6 +229,8 @@ class _Migrator:
         self._added: dict[int, tuple[list[str], bool]] = {}
         # (line, column) spans of a LightningCLI's defaults reported, not rewritten: their classes keep names
         self.held_spans: list[tuple[tuple[int, int], tuple[int, int]]] = []
+        # (line, column) spans of the old strategy objects a run with `--shim` rebuilds (``_shim_objects``)
+        self.shim_spans: list[tuple[tuple[int, int], tuple[int, int]]] = []
         # what the run settled of a call's `**` section of a loaded config (``project.loaded_configs``)
         self.loaded: Callable[[ast.Call], str] = lambda call: ""
         self.loaded_reason: Callable[[ast.Call], str] = lambda call: ""  # why it does not settle the call
@@ -295,9 +299,12 @@ class _Migrator:
                 self._report(node, "LM105", f"{gone_since}; {_NO_SHIM[method]}")
             elif shimmed:  # (no span recorded: the objects the call passes are judged where they are built)
                 self.shim_imports.add(module)
+                self._shim_objects(node, scope)
                 self._report(node, "LM105", f"{gone_since}; fix: {replacement}", True, details=(same,))
             else:
                 said = f"{gone_since}; fix with `--shim`"
+                if not leave:
+                    self._shim_objects(node, scope, rebuild=False)
                 details = (f"`--shim` writes {replacement}", same)
                 self._report(node, "LM105", said, details=details, remedy="" if leave else SHIM)
             if shimmed or old:
@@ -344,7 +351,10 @@ class _Migrator:
 
     def _edit_object(self, node: ast.Call) -> None:
         """A strategy object bound to a name a Trainer call uses, rebuilt where it is built."""
-        _, scope, old, new = self._objects[id(node)]
+        self._rebuild(*self._objects[id(node)])
+
+    def _rebuild(self, node: ast.Call, scope: Scope, old: Obj, new: Obj) -> None:
+        """The strategy object ``node`` (``old``) rebuilt as ``new`` where it is written."""
         quote = _quote(node, self.text)
 
         def change(original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
@@ -672,6 +682,7 @@ class _Migrator:
             return [replace(f, remedy="") for f in findings]
         shimmed = isinstance(decision, Refusal) and decision.code in _SHIMMED and holes(flags)
         if shimmed and not self.shim and self._shimmable(call):
+            self._shim_objects(call.node, call.scope, rebuild=False)
             return [replace(f, remedy=SHIM) for f in findings]
         return findings
 
@@ -885,15 +896,53 @@ class _Migrator:
         shimmable = self._shimmable(call)
         if not self.shim or not shimmable:
             todo = "use `--shim` or pass the flags literally" if shimmable else "pass the flags literally"
+            if shimmable:
+                self._shim_objects(call.node, call.scope, rebuild=False)
             self._report(
                 node, "LM101", f"{why}; {todo}", details=details, remedy=SHIM if shimmable else remedy
             )
             return
         module = SHIM_MODULES[self._namespace(call.node, call.scope)]
+        if id(call.node) not in self._shimmed:
+            self._shim_objects(call.node, call.scope)
         self._shimmed[id(call.node)] = module
         said = f"{why}; fix: build `{module}.Trainer`"
         runtime = "the shim's Trainer migrates the flags it gets when it is built"
         self._report(node, "LM101", said, fixable=True, details=(*details, runtime))
+
+    def _shim_objects(self, node: ast.Call, scope: Scope, rebuild: bool = True) -> None:
+        """The old strategy objects written in ``node``'s `strategy=`/`plugins=` (a call handed to the runtime
+        shim) rebuilt as the target's class that builds the same strategy (``objects.same_strategy``): the
+        shim translates flags, but the file must still import on the target, which has no `*Plugin` class.
+        An object with no such class is left as written (its import is reported, and ``_unrenamable`` says
+        why where an argument means something else). Without ``rebuild`` (a run without `--shim`), only
+        remember where they are: their class's import then names `--shim` as its remedy."""
+        run = self.run_options
+        sources = (run.source,) if run.source else tuple(r for r in RELEASES if r < run.target)
+        for keyword in node.keywords:
+            if keyword.arg not in ("strategy", "plugins"):
+                continue
+            for inner in ast.walk(keyword.value):
+                if not isinstance(inner, ast.Call):
+                    continue
+                old = self.reader.read(inner, scope)
+                if not isinstance(old, Obj) or old.cls not in RENAMED_STRATEGIES:
+                    continue
+                new = same_strategy(old, sources, run.target)
+                if new is None:
+                    continue
+                if not rebuild:
+                    assert inner.end_lineno is not None
+                    assert inner.end_col_offset is not None
+                    end = (inner.end_lineno, inner.end_col_offset)
+                    self.shim_spans.append(((inner.lineno, inner.col_offset), end))
+                    continue
+                self._rebuild(inner, scope, old, new)
+                row = lookup(old.cls)
+                renamed = "is renamed" if row is not None and new.cls == row.renamed_to else "becomes"
+                said = f"`{old.cls}` {renamed} `{new.cls}`; fix: `{cut(repr(new))}`"
+                why = f"the same strategy on Lightning {run.target} as `{cut(repr(old))}` built before"
+                self._report(inner, "LM005", said, True, details=(why,))
 
     def _shimmable(self, call: TrainerCall) -> bool:
         """Does ``call`` build Lightning's own Trainer, which ``--shim`` can make the shim's?"""
@@ -1099,33 +1148,42 @@ def _unrenamable(
     return kept
 
 
-def _held(located: Located, migrator: _Migrator) -> set[str]:
+def _held(located: Located, migrator: _Migrator) -> tuple[set[str], set[str]]:
     """The Lightning class names used in a Trainer call the codemod leaves as written (reported instead):
-    renaming the class there alone would make the call look migrated when it is not."""
+    renaming the class there alone would make the call look migrated when it is not. Second, those of them
+    used only in objects a run with `--shim` rebuilds (``_Migrator.shim_spans``)."""
     rewritten = migrator.rewritten
     calls = [
         (c.node.lineno, c.node.col_offset, c.node.end_lineno, c.node.end_col_offset) for c in located.calls
     ]
-    held = set()
+    held: set[str] = set()
+    shimmed: set[str] = set()
     for node in located.class_names:
         where = (node.lineno, node.col_offset)
         if any(
             (a, b) <= where < (c, d) for a, b, c, d in calls if c is not None and d is not None
         ) and not any(start <= where < end for start, end in rewritten):
-            held.add(node.id)
+            shim = any(start <= where < end for start, end in migrator.shim_spans)
+            (shimmed if shim else held).add(node.id)
         if any(start <= where < end for start, end in migrator.held_spans):
             held.add(node.id)
-    return held
+    return held | shimmed, shimmed - held
 
 
 def _follow_stale_imports(
-    stale: list[StaleImport], migrator: _Migrator, target: Version, held: set[str], kept: set[str]
+    stale: list[StaleImport],
+    migrator: _Migrator,
+    target: Version,
+    held: set[str],
+    kept: set[str],
+    shim_held: set[str],
 ) -> None:
     """An imported ``*Plugin`` class the file uses follows its rename like one a rewritten call built (the
     import is replaced, the uses renamed, each use reported by ``_old_names_left``); an unused one is only
     reported (removing it could break a module that re-exports it), and so is one a Trainer call left as
     written uses (``held``), unless a rewritten call renames it anyway, and one that builds an object the new
-    class would not take (``kept``, each such object reported by ``_unrenamable``)."""
+    class would not take (``kept``, each such object reported by ``_unrenamable``). One held only in calls
+    whose objects `--shim` rebuilds (``shim_held``) names `--shim` as its remedy."""
     for imported in stale:
         if imported.local in kept:
             message = f"`{imported.local}` is `{imported.new}`; rename it with the object it builds (LM103)"
@@ -1139,8 +1197,11 @@ def _follow_stale_imports(
         if imported.local in held and imported.name not in migrator.imports.renamed:
             message = f"`{imported.local}` is `{imported.new}`; change it with the call that uses it"
             why = f"a Trainer call left as written uses it; Lightning {target} calls it `{imported.new}`"
+            remedy = SHIM if imported.local in shim_held else ""
             migrator.findings.append(
-                Finding(imported.line, imported.column, "LM005", message, False, details=(why,))
+                Finding(
+                    imported.line, imported.column, "LM005", message, False, details=(why,), remedy=remedy
+                )
             )
             continue
         if not imported.used:
