@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 import bisect
 import functools
+import re
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -43,7 +44,7 @@ from lightning_migrate.plan.trainers import NO_SUBCLASSES, PACKAGES, RunSubclass
 from lightning_migrate.project import script_options
 from lightning_migrate.project.lightning_cli import CLIDefaults
 from lightning_migrate.project.loaded_configs import NO_LOADED, LoadedConfigs
-from lightning_migrate.report.findings import SHIM, Finding, Result, with_details
+from lightning_migrate.report.findings import SHIM, UNSAFE_FIXES, Finding, Result, with_details
 from lightning_migrate.report.findings import written as cut
 from lightning_migrate.report.rules import BY_CODE
 from lightning_migrate.semantics.classes import RENAMED_STRATEGIES, lookup
@@ -1205,13 +1206,7 @@ def _follow_stale_imports(
             )
             continue
         if not imported.used:
-            gone = "lacks it" if not _usable(imported.name, target) else "deprecates it"
-            message = (
-                f"`{imported.name}` imported, unused; Lightning {target} {gone}"
-                + (f" (it is `{imported.new}`)" if _usable(imported.new, target) else "")
-                + ": import the new class or remove it"
-            )
-            migrator.findings.append(Finding(imported.line, imported.column, "LM005", message, False))
+            _unused_import(imported, migrator, target)
         elif imported.local != imported.name:
             if _usable(imported.new, target):
                 migrator.imports.aliased.setdefault(imported.local, (imported.namespace, imported.new))
@@ -1225,6 +1220,50 @@ def _follow_stale_imports(
                 migrator.findings.append(Finding(imported.line, imported.column, "LM005", message, False))
         else:
             migrator.imports.renamed.setdefault(imported.name, (imported.namespace, imported.new))
+
+
+def _unused_import(imported: StaleImport, migrator: _Migrator, target: Version) -> None:
+    """An old class the file imports and does not use: nothing in the file needs the import, which fails on
+    2.x, but another module may import the class from this one (``from train import DDPPlugin``), which
+    the import's removal would break. So removing it is an unsafe fix (``--unsafe-fixes``); an alias
+    (``DDPPlugin as D``) and a name a string of the file names (``__all__``: a re-export) are left as
+    written."""
+    gone = "lacks it" if not _usable(imported.name, target) else "deprecates it"
+    message = f"`{imported.name}` imported, unused; Lightning {target} {gone}" + (
+        f" (it is `{imported.new}`)" if _usable(imported.new, target) else ""
+    )
+    if imported.local != imported.name or _named_in_strings(migrator.located.tree, imported.name):
+        message += ": import the new class or remove it"
+        why = (
+            f"imported as `{imported.local}`: the codemod removes no alias"
+            if imported.local != imported.name
+            else f"a string of the file names `{imported.name}` (`__all__`?): this module may re-export it"
+        )
+        migrator.findings.append(
+            Finding(imported.line, imported.column, "LM005", message, False, details=(why,))
+        )
+        return
+    why = f"a module that imports `{imported.name}` from this one then fails to import it"
+    if not migrator.run_options.unsafe:
+        message += "; fixable with `--unsafe-fixes`"
+        details = ("`--unsafe-fixes` removes the import", why)
+        finding = Finding(
+            imported.line, imported.column, "LM005", message, False, details=details, remedy=UNSAFE_FIXES
+        )
+        migrator.findings.append(finding)
+        return
+    migrator.imports.dropped.add((imported.module, imported.name))
+    message += "; unsafe fix: remove the import"
+    migrator.findings.append(Finding(imported.line, imported.column, "LM005", message, True, details=(why,)))
+
+
+def _named_in_strings(tree: ast.AST, name: str) -> bool:
+    """Does a string of the file hold ``name`` as a word (``__all__ = ["DDPPlugin"]``)?"""
+    word = re.compile(rf"\b{re.escape(name)}\b")
+    return any(
+        isinstance(node, ast.Constant) and isinstance(node.value, str) and word.search(node.value) is not None
+        for node in ast.walk(tree)
+    )
 
 
 def _usable(cls: str, target: Version) -> bool:
