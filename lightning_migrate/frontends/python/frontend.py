@@ -22,7 +22,7 @@ from lightning_migrate.frontends.python import dict_keys
 from lightning_migrate.frontends.python.callbacks import callbacks_of, is_callback
 from lightning_migrate.frontends.python.namespaces import counterexample
 from lightning_migrate.frontends.python.objects import same_strategy
-from lightning_migrate.frontends.python.resume import sole_fit
+from lightning_migrate.frontends.python.resume import never_fits, sole_fit
 from lightning_migrate.plan import domains, gone, rejected
 from lightning_migrate.plan.ast_values import Reader, Unknown, dict_entries
 from lightning_migrate.plan.callsite import LIGHTNING_PACKAGE, NAMESPACE, UNPACKED, CallSite, Run, flat
@@ -624,7 +624,13 @@ class _Migrator:
     def _resume(self, judged: gone.Judged, call: TrainerCall, path: ast.expr) -> gone.Judged:
         """``judged`` (`resume_from_checkpoint=path`) moved to `ckpt_path=` of the one `.fit(` call of the
         Trainer, where that keeps what the code did (``resume.sole_fit``)."""
-        fit = sole_fit(call.node, path, self.located, call.scope) if not judged.fixable else None
+        if judged.fixable:
+            return judged
+        fit = sole_fit(call.node, path, self.located, call.scope)
+        if fit is None and never_fits(call.node, path, self.located):
+            said = "; fix: remove it (the Trainer never runs `fit`, the one method that read it)"
+            why = "1.4-1.9 resumed in `fit` alone; `validate`/`test`/`predict` take their own `ckpt_path=`"
+            return judged.said(said, why, edit=(None, None))
         if fit is None:
             return judged
         text, quote = self.text.segment(path), _quote(fit, self.text)
