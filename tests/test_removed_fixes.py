@@ -403,6 +403,22 @@ def test_a_module_level_trainer_may_be_fit_elsewhere() -> None:
         ("trainer:\n  max_steps: null\n", True, "trainer:\n  max_steps: -1\n"),
         ("trainer:\n  max_epochs: null\n  max_steps: null\n", False, None),
         ("trainer:\n  progress_bar_refresh_rate: 5\n", True, None),  # (no callback is written in a config)
+        # refresh rate 1 is the target's default bar, but a `RichProgressBar` where `rich` is installed
+        ("trainer:\n  max_epochs: 5\n  progress_bar_refresh_rate: 1\n", False, None),
+        ("trainer:\n  max_epochs: 5\n  progress_bar_refresh_rate: 1\n", True, "trainer:\n  max_epochs: 5\n"),
+        ("trainer:\n  progress_bar_refresh_rate: 1\n  process_position: 1\n", True, None),
+        # `weights_summary: null` added no summary whatever `enable_model_summary` said (1.5/1.6)
+        (
+            "trainer:\n  enable_model_summary: true\n  weights_summary: null\n",
+            False,
+            "trainer:\n  enable_model_summary: false\n",
+        ),
+        (
+            "trainer:\n  weights_summary:\n  enable_model_summary: false\n",
+            False,
+            "trainer:\n  enable_model_summary: false\n",
+        ),
+        ("trainer:\n  weights_summary: full\n", True, None),
     ],
 )
 def test_yaml_configs_get_the_fixes_that_need_no_callback(
@@ -410,7 +426,14 @@ def test_yaml_configs_get_the_fixes_that_need_no_callback(
 ) -> None:
     migrated = migrate_yaml(config, Request(Run(release("2.6"), unsafe=unsafe), False, Path("config.yaml")))
     assert migrated.code == (after or config)
-    assert [f.fixable for f in migrated.findings] == [after is not None]
+    assert [f.fixable for f in migrated.findings if f.message.split("`")[1] != "process_position=1"] == [
+        after is not None
+    ]
+    said = " ".join(d for f in migrated.findings for d in f.details)
+    if "refresh_rate: 5" in config or "full" in config:
+        assert "a trainer config cannot append a callback" in said
+    if "refresh_rate: 1" in config and "process_position" not in config:
+        assert "`RichProgressBar`" in said
 
 
 @pytest.mark.parametrize(

@@ -600,6 +600,8 @@ class _Migrator:
             keyword, value = judged.edit
             if keyword is not None:
                 new[keyword] = value
+                if keyword in written and keyword != judged.old:  # (a key the fix sets that is written too)
+                    old[keyword] = written[keyword]  # type: ignore[assignment]
             if judged.added is not None:
                 added.append(self._callback(judged.added, values[judged.old]))
                 if judged.added.cls is not None:
@@ -1235,9 +1237,8 @@ def _unused_import(imported: StaleImport, migrator: _Migrator, target: Version) 
     (``DDPPlugin as D``) and a name a string of the file names (``__all__``: a re-export) are left as
     written."""
     gone = "lacks it" if not _usable(imported.name, target) else "deprecates it"
-    message = f"`{imported.name}` imported, unused; Lightning {target} {gone}" + (
-        f" (it is `{imported.new}`)" if _usable(imported.new, target) else ""
-    )
+    message = f"`{imported.name}` imported, unused; Lightning {target} {gone}"
+    renamed = (f"it is `{imported.new}` in Lightning {target}",) if _usable(imported.new, target) else ()
     if imported.local != imported.name or _named_in_strings(migrator.located.tree, imported.name):
         message += ": import the new class or remove it"
         why = (
@@ -1246,13 +1247,13 @@ def _unused_import(imported: StaleImport, migrator: _Migrator, target: Version) 
             else f"a string of the file names `{imported.name}` (`__all__`?): this module may re-export it"
         )
         migrator.findings.append(
-            Finding(imported.line, imported.column, "LM005", message, False, details=(why,))
+            Finding(imported.line, imported.column, "LM005", message, False, details=(why, *renamed))
         )
         return
     why = f"a module that imports `{imported.name}` from this one then fails to import it"
     if not migrator.run_options.unsafe:
         message += "; fixable with `--unsafe-fixes`"
-        details = ("`--unsafe-fixes` removes the import", why)
+        details = ("`--unsafe-fixes` removes the import", why, *renamed)
         finding = Finding(
             imported.line, imported.column, "LM005", message, False, details=details, remedy=UNSAFE_FIXES
         )
@@ -1260,7 +1261,9 @@ def _unused_import(imported: StaleImport, migrator: _Migrator, target: Version) 
         return
     migrator.imports.dropped.add((imported.module, imported.name))
     message += "; unsafe fix: remove the import"
-    migrator.findings.append(Finding(imported.line, imported.column, "LM005", message, True, details=(why,)))
+    migrator.findings.append(
+        Finding(imported.line, imported.column, "LM005", message, True, details=(why, *renamed))
+    )
 
 
 def _named_in_strings(tree: ast.AST, name: str) -> bool:
