@@ -324,6 +324,7 @@ RESUMES: list[tuple[str, str, bool]] = [
         "q = p\nt = pl.Trainer(resume_from_checkpoint=q)\nfor q in ms:\n    pass\nt.fit(m)",
         False,
     ),
+    ("a local bound after the call", "t = pl.Trainer(resume_from_checkpoint=q)\nq = p\nt.fit(m)", False),
     ("deleted", "q = p\nt = pl.Trainer(resume_from_checkpoint=q)\ndel q\nt.fit(model)", False),
     ("a global", "global q\nq = p\nt = pl.Trainer(resume_from_checkpoint=q)\nt.fit(model)", False),
     ("fit in a nested function", "t = pl.Trainer(resume_from_checkpoint=p)\ndef go():\n    t.fit(m)", False),
@@ -362,6 +363,7 @@ NEVER_FITS: list[tuple[str, str, bool]] = [
         False,
     ),
     ("a path with effects", "t = pl.Trainer(resume_from_checkpoint=find(p))\nt.test(m)", False),
+    ("a local bound after", "t = pl.Trainer(resume_from_checkpoint=q)\nq = p\nt.test(m)", False),
     ("fit in a nested function", "t = pl.Trainer(resume_from_checkpoint=p)\ndef go():\n    t.fit(m)", False),
 ]
 

@@ -629,7 +629,7 @@ class _Migrator:
         if judged.fixable:
             return judged
         fit = sole_fit(call.node, path, self.located, call.scope)
-        if fit is None and never_fits(call.node, path, self.located):
+        if fit is None and never_fits(call.node, path, self.located, call.scope):
             said = "; fix: remove it (the Trainer never runs `fit`, the one method that read it)"
             why = "1.4-1.9 resumed in `fit` alone; `validate`/`test`/`predict` take their own `ckpt_path=`"
             return judged.said(said, why, edit=(None, None))

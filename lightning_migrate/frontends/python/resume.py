@@ -52,7 +52,7 @@ def sole_fit(call: ast.Call, path: ast.expr, located: Located, scope: Scope) -> 
 _FITS = frozenset({"fit", "tune", "tuner", "fit_loop", "resume_from_checkpoint", "checkpoint_connector"})
 
 
-def never_fits(call: ast.Call, path: ast.expr, located: Located) -> bool:
+def never_fits(call: ast.Call, path: ast.expr, located: Located, scope: Scope) -> bool:
     """Does the Trainer ``call`` builds never run `fit`, the only method that read `resume_from_checkpoint=`
     (1.4-1.6: `fit` alone, see above; 1.7-1.9: `_fit_impl`'s `resume_from_checkpoint_fit_path`; `validate`,
     `test` and `predict` take their own `ckpt_path=`)? Then the keyword did nothing and goes: the Trainer is
@@ -63,6 +63,8 @@ def never_fits(call: ast.Call, path: ast.expr, located: Located) -> bool:
     if found is None or not _pure(path):
         return False
     uses, owner, _ = found
+    if not _stable(path, located, scope, call, owner):
+        return False  # (a name bound after the call raised there: dropping it would hide that)
     if not isinstance(owner, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return False  # a module's or a class's Trainer may be fit by the code that imports it
     return not any(a.attr in _FITS or a.attr.startswith("_") for a in uses)
@@ -119,9 +121,11 @@ def _stable(path: ast.expr, located: Located, scope: Scope, call: ast.Call, owne
         return False
     if _unbound_or_shared(node.id, owner):
         return False
-    if located.bound(node, scope) is not None or located.parameter(node, scope) is not None:
+    if located.parameter(node, scope) is not None:
         return True
-    return scope.lookup(node.id) is scope and _bound_before(node.id, call, owner)
+    if scope.lookup(node.id) is scope:  # a local: bound before the Trainer is built (else it raised there)
+        return _bound_before(node.id, call, owner)
+    return located.bound(node, scope) is not None
 
 
 def _unbound_or_shared(name: str, owner: ast.AST) -> bool:
