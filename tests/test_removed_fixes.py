@@ -409,6 +409,11 @@ def test_a_module_level_trainer_may_be_fit_elsewhere() -> None:
         ("trainer:\n  max_epochs: 5\n  progress_bar_refresh_rate: 1\n", False, None),
         ("trainer:\n  max_epochs: 5\n  progress_bar_refresh_rate: 1\n", True, "trainer:\n  max_epochs: 5\n"),
         ("trainer:\n  progress_bar_refresh_rate: 1\n  process_position: 1\n", True, None),
+        (
+            "trainer:\n  progress_bar_refresh_rate: 1\n  enable_progress_bar: true\n",
+            True,
+            "trainer:\n  enable_progress_bar: true\n",
+        ),
         # `weights_summary: null` added no summary whatever `enable_model_summary` said (1.5/1.6)
         (
             "trainer:\n  enable_model_summary: true\n  weights_summary: null\n",

@@ -321,13 +321,19 @@ def _progress_bar(
     bar, dropped: 2.x (2.6 `CallbackConnector._configure_progress_bar`) adds `TQDMProgressBar()`, whose rate
     is 1, or `RichProgressBar()` where `rich` is installed; a bar in `callbacks` is used as in 1.x. So it
     is an unsafe fix (``--unsafe-fixes``): the bar's class may change, training does not."""
-    if any(k in written for k in ("process_position", "enable_progress_bar")):
-        return None
-    if callbacks is None:
+    if (
+        callbacks is None
+    ):  # (`process_position=0` and `enable_progress_bar=True` are the defaults: the same bar)
+        if not _same(written.get("process_position", 0), 0) or not _same(
+            written.get("enable_progress_bar", True), True
+        ):
+            return None
         if type(value) is int and value == 1:
             why = "where `rich` is installed, 2.x's default bar is `RichProgressBar`, not 1.x's TQDM bar"
             return _unsafe(judged, unsafe, "remove it (the default bar)", why, edit=(_DROPPED, None))
         return judged.said("", _NO_CALLBACK)
+    if any(k in written for k in ("process_position", "enable_progress_bar")):
+        return None
     if callbacks is Callbacks.BAR:  # (N ignored: the bar `callbacks` holds is used)
         why = "`callbacks=` holds a progress bar, which 1.4-1.6 used, ignoring the rate"
         return judged.said("; fix: remove it", why, edit=(_DROPPED, None))
@@ -410,9 +416,8 @@ def _max_steps(
     return _unsafe(judged, unsafe, fix, why, edit=("max_steps", -1))
 
 
-READ = frozenset(
-    {"max_epochs", "enable_model_summary"}
-)  # the keywords beside those judged whose values a fix reads
+# the keywords beside those judged whose values a fix reads
+READ = frozenset({"max_epochs", "enable_model_summary", "enable_progress_bar"})
 NARROWED = frozenset({"checkpoint_callback"})  # those whose run-time values a fix needs narrowed (BOOL)
 
 _FIXES: dict[str, _Fix] = {
