@@ -28,6 +28,7 @@ NO_FINDING = "no_finding"  # calls in the target's own form, or that no release 
 # whole projects, each migrated as one run: `lightning_cli/<name>/project/` (`test_kind_fixtures`) and
 # `projects/<name>/` (`test_project_configs`)
 WHOLE_PROJECTS = ("lightning_cli", "projects")
+SHIM = "shim"  # `shim/<case>.py`: migrated with `--shim --unsafe-fixes` (`test_shim_objects`)
 UNSAFE = ".unsafe"  # `<case>.2.6.unsafe.expected.py`: the output of `--unsafe-fixes`
 # Python that `test_kind_fixtures` checks as a file of its folder: argument lists of command lines, and
 # scripts whose parser another module of the folder builds (read from disk, by the file's path)
@@ -39,7 +40,7 @@ def cases() -> list[tuple[Path, Path | None, str]]:
     for case in sorted(FIXTURES.rglob("*.py")):
         if ".expected" in case.name or case.parent.name in CHECKED_AS_FOLDER:  # `test_kind_fixtures`
             continue
-        if case.relative_to(FIXTURES).parts[0] in WHOLE_PROJECTS:
+        if case.relative_to(FIXTURES).parts[0] in (*WHOLE_PROJECTS, SHIM):
             continue
         expected = sorted(case.parent.glob(f"{case.stem}.*.expected.py"))
         if not expected:

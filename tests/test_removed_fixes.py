@@ -309,10 +309,24 @@ RESUMES: list[tuple[str, str, bool]] = [
     ),
     ("the trainer passed on", "t = pl.Trainer(resume_from_checkpoint=p)\nrun(t, model)", False),
     ("tune runs fit", "t = pl.Trainer(resume_from_checkpoint=p)\nt.tune(model)\nt.fit(model)", False),
-    ("no fit", "t = pl.Trainer(resume_from_checkpoint=p)\nt.test(model)", False),
+    ("no fit: see below", "t = pl.Trainer(resume_from_checkpoint=p)\nt.test(model)\nt.fit", False),
     ("fit already given one", "t = pl.Trainer(resume_from_checkpoint=p)\nt.fit(model, ckpt_path=q)", False),
     ("a path computed again", "t = pl.Trainer(resume_from_checkpoint=find(p))\nt.fit(model)", False),
-    ("a name bound twice", "q = 1\nq = p\nt = pl.Trainer(resume_from_checkpoint=q)\nt.fit(model)", False),
+    ("bound twice, before", "q = 1\nq = p\nt = pl.Trainer(resume_from_checkpoint=q)\nt.fit(model)", True),
+    (
+        "bound in a branch, before",
+        "q = None\nif a:\n    q = p\nt = pl.Trainer(resume_from_checkpoint=q)\nt.fit(m)",
+        True,
+    ),
+    ("bound after too", "q = p\nt = pl.Trainer(resume_from_checkpoint=q)\nq = None\nt.fit(model)", False),
+    (
+        "bound by a loop after",
+        "q = p\nt = pl.Trainer(resume_from_checkpoint=q)\nfor q in ms:\n    pass\nt.fit(m)",
+        False,
+    ),
+    ("a local bound after the call", "t = pl.Trainer(resume_from_checkpoint=q)\nq = p\nt.fit(m)", False),
+    ("deleted", "q = p\nt = pl.Trainer(resume_from_checkpoint=q)\ndel q\nt.fit(model)", False),
+    ("a global", "global q\nq = p\nt = pl.Trainer(resume_from_checkpoint=q)\nt.fit(model)", False),
     ("fit in a nested function", "t = pl.Trainer(resume_from_checkpoint=p)\ndef go():\n    t.fit(m)", False),
     ("the name rebound", "t = pl.Trainer(resume_from_checkpoint=p)\nt = pl.Trainer()\nt.fit(m)", False),
     ("fit with **kwargs", "t = pl.Trainer(resume_from_checkpoint=p)\nt.fit(model, **kw)", False),
@@ -334,6 +348,51 @@ def test_resume_from_checkpoint_moves_to_the_one_fit(case: str, body: str, fixed
     assert migrate(result.code, release("2.6")).findings == []
 
 
+# ... and where the Trainer never runs `fit` (1.4-1.9 read the path in `fit` alone), it goes
+NEVER_FITS: list[tuple[str, str, bool]] = [
+    ("test only", "t = pl.Trainer(resume_from_checkpoint=args.ckpt)\nt.test(model)", True),
+    ("validate and predict", "t = pl.Trainer(resume_from_checkpoint=p)\nt.validate(m)\nt.predict(m)", True),
+    ("an unused Trainer", "t = pl.Trainer(resume_from_checkpoint='last.ckpt')", True),
+    ("returned", "t = pl.Trainer(resume_from_checkpoint=p)\nreturn t", False),
+    ("fit not called", "t = pl.Trainer(resume_from_checkpoint=p)\nf = t.fit\nf(m)", False),
+    ("tuned", "t = pl.Trainer(resume_from_checkpoint=p)\nt.tuner.lr_find(m)", False),
+    ("a private attribute", "t = pl.Trainer(resume_from_checkpoint=p)\nt._run(m)", False),
+    (
+        "the path read back",
+        "t = pl.Trainer(resume_from_checkpoint=p)\nprint(t.resume_from_checkpoint)",
+        False,
+    ),
+    ("a path with effects", "t = pl.Trainer(resume_from_checkpoint=find(p))\nt.test(m)", False),
+    ("a local bound after", "t = pl.Trainer(resume_from_checkpoint=q)\nq = p\nt.test(m)", False),
+    ("fit in a nested function", "t = pl.Trainer(resume_from_checkpoint=p)\ndef go():\n    t.fit(m)", False),
+]
+
+
+@pytest.mark.parametrize(("case", "body", "fixed"), NEVER_FITS, ids=[c[0] for c in NEVER_FITS])
+def test_resume_from_checkpoint_goes_where_nothing_fits(case: str, body: str, fixed: bool) -> None:
+    indented = "".join(f"    {line}\n" for line in body.splitlines())
+    source = f"import pytorch_lightning as pl\n\n\ndef main(args, model, p, m):\n{indented}"
+    result = migrate(source, release("2.6"))
+    (finding,) = [f for f in result.findings if f.code == gone.CODE]
+    assert finding.fixable is fixed, case
+    if not fixed:
+        assert result.code == source
+        return
+    assert "resume_from_checkpoint" not in result.code
+    assert "ckpt_path" not in result.code
+    assert "the Trainer never runs `fit`" in finding.message
+    assert migrate(result.code, release("2.6")).findings == []
+
+
+def test_a_module_level_trainer_may_be_fit_elsewhere() -> None:
+    source = (
+        "import pytorch_lightning as pl\n\nt = pl.Trainer(resume_from_checkpoint='last.ckpt')\nt.test(m)\n"
+    )
+    result = migrate(source, release("2.6"))
+    assert result.code == source
+    assert [f.fixable for f in result.findings] == [False]
+
+
 @pytest.mark.parametrize(
     ("config", "unsafe", "after"),
     [
@@ -346,6 +405,27 @@ def test_resume_from_checkpoint_moves_to_the_one_fit(case: str, body: str, fixed
         ("trainer:\n  max_steps: null\n", True, "trainer:\n  max_steps: -1\n"),
         ("trainer:\n  max_epochs: null\n  max_steps: null\n", False, None),
         ("trainer:\n  progress_bar_refresh_rate: 5\n", True, None),  # (no callback is written in a config)
+        # refresh rate 1 is the target's default bar, but a `RichProgressBar` where `rich` is installed
+        ("trainer:\n  max_epochs: 5\n  progress_bar_refresh_rate: 1\n", False, None),
+        ("trainer:\n  max_epochs: 5\n  progress_bar_refresh_rate: 1\n", True, "trainer:\n  max_epochs: 5\n"),
+        ("trainer:\n  progress_bar_refresh_rate: 1\n  process_position: 1\n", True, None),
+        (
+            "trainer:\n  progress_bar_refresh_rate: 1\n  enable_progress_bar: true\n",
+            True,
+            "trainer:\n  enable_progress_bar: true\n",
+        ),
+        # `weights_summary: null` added no summary whatever `enable_model_summary` said (1.5/1.6)
+        (
+            "trainer:\n  enable_model_summary: true\n  weights_summary: null\n",
+            False,
+            "trainer:\n  enable_model_summary: false\n",
+        ),
+        (
+            "trainer:\n  weights_summary:\n  enable_model_summary: false\n",
+            False,
+            "trainer:\n  enable_model_summary: false\n",
+        ),
+        ("trainer:\n  weights_summary: full\n", True, None),
     ],
 )
 def test_yaml_configs_get_the_fixes_that_need_no_callback(
@@ -353,7 +433,14 @@ def test_yaml_configs_get_the_fixes_that_need_no_callback(
 ) -> None:
     migrated = migrate_yaml(config, Request(Run(release("2.6"), unsafe=unsafe), False, Path("config.yaml")))
     assert migrated.code == (after or config)
-    assert [f.fixable for f in migrated.findings] == [after is not None]
+    assert [f.fixable for f in migrated.findings if f.message.split("`")[1] != "process_position=1"] == [
+        after is not None
+    ]
+    said = " ".join(d for f in migrated.findings for d in f.details)
+    if "refresh_rate: 5" in config or "full" in config:
+        assert "a trainer config cannot append a callback" in said
+    if "refresh_rate: 1" in config and "process_position" not in config:
+        assert "`RichProgressBar`" in said
 
 
 @pytest.mark.parametrize(

@@ -47,6 +47,7 @@ class StaleImport:
     namespace: str  # "pytorch_lightning" or "lightning.pytorch"
     new: str  # the class's 1.6 name
     used: bool  # the file uses ``local`` outside its imports
+    module: str = ""  # the module it is imported from, as written
 
 
 def stale_imports(imports: Iterable[ast.ImportFrom], used: set[str], target: Version) -> list[StaleImport]:
@@ -74,6 +75,7 @@ def stale_imports(imports: Iterable[ast.ImportFrom], used: set[str], target: Ver
                     namespace,
                     row.renamed_to,
                     local in used,
+                    node.module,
                 )
             )
     return found

@@ -285,6 +285,10 @@ _UNSURE_CALLBACKS = {
 }
 
 
+# Why a trainer config's keyword whose fix is a callback is left: a config cannot append one
+_NO_CALLBACK = "a trainer config cannot append a callback: add it where the Trainer's `callbacks` are built"
+
+
 def _unsafe(judged: Judged, unsafe: bool, fix: str, why: str, **edit: object) -> Judged:
     """``judged`` with the fix ``--unsafe-fixes`` makes, made (``unsafe``) or said."""
     if not unsafe:
@@ -311,8 +315,24 @@ def _progress_bar(
     """`progress_bar_refresh_rate=N` is `TQDMProgressBar(refresh_rate=N)` in `callbacks=` (1.5/1.6
     `CallbackConnector.configure_progress_bar`, 1.4's with `ProgressBar`: with no progress bar in `callbacks`
     and N > 0 it appended `TQDMProgressBar(refresh_rate=N, process_position=...)`; with one there, it used
-    that one and ignored N). 1.4's `ProgressBar` is the same class, renamed in 1.5."""
-    if callbacks is None or any(k in written for k in ("process_position", "enable_progress_bar")):
+    that one and ignored N). 1.4's `ProgressBar` is the same class, renamed in 1.5.
+
+    Where no callback can be appended (``callbacks`` None: a trainer config), N = 1 is the target's default
+    bar, dropped: 2.x (2.6 `CallbackConnector._configure_progress_bar`) adds `TQDMProgressBar()`, whose rate
+    is 1, or `RichProgressBar()` where `rich` is installed; a bar in `callbacks` is used as in 1.x. So it
+    is an unsafe fix (``--unsafe-fixes``): the bar's class may change, training does not."""
+    if (
+        callbacks is None
+    ):  # (`process_position=0` and `enable_progress_bar=True` are the defaults: the same bar)
+        if not _same(written.get("process_position", 0), 0) or not _same(
+            written.get("enable_progress_bar", True), True
+        ):
+            return None
+        if type(value) is int and value == 1:
+            why = "where `rich` is installed, 2.x's default bar is `RichProgressBar`, not 1.x's TQDM bar"
+            return _unsafe(judged, unsafe, "remove it (the default bar)", why, edit=(_DROPPED, None))
+        return judged.said("", _NO_CALLBACK)
+    if any(k in written for k in ("process_position", "enable_progress_bar")):
         return None
     if callbacks is Callbacks.BAR:  # (N ignored: the bar `callbacks` holds is used)
         why = "`callbacks=` holds a progress bar, which 1.4-1.6 used, ignoring the rate"
@@ -366,11 +386,19 @@ def _weights_summary(
 ) -> Judged | None:
     """`weights_summary="full"` is `ModelSummary(max_depth=-1)` in `callbacks=` (1.5/1.6
     `_configure_model_summary_callback`: `ModelSummaryMode.get_max_depth("full")` is -1, and the summary is
-    added only where `callbacks` holds no `ModelSummary`; a `RichProgressBar` made it `RichModelSummary`)."""
-    if callbacks is None or value != "full" or "enable_model_summary" in written:
+    added only where `callbacks` holds no `ModelSummary`; a `RichProgressBar` made it `RichModelSummary`).
+    `weights_summary=None` returned before any of that (1.5.10: before it read `enable_model_summary`), so
+    beside `enable_model_summary=` it is `enable_model_summary=False`, which 2.x reads the same way (a
+    `ModelSummary` in `callbacks` runs in both)."""
+    if value is None and type(written.get("enable_model_summary")) is bool:  # (else the rename applies)
+        why = "1.4-1.6 added no summary for None whatever `enable_model_summary` says"
+        return judged.said("; fix: enable_model_summary=False", why, edit=("enable_model_summary", False))
+    if value != "full" or "enable_model_summary" in written:
         return None
-    why = None if callbacks is Callbacks.ABSENT else "only right if `callbacks=` holds no `ModelSummary`"
-    return _moved(judged, Added("ModelSummary", "max_depth", -1), callbacks, unsafe, why)
+    if callbacks is None:
+        return judged.said("", _NO_CALLBACK)
+    unsure = None if callbacks is Callbacks.ABSENT else "only right if `callbacks=` holds no `ModelSummary`"
+    return _moved(judged, Added("ModelSummary", "max_depth", -1), callbacks, unsafe, unsure)
 
 
 def _max_steps(
@@ -388,7 +416,8 @@ def _max_steps(
     return _unsafe(judged, unsafe, fix, why, edit=("max_steps", -1))
 
 
-READ = frozenset({"max_epochs"})  # the keywords beside those judged whose values a fix reads
+# the keywords beside those judged whose values a fix reads
+READ = frozenset({"max_epochs", "enable_model_summary", "enable_progress_bar"})
 NARROWED = frozenset({"checkpoint_callback"})  # those whose run-time values a fix needs narrowed (BOOL)
 
 _FIXES: dict[str, _Fix] = {

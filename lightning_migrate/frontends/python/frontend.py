@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 import bisect
 import functools
+import re
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -20,7 +21,8 @@ from lightning_migrate.files.text import Text, tree_of
 from lightning_migrate.frontends.python import dict_keys
 from lightning_migrate.frontends.python.callbacks import callbacks_of, is_callback
 from lightning_migrate.frontends.python.namespaces import counterexample
-from lightning_migrate.frontends.python.resume import sole_fit
+from lightning_migrate.frontends.python.objects import same_strategy
+from lightning_migrate.frontends.python.resume import never_fits, sole_fit
 from lightning_migrate.plan import domains, gone, rejected
 from lightning_migrate.plan.ast_values import Reader, Unknown, dict_entries
 from lightning_migrate.plan.callsite import LIGHTNING_PACKAGE, NAMESPACE, UNPACKED, CallSite, Run, flat
@@ -42,7 +44,7 @@ from lightning_migrate.plan.trainers import NO_SUBCLASSES, RunSubclasses
 from lightning_migrate.project import script_options
 from lightning_migrate.project.lightning_cli import CLIDefaults
 from lightning_migrate.project.loaded_configs import NO_LOADED, LoadedConfigs
-from lightning_migrate.report.findings import SHIM, Finding, Result, with_details
+from lightning_migrate.report.findings import SHIM, UNSAFE_FIXES, Finding, Result, with_details
 from lightning_migrate.report.findings import written as cut
 from lightning_migrate.report.rules import BY_CODE
 from lightning_migrate.semantics.classes import RENAMED_STRATEGIES, lookup
@@ -104,7 +106,8 @@ def migrate(
         stale = stale_imports(_plain_imports(located), located.names, target)
         if target >= V16:
             kept = _unrenamable(located, migrator, target, {i.local: i.name for i in stale})
-        _follow_stale_imports(stale, migrator, target, _held(located, migrator), kept)
+        held, shim_held = _held(located, migrator)
+        _follow_stale_imports(stale, migrator, target, held, kept, shim_held)
     new_code = source
     if migrator.edits or migrator.imports or migrator.built or migrator.shim_imports:
         # the applier, and LibCST with it, is imported only for a file with something to write
@@ -229,6 +232,8 @@ class _Migrator:
         self._added: dict[int, tuple[list[str], bool]] = {}
         # (line, column) spans of a LightningCLI's defaults reported, not rewritten: their classes keep names
         self.held_spans: list[tuple[tuple[int, int], tuple[int, int]]] = []
+        # (line, column) spans of the old strategy objects a run with `--shim` rebuilds (``_shim_objects``)
+        self.shim_spans: list[tuple[tuple[int, int], tuple[int, int]]] = []
         # what the run settled of a call's `**` section of a loaded config (``project.loaded_configs``)
         self.loaded: Callable[[ast.Call], str] = lambda call: ""
         self.loaded_reason: Callable[[ast.Call], str] = lambda call: ""  # why it does not settle the call
@@ -297,9 +302,12 @@ class _Migrator:
                 self._report(node, "LM105", f"{gone_since}; {_NO_SHIM[method]}")
             elif shimmed:  # (no span recorded: the objects the call passes are judged where they are built)
                 self.shim_imports.add(module)
+                self._shim_objects(node, scope)
                 self._report(node, "LM105", f"{gone_since}; fix: {replacement}", True, details=(same,))
             else:
                 said = f"{gone_since}; fix with `--shim`"
+                if not leave:
+                    self._shim_objects(node, scope, rebuild=False)
                 details = (f"`--shim` writes {replacement}", same)
                 self._report(node, "LM105", said, details=details, remedy="" if leave else SHIM)
             if shimmed or old:
@@ -346,7 +354,10 @@ class _Migrator:
 
     def _edit_object(self, node: ast.Call) -> None:
         """A strategy object bound to a name a Trainer call uses, rebuilt where it is built."""
-        _, scope, old, new = self._objects[id(node)]
+        self._rebuild(*self._objects[id(node)])
+
+    def _rebuild(self, node: ast.Call, scope: Scope, old: Obj, new: Obj) -> None:
+        """The strategy object ``node`` (``old``) rebuilt as ``new`` where it is written."""
         quote = _quote(node, self.text)
 
         def change(original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
@@ -591,6 +602,8 @@ class _Migrator:
             keyword, value = judged.edit
             if keyword is not None:
                 new[keyword] = value
+                if keyword in written and keyword != judged.old:  # (a key the fix sets that is written too)
+                    old[keyword] = written[keyword]  # type: ignore[assignment]
             if judged.added is not None:
                 added.append(self._callback(judged.added, values[judged.old]))
                 if judged.added.cls is not None:
@@ -615,7 +628,13 @@ class _Migrator:
     def _resume(self, judged: gone.Judged, call: TrainerCall, path: ast.expr) -> gone.Judged:
         """``judged`` (`resume_from_checkpoint=path`) moved to `ckpt_path=` of the one `.fit(` call of the
         Trainer, where that keeps what the code did (``resume.sole_fit``)."""
-        fit = sole_fit(call.node, path, self.located, call.scope) if not judged.fixable else None
+        if judged.fixable:
+            return judged
+        fit = sole_fit(call.node, path, self.located, call.scope)
+        if fit is None and never_fits(call.node, path, self.located, call.scope):
+            said = "; fix: remove it (the Trainer never runs `fit`, the one method that read it)"
+            why = "1.4-1.9 resumed in `fit` alone; `validate`/`test`/`predict` take their own `ckpt_path=`"
+            return judged.said(said, why, edit=(None, None))
         if fit is None:
             return judged
         text, quote = self.text.segment(path), _quote(fit, self.text)
@@ -674,6 +693,7 @@ class _Migrator:
             return [replace(f, remedy="") for f in findings]
         shimmed = isinstance(decision, Refusal) and decision.code in _SHIMMED and holes(flags)
         if shimmed and not self.shim and self._shimmable(call):
+            self._shim_objects(call.node, call.scope, rebuild=False)
             return [replace(f, remedy=SHIM) for f in findings]
         return findings
 
@@ -881,15 +901,53 @@ class _Migrator:
         shimmable = self._shimmable(call)
         if not self.shim or not shimmable:
             todo = "use `--shim` or pass the flags literally" if shimmable else "pass the flags literally"
+            if shimmable:
+                self._shim_objects(call.node, call.scope, rebuild=False)
             self._report(
                 node, "LM101", f"{why}; {todo}", details=details, remedy=SHIM if shimmable else remedy
             )
             return
         module = SHIM_MODULES[self._namespace(call.node, call.scope)]
+        if id(call.node) not in self._shimmed:
+            self._shim_objects(call.node, call.scope)
         self._shimmed[id(call.node)] = module
         said = f"{why}; fix: build `{module}.Trainer`"
         runtime = "the shim's Trainer migrates the flags it gets when it is built"
         self._report(node, "LM101", said, fixable=True, details=(*details, runtime))
+
+    def _shim_objects(self, node: ast.Call, scope: Scope, rebuild: bool = True) -> None:
+        """The old strategy objects written in ``node``'s `strategy=`/`plugins=` (a call handed to the runtime
+        shim) rebuilt as the target's class that builds the same strategy (``objects.same_strategy``): the
+        shim translates flags, but the file must still import on the target, which has no `*Plugin` class.
+        An object with no such class is left as written (its import is reported, and ``_unrenamable`` says
+        why where an argument means something else). Without ``rebuild`` (a run without `--shim`), only
+        remember where they are: their class's import then names `--shim` as its remedy."""
+        run = self.run_options
+        sources = (run.source,) if run.source else tuple(r for r in RELEASES if r < run.target)
+        for keyword in node.keywords:
+            if keyword.arg not in ("strategy", "plugins"):
+                continue
+            for inner in ast.walk(keyword.value):
+                if not isinstance(inner, ast.Call):
+                    continue
+                old = self.reader.read(inner, scope)
+                if not isinstance(old, Obj) or old.cls not in RENAMED_STRATEGIES:
+                    continue
+                new = same_strategy(old, sources, run.target)
+                if new is None:
+                    continue
+                if not rebuild:
+                    assert inner.end_lineno is not None
+                    assert inner.end_col_offset is not None
+                    end = (inner.end_lineno, inner.end_col_offset)
+                    self.shim_spans.append(((inner.lineno, inner.col_offset), end))
+                    continue
+                self._rebuild(inner, scope, old, new)
+                row = lookup(old.cls)
+                renamed = "is renamed" if row is not None and new.cls == row.renamed_to else "becomes"
+                said = f"`{old.cls}` {renamed} `{new.cls}`; fix: `{cut(repr(new))}`"
+                why = f"the same strategy on Lightning {run.target} as `{cut(repr(old))}` built before"
+                self._report(inner, "LM005", said, True, details=(why,))
 
     def _shimmable(self, call: TrainerCall) -> bool:
         """Does ``call`` build Lightning's own Trainer, which ``--shim`` can make the shim's?"""
@@ -1095,33 +1153,42 @@ def _unrenamable(
     return kept
 
 
-def _held(located: Located, migrator: _Migrator) -> set[str]:
+def _held(located: Located, migrator: _Migrator) -> tuple[set[str], set[str]]:
     """The Lightning class names used in a Trainer call the codemod leaves as written (reported instead):
-    renaming the class there alone would make the call look migrated when it is not."""
+    renaming the class there alone would make the call look migrated when it is not. Second, those of them
+    used only in objects a run with `--shim` rebuilds (``_Migrator.shim_spans``)."""
     rewritten = migrator.rewritten
     calls = [
         (c.node.lineno, c.node.col_offset, c.node.end_lineno, c.node.end_col_offset) for c in located.calls
     ]
-    held = set()
+    held: set[str] = set()
+    shimmed: set[str] = set()
     for node in located.class_names:
         where = (node.lineno, node.col_offset)
         if any(
             (a, b) <= where < (c, d) for a, b, c, d in calls if c is not None and d is not None
         ) and not any(start <= where < end for start, end in rewritten):
-            held.add(node.id)
+            shim = any(start <= where < end for start, end in migrator.shim_spans)
+            (shimmed if shim else held).add(node.id)
         if any(start <= where < end for start, end in migrator.held_spans):
             held.add(node.id)
-    return held
+    return held | shimmed, shimmed - held
 
 
 def _follow_stale_imports(
-    stale: list[StaleImport], migrator: _Migrator, target: Version, held: set[str], kept: set[str]
+    stale: list[StaleImport],
+    migrator: _Migrator,
+    target: Version,
+    held: set[str],
+    kept: set[str],
+    shim_held: set[str],
 ) -> None:
     """An imported ``*Plugin`` class the file uses follows its rename like one a rewritten call built (the
     import is replaced, the uses renamed, each use reported by ``_old_names_left``); an unused one is only
     reported (removing it could break a module that re-exports it), and so is one a Trainer call left as
     written uses (``held``), unless a rewritten call renames it anyway, and one that builds an object the new
-    class would not take (``kept``, each such object reported by ``_unrenamable``)."""
+    class would not take (``kept``, each such object reported by ``_unrenamable``). One held only in calls
+    whose objects `--shim` rebuilds (``shim_held``) names `--shim` as its remedy."""
     for imported in stale:
         if imported.local in kept:
             message = f"`{imported.local}` is `{imported.new}`; rename it with the object it builds (LM103)"
@@ -1135,18 +1202,15 @@ def _follow_stale_imports(
         if imported.local in held and imported.name not in migrator.imports.renamed:
             message = f"`{imported.local}` is `{imported.new}`; change it with the call that uses it"
             why = f"a Trainer call left as written uses it; Lightning {target} calls it `{imported.new}`"
+            remedy = SHIM if imported.local in shim_held else ""
             migrator.findings.append(
-                Finding(imported.line, imported.column, "LM005", message, False, details=(why,))
+                Finding(
+                    imported.line, imported.column, "LM005", message, False, details=(why,), remedy=remedy
+                )
             )
             continue
         if not imported.used:
-            gone = "lacks it" if not _usable(imported.name, target) else "deprecates it"
-            message = (
-                f"`{imported.name}` imported, unused; Lightning {target} {gone}"
-                + (f" (it is `{imported.new}`)" if _usable(imported.new, target) else "")
-                + ": import the new class or remove it"
-            )
-            migrator.findings.append(Finding(imported.line, imported.column, "LM005", message, False))
+            _unused_import(imported, migrator, target)
         elif imported.local != imported.name:
             if _usable(imported.new, target):
                 migrator.imports.aliased.setdefault(imported.local, (imported.namespace, imported.new))
@@ -1160,6 +1224,51 @@ def _follow_stale_imports(
                 migrator.findings.append(Finding(imported.line, imported.column, "LM005", message, False))
         else:
             migrator.imports.renamed.setdefault(imported.name, (imported.namespace, imported.new))
+
+
+def _unused_import(imported: StaleImport, migrator: _Migrator, target: Version) -> None:
+    """An old class the file imports and does not use: nothing in the file needs the import, which fails on
+    2.x, but another module may import the class from this one (``from train import DDPPlugin``), which
+    the import's removal would break. So removing it is an unsafe fix (``--unsafe-fixes``); an alias
+    (``DDPPlugin as D``) and a name a string of the file names (``__all__``: a re-export) are left as
+    written."""
+    gone = "lacks it" if not _usable(imported.name, target) else "deprecates it"
+    message = f"`{imported.name}` imported, unused; Lightning {target} {gone}"
+    renamed = (f"it is `{imported.new}` in Lightning {target}",) if _usable(imported.new, target) else ()
+    if imported.local != imported.name or _named_in_strings(migrator.located.tree, imported.name):
+        message += ": import the new class or remove it"
+        why = (
+            f"imported as `{imported.local}`: the codemod removes no alias"
+            if imported.local != imported.name
+            else f"a string of the file names `{imported.name}` (`__all__`?): this module may re-export it"
+        )
+        migrator.findings.append(
+            Finding(imported.line, imported.column, "LM005", message, False, details=(why, *renamed))
+        )
+        return
+    why = f"a module that imports `{imported.name}` from this one then fails to import it"
+    if not migrator.run_options.unsafe:
+        message += "; fixable with `--unsafe-fixes`"
+        details = ("`--unsafe-fixes` removes the import", why, *renamed)
+        finding = Finding(
+            imported.line, imported.column, "LM005", message, False, details=details, remedy=UNSAFE_FIXES
+        )
+        migrator.findings.append(finding)
+        return
+    migrator.imports.dropped.add((imported.module, imported.name))
+    message += "; unsafe fix: remove the import"
+    migrator.findings.append(
+        Finding(imported.line, imported.column, "LM005", message, True, details=(why, *renamed))
+    )
+
+
+def _named_in_strings(tree: ast.AST, name: str) -> bool:
+    """Does a string of the file hold ``name`` as a word (``__all__ = ["DDPPlugin"]``)?"""
+    word = re.compile(rf"\b{re.escape(name)}\b")
+    return any(
+        isinstance(node, ast.Constant) and isinstance(node.value, str) and word.search(node.value) is not None
+        for node in ast.walk(tree)
+    )
 
 
 def _usable(cls: str, target: Version) -> bool:

@@ -615,6 +615,8 @@ def _gone_keys(
         keyword, value = judged.edit
         if keyword is not None:
             new[keyword] = value
+            if keyword in written and keyword != judged.old:  # (a key the fix sets that is written too)
+                old[keyword] = written[keyword]  # type: ignore[assignment]
     return findings, old, new
 
 
