@@ -22,6 +22,7 @@ from grid import HARDWARE, PACKAGE_HARDWARE, cases, package_cases
 from lightning_migrate.cli.callparse import Call, trainer_calls
 from lightning_migrate.frontends.python.frontend import migrate
 from lightning_migrate.plan.planner import MUST_STILL_FAIL, comparable, describe
+from lightning_migrate.run.runner import CURRENT_BEFORE
 from lightning_migrate.semantics import Hardware, Setup, interpret
 from lightning_migrate.semantics.model import Version, release
 
@@ -128,7 +129,11 @@ def test_a_call_with_runtime_values_runs_through_the_shim_after_migration(tmp_pa
     import argparse
 
     target = Version.parse(harness.release())
-    result = migrate(SHIMMED_SOURCE.format(root=harness.ROOT), target, shim=True)
+    source = SHIMMED_SOURCE.format(root=harness.ROOT)
+    result = migrate(source, target, shim=True)
+    if target < CURRENT_BEFORE:  # (1.4's own form: `accelerator=` takes the training type there)
+        assert (result.code, result.findings) == (source, [])
+        pytest.skip(f"nothing to migrate for {target}: the call is in its own form")
     assert "lightning_migrate.shim" in result.code
     assert [f.code for f in result.findings] == ["LM101"]
     namespace: dict[str, object] = {}
