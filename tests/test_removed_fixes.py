@@ -14,6 +14,7 @@ from lightning_migrate.frontends.python.frontend import migrate
 from lightning_migrate.frontends.yaml.frontend import migrate as migrate_yaml
 from lightning_migrate.plan import gone
 from lightning_migrate.plan.callsite import Run
+from lightning_migrate.report.findings import Result
 from lightning_migrate.semantics.model import release
 
 HEAD = (
@@ -335,15 +336,9 @@ RESUMES: list[tuple[str, str, bool]] = [
 
 @pytest.mark.parametrize(("case", "body", "fixed"), RESUMES, ids=[c[0] for c in RESUMES])
 def test_resume_from_checkpoint_moves_to_the_one_fit(case: str, body: str, fixed: bool) -> None:
-    indented = "".join(f"    {line}\n" for line in body.splitlines())
-    source = f"import pytorch_lightning as pl\n\n\ndef main(args, model, dm, p, a, b, ms, m):\n{indented}"
-    result = migrate(source, release("2.6"))
-    (finding,) = [f for f in result.findings if f.code == gone.CODE]
-    assert finding.fixable is fixed, case
-    if not fixed:
-        assert result.code == source
+    result = _resumed(body, "args, model, dm, p, a, b, ms, m", fixed, case)
+    if result is None:
         return
-    assert "resume_from_checkpoint" not in result.code
     assert "fit(" in result.code.split("ckpt_path=")[0].splitlines()[-1]
     assert migrate(result.code, release("2.6")).findings == []
 
@@ -370,16 +365,11 @@ NEVER_FITS: list[tuple[str, str, bool]] = [
 
 @pytest.mark.parametrize(("case", "body", "fixed"), NEVER_FITS, ids=[c[0] for c in NEVER_FITS])
 def test_resume_from_checkpoint_goes_where_nothing_fits(case: str, body: str, fixed: bool) -> None:
-    indented = "".join(f"    {line}\n" for line in body.splitlines())
-    source = f"import pytorch_lightning as pl\n\n\ndef main(args, model, p, m):\n{indented}"
-    result = migrate(source, release("2.6"))
-    (finding,) = [f for f in result.findings if f.code == gone.CODE]
-    assert finding.fixable is fixed, case
-    if not fixed:
-        assert result.code == source
+    result = _resumed(body, "args, model, p, m", fixed, case)
+    if result is None:
         return
-    assert "resume_from_checkpoint" not in result.code
     assert "ckpt_path" not in result.code
+    (finding,) = [f for f in result.findings if f.code == gone.CODE]
     assert "the Trainer never runs `fit`" in finding.message
     assert migrate(result.code, release("2.6")).findings == []
 
@@ -456,3 +446,18 @@ def test_a_checkpoint_flag_narrowed_to_a_bool_is_renamed(parameter: str, fixed: 
     assert [f.fixable for f in result.findings] == [fixed]
     assert ("enable_checkpointing=save" in result.code) is fixed
     assert "enable_checkpointing=save" in migrate(source, release("2.6"), unsafe=True).code
+
+
+def _resumed(body: str, parameters: str, fixed: bool, case: str) -> Result | None:
+    """``body`` in a function of ``parameters`` migrated for 2.6: its `resume_from_checkpoint=` finding is
+    fixable as ``fixed`` says; the result where it is fixed (the keyword gone), else None (unchanged)."""
+    indented = "".join(f"    {line}\n" for line in body.splitlines())
+    source = f"import pytorch_lightning as pl\n\n\ndef main({parameters}):\n{indented}"
+    result = migrate(source, release("2.6"))
+    (finding,) = [f for f in result.findings if f.code == gone.CODE]
+    assert finding.fixable is fixed, case
+    if not fixed:
+        assert result.code == source
+        return None
+    assert "resume_from_checkpoint" not in result.code
+    return result
