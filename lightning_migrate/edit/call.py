@@ -48,7 +48,10 @@ def edit_arguments(
         if key is None or key not in slots:
             edited.args.append(arg)
             continue
-        edited.args.extend(_fill(arg, old[key], slots[key], new, quote, edited))
+        filled = _fill(arg, old[key], slots[key], new, quote, edited)
+        if not filled and edited.args:
+            edited.args[-1] = _with_lines_of(edited.args[-1], arg)
+        edited.args.extend(filled)
     position = next((i for i, a in enumerate(edited.args) if a.star), len(edited.args))
     edited.args[position:position] = [_fresh(k, new[k], quote, edited, None) for k in new if k in unplaced]
     edited.args = _commas(
@@ -61,6 +64,30 @@ def edit_arguments(
         _with_comment(a, edited.comments.get(a.keyword.value if a.keyword else "")) for a in edited.args
     ]
     return edited
+
+
+def _with_lines_of(arg: cst.Arg, dropped: cst.Arg) -> cst.Arg:
+    """``arg`` followed by the comment lines that followed ``dropped``, the argument after it that the edit
+    drops (``weights_summary="top",`` then ``# profiler=False,``): they are the user's notes on the call, not
+    on the flag that goes (a comment at the end of the dropped argument's own line goes with it)."""
+    lines = _comment_lines(dropped.comma)
+    comma = arg.comma
+    if not lines or not isinstance(comma, cst.Comma):
+        return arg
+    space = comma.whitespace_after
+    if not isinstance(space, cst.ParenthesizedWhitespace):  # (a one-line call has no comment lines)
+        return arg
+    space = space.with_changes(empty_lines=[*space.empty_lines, *lines])
+    return arg.with_changes(comma=comma.with_changes(whitespace_after=space))
+
+
+def _comment_lines(comma: cst.Comma | cst.MaybeSentinel) -> list[cst.EmptyLine]:
+    """The lines after ``comma`` up to the next argument, where one of them holds a comment."""
+    space = comma.whitespace_after if isinstance(comma, cst.Comma) else None
+    if not isinstance(space, cst.ParenthesizedWhitespace):
+        return []
+    lines = list(space.empty_lines)
+    return lines if any(line.comment is not None for line in lines) else []
 
 
 def _with_comment(arg: cst.Arg, comment: cst.Comment | None) -> cst.Arg:
