@@ -50,3 +50,24 @@ def test_a_deprecating_target_is_the_same() -> None:
     assert said == [
         "`DDPPlugin` imported, unused; Lightning 1.6.5 deprecates it; unsafe fix: remove the import"
     ]
+
+
+REEXPORTS = """\
+from pytorch_lightning.plugins.training_type.ddp import DDPPlugin  # noqa: F401
+from pytorch_lightning.plugins.training_type.dp import DataParallelPlugin  # noqa
+from pytorch_lightning.plugins.training_type.horovod import HorovodPlugin  # noqa: E501
+"""
+
+
+def test_a_re_export_is_left_even_with_unsafe_fixes(tmp_path: Path) -> None:
+    """Lightning 1.5's own `plugins/training_type/__init__.py` lists its classes with `# noqa: F401`: an
+    import a line marks as unused on purpose, and any import of a package's `__init__.py`, is what the
+    module exports, not dead code."""
+    module = migrate(REEXPORTS, TARGET, unsafe=True)
+    assert module.code.splitlines()[:2] == REEXPORTS.splitlines()[:2]
+    assert "HorovodPlugin" not in module.code  # (`# noqa: E501` does not say the import is unused on purpose)
+    left = [f for f in module.findings if f.code == "LM005" and not f.fixable]
+    assert ["its line says it is unused on purpose" in f.details[0] for f in left] == [True, True]
+    package = migrate(REEXPORTS, TARGET, unsafe=True, path=tmp_path / "pkg" / "__init__.py")
+    assert package.code == REEXPORTS
+    assert all("a package's `__init__.py`" in f.details[0] for f in package.findings if f.code == "LM005")

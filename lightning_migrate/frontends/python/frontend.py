@@ -98,6 +98,7 @@ def migrate(
     migrator = _Migrator(text, located, Run(target, source_version, unsafe, leave, floor), shim, imported)
     migrator.cli_defaults(clis)
     where = path if path is not None else Path("-")
+    migrator.package_init = where.name == "__init__.py"
     migrator.loaded = lambda call: loaded.verdict(where, call.lineno, call.col_offset)
     migrator.loaded_reason = lambda call: loaded.reason(where, call.lineno, call.col_offset)
     migrator.run()
@@ -215,6 +216,7 @@ class _Migrator:
         self.ranges = RunTimeReader(located, self.reader, text, imported)
         self.run_options = run_options
         self.shim = shim
+        self.package_init = False  # the file is a package's `__init__.py` (its imports are exports)
         self.shim_imports: set[str] = set()  # shim modules the file now imports
         self._shimmed: dict[int, str] = {}  # id(call) -> the shim module whose Trainer it builds
         self.findings: list[Finding] = []
@@ -1230,18 +1232,15 @@ def _unused_import(imported: StaleImport, migrator: _Migrator, target: Version) 
     """An old class the file imports and does not use: nothing in the file needs the import, which fails on
     2.x, but another module may import the class from this one (``from train import DDPPlugin``), which
     the import's removal would break. So removing it is an unsafe fix (``--unsafe-fixes``); an alias
-    (``DDPPlugin as D``) and a name a string of the file names (``__all__``: a re-export) are left as
-    written."""
+    (``DDPPlugin as D``) and a re-export (``_exported``: a package's ``__init__.py``, ``# noqa: F401``,
+    ``__all__``) are left as written."""
     gone = "lacks it" if not _usable(imported.name, target) else "deprecates it"
     message = f"`{imported.name}` imported, unused; Lightning {target} {gone}"
     renamed = (f"it is `{imported.new}` in Lightning {target}",) if _usable(imported.new, target) else ()
-    if imported.local != imported.name or _named_in_strings(migrator.located.tree, imported.name):
+    exported = _exported(imported, migrator)
+    if imported.local != imported.name or exported:
         message += ": import the new class or remove it"
-        why = (
-            f"imported as `{imported.local}`: the codemod removes no alias"
-            if imported.local != imported.name
-            else f"a string of the file names `{imported.name}` (`__all__`?): this module may re-export it"
-        )
+        why = exported or f"imported as `{imported.local}`: the codemod removes no alias"
         migrator.findings.append(
             Finding(imported.line, imported.column, "LM005", message, False, details=(why, *renamed))
         )
@@ -1260,6 +1259,22 @@ def _unused_import(imported: StaleImport, migrator: _Migrator, target: Version) 
     migrator.findings.append(
         Finding(imported.line, imported.column, "LM005", message, True, details=(why, *renamed))
     )
+
+
+_UNUSED_ON_PURPOSE = re.compile(r"#\s*noqa(?!:)|#\s*noqa:[\w\s,]*\bF401\b")  # `# noqa`, `# noqa: F401`
+
+
+def _exported(imported: StaleImport, migrator: _Migrator) -> str | None:
+    """Why the unused ``imported`` is there for other modules (a re-export the codemod must not remove), or
+    None: a package's ``__init__.py`` (its imports are its names), an import its line marks as unused on
+    purpose (``# noqa: F401``), a name a string of the file holds (``__all__``)."""
+    if migrator.package_init:
+        return "a package's `__init__.py`: its imports are what the package exports"
+    if _UNUSED_ON_PURPOSE.search(migrator.text.line(imported.line)):
+        return "its line says it is unused on purpose (`# noqa`): a re-export"
+    if _named_in_strings(migrator.located.tree, imported.name):
+        return f"a string of the file names `{imported.name}` (`__all__`?): this module may re-export it"
+    return None
 
 
 def _named_in_strings(tree: ast.AST, name: str) -> bool:
