@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import re
 import warnings
 from pathlib import Path
 
@@ -18,6 +19,35 @@ pytestmark = pytest.mark.real
 
 FIXTURES = Path(__file__).parent.parent.parent / "fixtures"
 LIGHTNING_ROOTS = ("pytorch_lightning", "lightning")
+# an import of the unified package (`import lightning as L`, `from lightning.pytorch import ...`), not of
+# `lightning_migrate` (the shim) or `pytorch_lightning`
+UNIFIED = re.compile(r"^\s*(?:import|from)\s+lightning(?:\.|\s|$)", re.MULTILINE)
+
+
+# The old imports a golden output keeps on purpose, because the run reports them as left (each with the
+# finding that says so): (output, the statement as `ast.unparse` writes it). Each must still fail on its
+# target, so the list cannot outlive what it excuses.
+LEFT_REPORTED = {
+    # an object no 2.x class builds the same (LM103), its import reported (LM005)
+    ("shim/object_kept_in_shimmed_call.2.6.expected.py", "from pytorch_lightning.plugins import DDPPlugin"),
+    # unused old imports: removed only with --unsafe-fixes (LM005), an alias and a re-export never
+    (
+        "unsafe_fixes/unused_old_import.2.6.expected.py",
+        "from pytorch_lightning.plugins import DDPPlugin, DeepSpeedPlugin as DS",
+    ),
+    (
+        "unsafe_fixes/unused_old_import.2.6.expected.py",
+        "from pytorch_lightning.plugins import DDPSpawnPlugin, HorovodPlugin",
+    ),
+    (
+        "unsafe_fixes/unused_old_import.2.6.unsafe.expected.py",
+        "from pytorch_lightning.plugins import DeepSpeedPlugin as DS",
+    ),
+    (
+        "unsafe_fixes/unused_old_import.2.6.unsafe.expected.py",
+        "from pytorch_lightning.plugins import HorovodPlugin",
+    ),
+}
 
 
 def _target(path: Path) -> str:
@@ -48,7 +78,7 @@ def _outputs_for(release: Version, root: str) -> list[Path]:
         if _target(path) != line:
             continue
         text = path.read_text()
-        unified = "import lightning" in text or "from lightning" in text
+        unified = UNIFIED.search(text) is not None
         if unified == (root == "lightning.pytorch"):
             outputs.append(path)
     return outputs
@@ -62,14 +92,20 @@ def test_golden_outputs_import_in_their_target_release() -> None:
         pytest.skip(f"no golden output targets Lightning {line} in the {harness.ROOT} namespace")
     failures, executed = [], 0
     for path in outputs:
+        name = path.relative_to(FIXTURES).as_posix()
         for statement in _lightning_imports(path):
             code = ast.unparse(statement)
+            left = (name, code) in LEFT_REPORTED
             try:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")  # deprecation warnings are the fixtures' own subject
                     exec(compile(ast.Module([statement], []), str(path), "exec"), {})
             except Exception as exc:
-                failures.append(f"{path.relative_to(FIXTURES)}: {code}: {type(exc).__name__}: {exc}")
+                if not left:
+                    failures.append(f"{name}: {code}: {type(exc).__name__}: {exc}")
+            else:
+                if left:
+                    failures.append(f"{name}: {code}: imports, yet LEFT_REPORTED says it is left (stale)")
             executed += 1
     print(f"Lightning {release}: {executed} import statements of {len(outputs)} golden outputs executed")
     assert not failures, "\n".join(failures)
