@@ -25,19 +25,21 @@ PACKAGES = ("pytorch_lightning", "lightning.pytorch", "lightning")
 LIGHTNING_TRAINERS = frozenset(
     f"{package}.{path}Trainer" for package in PACKAGES for path in ("", "trainer.", "trainer.trainer.")
 )
-# The runtime shim's Trainer for each Lightning namespace, by the dotted path a Hydra `_target_` names it with
-# (``lightning_migrate.shim``'s for ``pytorch_lightning``, ``lightning_migrate.shim.lightning``'s for the
-# ``lightning`` package): a config that builds it hands its hardware flags to the shim.
-SHIM_TRAINERS = {
-    "lightning_migrate.shim.Trainer": "pytorch_lightning",
-    "lightning_migrate.shim.lightning.Trainer": "lightning.pytorch",
+# The runtime shim's module for each Lightning namespace (``lightning_migrate.shim`` builds
+# ``pytorch_lightning``'s Trainer, ``lightning_migrate.shim.lightning`` the ``lightning`` package's), and its
+# Trainer by the dotted path a Hydra `_target_` names it with: a config that builds it hands its hardware
+# flags to the shim.
+SHIM_MODULES = {
+    "pytorch_lightning": "lightning_migrate.shim",
+    "lightning.pytorch": "lightning_migrate.shim.lightning",
 }
+SHIM_TRAINERS = {f"{module}.Trainer": namespace for namespace, module in SHIM_MODULES.items()}
 
 
 def shim_trainer(trainer: str) -> str:
     """The shim's Trainer for a Lightning Trainer's dotted path (``pytorch_lightning.Trainer``)."""
-    lightning = trainer.startswith("lightning.")
-    return "lightning_migrate.shim.lightning.Trainer" if lightning else "lightning_migrate.shim.Trainer"
+    namespace = "lightning.pytorch" if trainer.startswith("lightning.") else "pytorch_lightning"
+    return f"{SHIM_MODULES[namespace]}.Trainer"
 
 
 # Subclasses of Lightning's Trainer in Lightning-ecosystem packages whose `__init__` passes every hardware

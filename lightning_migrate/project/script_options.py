@@ -38,7 +38,8 @@ from lightning_migrate.files.text import Text
 from lightning_migrate.plan import domains
 from lightning_migrate.plan.locate import TRAINER_NAMES, Located, Scope, locate, trainer_callee
 from lightning_migrate.plan.ranges import NOTHING_IMPORTED, Imported
-from lightning_migrate.plan.trainers import RunSubclasses
+from lightning_migrate.plan.trainers import SHIM_MODULES, RunSubclasses
+from lightning_migrate.plan.trainers import SHIM_TRAINERS as SHIM_TRAINERS_BY_PATH
 from lightning_migrate.semantics.signature import MODELLED
 
 _PROJECT_MARKERS = (".git", "pyproject.toml", "setup.py", "setup.cfg")
@@ -47,9 +48,8 @@ MAX_MODULES = 40  # the modules read for one script at most
 _PARSE = ("parse_args", "parse_known_args")
 
 # The runtime shim's names, as `--shim` writes them: its Trainer and its `from_argparse_args`
-SHIM_MODULES = ("lightning_migrate.shim", "lightning_migrate.shim.lightning")
-SHIM_TRAINERS = frozenset(f"{module}.Trainer" for module in SHIM_MODULES)
-SHIM_BUILDERS = frozenset(f"{module}.from_argparse_args" for module in SHIM_MODULES)
+SHIM_TRAINERS = frozenset(SHIM_TRAINERS_BY_PATH)
+SHIM_BUILDERS = frozenset(f"{module}.from_argparse_args" for module in SHIM_MODULES.values())
 # How the namespace of Lightning's parser reaches a Trainer (``Script.built``)
 BY_SHIM, BY_LIGHTNING = "shim", "lightning"
 

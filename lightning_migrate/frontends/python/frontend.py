@@ -40,7 +40,7 @@ from lightning_migrate.plan.planner import (
     derived,
 )
 from lightning_migrate.plan.ranges import NOTHING_IMPORTED, Imported, RunTimeReader
-from lightning_migrate.plan.trainers import NO_SUBCLASSES, RunSubclasses
+from lightning_migrate.plan.trainers import NO_SUBCLASSES, SHIM_MODULES, RunSubclasses
 from lightning_migrate.project import script_options
 from lightning_migrate.project.lightning_cli import CLIDefaults
 from lightning_migrate.project.loaded_configs import NO_LOADED, LoadedConfigs
@@ -56,10 +56,6 @@ if TYPE_CHECKING:
 
     from lightning_migrate.edit.call import Edited
 
-SHIM_MODULES = {
-    "pytorch_lightning": "lightning_migrate.shim",
-    "lightning.pytorch": "lightning_migrate.shim.lightning",
-}
 _REPORTED, _NO_FLAGS = object(), object()  # how a call with `**` was decided
 _RESUME = "resume_from_checkpoint"  # moved to the `.fit(` call (``resume``)
 
