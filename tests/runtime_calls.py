@@ -63,7 +63,9 @@ def choices(old: HoledCall, new: HoledCall, domains: dict[str, tuple[Value, ...]
         _collect(node, flag, old.names, domains, holes)
     for node in new.keywords.values():
         for text in _texts(node, new.names):
-            assert text in holes, f"the rewrite reads `{text}`, which the old call did not: {new.text}"
+            assert text in holes or _computed(text, holes), (
+                f"the rewrite reads `{text}`, which the old call did not: {new.text}"
+            )
     for combination in itertools.product(*holes.values()):
         yield dict(zip(holes, combination))
 
@@ -166,6 +168,16 @@ def _texts(node: ast.expr, names: dict[str, ast.expr]) -> Iterator[str]:
         return
     if _held(node, names) is HOLE:
         yield ast.unparse(node)
+
+
+def _computed(test: str, holes: dict[str, tuple[object, ...]]) -> bool:
+    """Does the test ``test`` (a rewrite's conditional's, `args.gpus > 1`) read nothing but the old call's
+    run-time values? Then it is computed from their values (``_decided``), not chosen."""
+    replaced = _Holes(dict.fromkeys(holes))
+    body = ast.parse(test, mode="eval")
+    replaced.generic_visit(body)
+    names = {node.id for node in ast.walk(body) if isinstance(node, ast.Name)}
+    return bool(replaced.bound) and names <= {*replaced.bound, "len"}
 
 
 class _Holes(ast.NodeTransformer):

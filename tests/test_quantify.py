@@ -165,14 +165,15 @@ def test_an_unsafe_rewrite_says_what_it_changes_for_which_values() -> None:
 
 
 def test_a_refusal_says_what_unsafe_fixes_would_write() -> None:
-    """Without `--unsafe-fixes` no rewrite keeps every count; the finding says what that flag would write."""
-    decision = plan({"gpus": gpus((0, 1, 2, 4), "torch.cuda.device_count()")}, release("2.6"))
+    """Without `--unsafe-fixes` no rewrite keeps every count (-1, all GPUs, was one device on a machine with
+    one GPU and spawned on more: no test of the value tells them apart); the finding says what that flag
+    would write."""
+    decision = plan({"gpus": gpus((0, 1, 2, 4, -1))}, release("2.6"))
     assert isinstance(decision, Refusal)
     assert decision.code == "LM101"
     assert decision.message.endswith(" (or `--unsafe-fixes`)")
     assert decision.details[-3:] == (
-        "`--unsafe-fixes` writes accelerator='cuda' if torch.cuda.device_count() else 'cpu',"
-        " devices=torch.cuda.device_count() or 1",
-        "which changes find_unused_parameters True -> False for gpus=2 or gpus=4",
-        "which changes start_method spawn -> popen for gpus=2 or gpus=4",
+        "`--unsafe-fixes` writes accelerator='cuda' if args.gpus else 'cpu', devices=args.gpus or 1",
+        "which changes find_unused_parameters True -> False for gpus=2, gpus=4 or gpus=-1",
+        "which changes start_method spawn -> popen for gpus=2, gpus=4 or gpus=-1",
     )

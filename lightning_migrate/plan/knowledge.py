@@ -394,3 +394,66 @@ def _key(value: RunTime) -> str:
 
 def _among(value: Value, domain: Iterable[Value]) -> bool:
     return any(type(value) is type(v) and value == v for v in domain)
+
+
+# --- tests the planner writes -------------------------------------------------------------------------------
+#
+# A run-time value that no single spelling keeps for each value it may take may still be kept with keywords
+# written as conditional expressions over its own expression (`strategy="ddp_spawn_find_unused_parameters_true"
+# if n > 1 else "auto"`). Each test is one of a few plain ones, and each is evaluated with the planner's own
+# `evaluate` for every value of the domain: one that raises for any (`None > 1`, `"0,1" > 1`) is never
+# written, and what a written test decides is what the judge is shown.
+
+
+@dataclass(frozen=True)
+class Test:
+    """A test of a run-time value the planner may write: as written (with the value's expression) and as
+    evaluated (``condition``)."""
+
+    text: str
+    condition: Expr
+
+
+def tests_of(value: RunTime) -> tuple[Test, ...]:
+    """The tests of ``value`` that Python evaluates without raising for every value of its domain,
+    plainest first: its truth (`n`), `n > 1` (where None is among the values, `n is not None and n > 1`
+    instead), `n == 1`."""
+    text, atom = value.text, Atom(key_of(value.text))
+    operand = text if _primary(text) else f"({text})"
+    more = Op("compare", (atom, Const(1)), (">",))
+    guard = Op("compare", (atom, Const(None)), ("is not",))
+    compared = Test(f"{operand} > 1", more)
+    guarded = Test(f"{operand} is not None and {operand} > 1", Op("and", (guard, more)))
+    candidates = (
+        Test(text, atom),
+        compared if _valid(compared, value.domain) else guarded,  # (the guard only where it is needed)
+        Test(f"{operand} == 1", Op("compare", (atom, Const(1)), ("==",))),
+    )
+    return tuple(test for test in candidates if _valid(test, value.domain))
+
+
+def holds(condition: Expr, value: Value) -> bool:
+    """What ``condition`` (a ``Test``'s) gives where its run-time value holds ``value``."""
+    return _truth(evaluate(condition, {_atom(condition).key: value}))
+
+
+def _valid(test: Test, domain: Iterable[Value]) -> bool:
+    try:
+        for value in domain:
+            holds(test.condition, value)
+    except (Raises, Unevaluable):
+        return False
+    return True
+
+
+def _atom(expr: Expr) -> Atom:
+    return next(atom for atom, _ in reads(expr))
+
+
+def _primary(text: str) -> bool:
+    """Can ``text`` be an operand of a comparison as written (a name, an attribute, a call, a subscript)?"""
+    try:
+        node = ast.parse(text.strip(), mode="eval").body
+    except SyntaxError:
+        return False
+    return "\n" not in text and isinstance(node, (ast.Name, ast.Attribute, ast.Call, ast.Subscript))

@@ -31,9 +31,14 @@ from lightning_migrate.plan.knowledge import (
     Hole,
     Known,
     RunTime,
+    Test,
+    holds,
     holes,
     joint,
     keywords,
+    or_form,
+    reads,
+    tests_of,
     values_of,
 )
 from lightning_migrate.plan.planner import (
@@ -67,8 +72,12 @@ from lightning_migrate.semantics.signature import current
 MAX_CASES = 300
 # How a user tells the codemod fewer values: a domain narrowed is often one a rewrite keeps for every value.
 NARROW = "to narrow a value: a type annotation, an argparse `type=` or `choices=`"
-# The most keywords a conditional's rewrite may write as conditional expressions (each repeats the tests).
+# The most keywords a conditional's rewrite may write as conditional expressions (each repeats the tests); a
+# split value's rewrite, the most tests it writes (`n or 1` is none: it reads as a default).
 MAX_CONDITIONALS = 2
+# The most parts a run-time value is split into (by one or two of its tests: 0, 1 and more); each part's
+# rewrites are merged with every other's.
+MAX_PARTS = 3
 # The rewrites judged over every case to say which comes closest, where none keeps them all.
 MAX_EXPLAINED = 40
 # The templates of each branch of a conditional that are tried in a merge (the cheapest ones).
@@ -280,11 +289,20 @@ def substitute(template: Mapping[str, Known], case: Case) -> dict[str, Value]:
         if isinstance(value, RunTime):
             out[key] = case.values[value.flag]
         elif isinstance(value, Choice):
-            branch = value.branches[case.branches[value.flag]]
+            branch = value.branches[_branch(value, case)]
             out[key] = case.values[value.flag] if isinstance(branch, RunTime) else branch
         else:
             out[key] = value
     return out
+
+
+def _branch(choice: Choice, case: Case) -> int:
+    """The branch of ``choice`` the case takes: a conditional the planner wrote over a split value
+    (``_written``) as its tests evaluate with the case's value; else the case's own."""
+    if not (choice.split and choice.conditions):
+        return case.branches[choice.flag]
+    value = case.values[choice.flag]
+    return next((i for i, c in enumerate(choice.conditions) if holds(c, value)), len(choice.conditions))
 
 
 # --- templates ----------------------------------------------------------------------------------------------
@@ -389,24 +407,38 @@ def _choices(
     planner: Planner,
 ) -> Iterator[tuple[Choice, dict[str, Known], list[Case]]]:
     """The conditionals a call may be rewritten branch by branch on: the one it has, or else one made of a
-    run-time value split on its truth (``gpus=n`` is the CPU for 0 and None, GPUs otherwise: ``accelerator=
-    "cuda" if n else "cpu"``), each with the call and its cases in its terms."""
+    run-time value split into parts by its tests (``gpus=n`` is the CPU for 0 and None, GPUs otherwise:
+    ``accelerator="cuda" if n else "cpu"``; and 1.x spawned with `find_unused_parameters=True` for n > 1),
+    plainest first, each with the call and its cases in its terms."""
     written = next((hole for hole in found.values() if isinstance(hole, Choice)), None)
     if written is not None:
         yield written, flags, cases
         return
     for flag, hole in found.items():
         assert isinstance(hole, RunTime)
-        truthy = tuple(value for value in hole.domain if value)
-        falsy = tuple(value for value in hole.domain if not value)
-        if not truthy or not falsy:
-            continue
-        parts = (replace(hole, domain=truthy), replace(hole, domain=falsy))
-        choice = Choice(flag, parts, (hole.text,), hole.pure, split=True)
-        split = {**flags, flag: choice}
-        split_cases = _cases(split, holes(split), target, source, unsafe, since, planner)
-        if not isinstance(split_cases, Refusal):
-            yield choice, split, split_cases
+        for parts in _partitions(hole, tests_of(hole)):
+            choice = Choice(flag, parts, (hole.text,), hole.pure, split=True)
+            split = {**flags, flag: choice}
+            split_cases = _cases(split, holes(split), target, source, unsafe, since, planner)
+            if not isinstance(split_cases, Refusal):
+                yield choice, split, split_cases
+
+
+def _partitions(hole: RunTime, tests: Sequence[Test]) -> Iterator[tuple[RunTime, ...]]:
+    """The parts ``hole``'s domain falls into by what one of its ``tests`` gives, then by what two give
+    together (its truth and `n > 1`: 0, 1 and more): 2 to ``MAX_PARTS`` parts, each partition once, the
+    values a test holds for first."""
+    seen: set[frozenset[str]] = set()
+    for size in (1, 2):
+        for chosen in itertools.combinations(tests, size):
+            classes: dict[tuple[bool, ...], list[Value]] = {}
+            for value in hole.domain:
+                classes.setdefault(tuple(holds(t.condition, value) for t in chosen), []).append(value)
+            parts = [tuple(classes[key]) for key in sorted(classes, reverse=True)]
+            spelled = frozenset(repr(part) for part in parts)
+            if 2 <= len(parts) <= MAX_PARTS and spelled not in seen:
+                seen.add(spelled)
+                yield tuple(replace(hole, domain=part) for part in parts)
 
 
 # --- a conditional, branch by branch ------------------------------------------------------------------------
@@ -426,24 +458,27 @@ def _by_branch(
         if not passing:
             return None
         per_branch.append(passing)
+    tests = tests_of(_whole(choice)) if choice.split else ()
     merges = [
         merged
         for combination in itertools.product(*per_branch)
-        for merged in _merges(choice, combination, target)
+        for merged in _merges(choice, combination, target, tests)
     ]
-    # fewest conditional expressions first, then the smallest edit
-    # no deprecated keyword left first, then the fewest conditional expressions, then the fewest branches
-    # left at a default (`devices=n or 1` says more than `devices=n or None`), then the smallest edit
+    # no deprecated keyword left first, then the fewest tests written, then the fewest branches left at a
+    # default (`devices=n or 1` says more than `devices=n or None`), then the smallest edit
     for merged in sorted(merges, key=lambda m: _rank(m, flags, target)):
         if not _broken(merged, cases, target, first=True):
             return merged
     return None
 
 
-def _merges(choice: Choice, templates: Sequence[Template], target: Version) -> Iterator[Template]:
+def _merges(
+    choice: Choice, templates: Sequence[Template], target: Version, tests: Sequence[Test] = ()
+) -> Iterator[Template]:
     """Templates whose keywords take, branch by branch, the values of ``templates`` (one per branch of
-    ``choice``): equal values once, different ones as a conditional expression with ``choice``'s tests. A
-    keyword a branch leaves out takes its default there."""
+    ``choice``): equal values once, different ones as a conditional expression, with ``choice``'s tests
+    (one the call wrote) or with ``tests`` of the value split (``_written``). A keyword a branch leaves out
+    takes its default there."""
     keys = list(dict.fromkeys(k for template in templates for k in template))
     merged: Template = {}
     for key in keys:
@@ -458,13 +493,97 @@ def _merges(choice: Choice, templates: Sequence[Template], target: Version) -> I
             merged[key] = replace(values[0], domain=domain)  # type: ignore[type-var]
         elif any(isinstance(v, (Choice, RunTime)) and v.flag != choice.flag for v in values):
             return  # another unknown value would be written twice
+        elif choice.split:
+            written = _written(choice, values, tests)
+            if written is None:
+                return
+            merged[key] = written
         else:
             merged[key] = choice.with_branches(tuple(values))  # type: ignore[arg-type]
-    # one conditional evaluates the tests once, as the call did; more write them again (and read worse); a
-    # value split on its truth is read again wherever it is also written as a value
-    again = _conditionals(merged) > 1 or (choice.split and any(_reads(v, choice) for v in merged.values()))
-    if not again or (choice.pure and _conditionals(merged) <= MAX_CONDITIONALS):
+    if choice.split:
+        # each test is written with the value's expression, evaluated once more for each (and for each branch
+        # that is the value itself); `n or 1` is one read, and reads as a default rather than a test
+        ifs = sum(len(v.tests) for v in merged.values() if isinstance(v, Choice) and not or_form(v))
+        if ifs <= MAX_CONDITIONALS and (choice.pure or _read(merged, choice) <= 1):
+            yield merged
+        return
+    # one conditional evaluates the tests once, as the call did; more write them again (and read worse)
+    count = sum(isinstance(value, Choice) for value in merged.values())
+    if count <= 1 or (choice.pure and count <= MAX_CONDITIONALS):
         yield merged
+
+
+def _whole(choice: Choice) -> RunTime:
+    """The run-time value a split ``choice`` was made of, with all its values."""
+    parts = [part for part in choice.branches if isinstance(part, RunTime)]
+    return replace(parts[0], domain=tuple(value for part in parts for value in part.domain))
+
+
+def _written(choice: Choice, values: Sequence[Known], tests: Sequence[Test]) -> Choice | None:
+    """A keyword's ``values`` in each part of a value split (``choice``), as one conditional expression over
+    the value's own expression: tests of ``tests`` that pick exactly the parts of each branch, for every
+    value of the domain (the last branch takes the rest); the fewest tests, then the plainest. None where no
+    chain of fewer than ``MAX_PARTS`` tests does."""
+    groups: dict[object, list[int]] = {}
+    for index, value in enumerate(values):
+        groups.setdefault(_same_part(value, choice), []).append(index)
+    best: tuple[tuple[int, ...], list[list[int]], list[Test]] | None = None
+    for order in itertools.permutations(groups.values()):
+        chain = _chain(choice, list(order), tests)
+        if chain is not None:
+            rank = (len(chain), *sorted(tests.index(test) for test in chain))
+            if best is None or rank < best[0]:
+                best = (rank, list(order), chain)
+    if best is None:
+        return None
+    _, order, chain = best
+    branches = []
+    for indices in order:
+        value = values[indices[0]]
+        if isinstance(value, RunTime):  # the value itself, in each of these parts: all their values
+            value = replace(value, domain=tuple(d for i in indices for d in choice.branches[i].domain))  # type: ignore[union-attr]
+        branches.append(value)
+    conditions = tuple(test.condition for test in chain)
+    texts = tuple(test.text for test in chain)
+    return Choice(choice.flag, tuple(branches), texts, choice.pure, split=True, conditions=conditions)  # type: ignore[arg-type]
+
+
+def _same_part(value: Known, choice: Choice) -> object:
+    """What tells a keyword's values apart across a split value's parts: the value itself is one, whichever
+    part holds it."""
+    if isinstance(value, RunTime) and value.flag == choice.flag:
+        return ("the value itself", value.text)
+    return token(value)
+
+
+def _chain(choice: Choice, order: list[list[int]], tests: Sequence[Test]) -> list[Test] | None:
+    """Tests that pick, one after another, each group of ``choice``'s parts in ``order`` but the last
+    (which takes the rest): each the first of ``tests`` that holds for exactly the values of its group
+    among those left."""
+    left = [(index, value) for index, part in enumerate(choice.branches) for value in part.domain]  # type: ignore[union-attr]
+    chain: list[Test] = []
+    for group in order[:-1]:
+        test = next(
+            (t for t in tests if all(holds(t.condition, value) == (i in group) for i, value in left)), None
+        )
+        if test is None:
+            return None
+        chain.append(test)
+        left = [(i, value) for i, value in left if i not in group]
+    return chain
+
+
+def _read(merged: Template, choice: Choice) -> int:
+    """How many times the rewrite evaluates the value split (``choice``)."""
+    count = 0
+    for value in merged.values():
+        if isinstance(value, RunTime) and value.flag == choice.flag:
+            count += 1
+        elif isinstance(value, Choice) and value.flag == choice.flag:
+            atoms = sum(1 for condition in value.conditions or () for _ in reads(condition))
+            itself = sum(isinstance(branch, RunTime) for branch in value.branches)
+            count += 1 if or_form(value) else atoms + itself
+    return count
 
 
 def _split_reads(choice: Choice) -> frozenset[str]:
@@ -472,35 +591,31 @@ def _split_reads(choice: Choice) -> frozenset[str]:
     return frozenset({choice.flag}) if choice.split else frozenset()
 
 
-def _reads(value: Known, choice: Choice) -> bool:
-    """Is ``value`` (or a branch of it) the run-time value ``choice`` was split from?"""
-    parts = value.branches if isinstance(value, Choice) else (value,)
-    return any(isinstance(part, RunTime) and part.text == choice.tests[0] for part in parts)
-
-
 def _rank(merged: Template, flags: Mapping[str, Known], target: Version) -> tuple[int, ...]:
-    """Branches that read badly cost: a default (`devices=n or None`), the value tested written again other
-    than as `n or ...` (`"cpu" if n else n`, where `else None` says what n is), an object built from scratch
-    (`DDPSpawnPlugin(...) if n else "ddp_spawn"`)."""
+    """Branches that read badly cost: a default (`devices=n or None`; but not a strategy's, which says
+    Lightning's own choice for one device: `"ddp_spawn" if n > 1 else "auto"`), the value tested written
+    again other than as `n or ...` (`"cpu" if n else n`, where `else None` says what n is), an object built
+    from scratch (`DDPSpawnPlugin(...) if n else "ddp_spawn"`)."""
     unclear = sum(
-        _unclear(index, branch)
-        for value in merged.values()
+        _unclear(index, branch, key)
+        for key, value in merged.items()
         if isinstance(value, Choice)
         for index, branch in enumerate(value.branches)
     )
     return len(_left(merged, target)), _conditionals(merged), unclear, _cost(flags, merged)  # type: ignore[arg-type]
 
 
-def _unclear(index: int, branch: Value | RunTime) -> int:
+def _unclear(index: int, branch: Value | RunTime, key: str) -> int:
     if branch is None or branch == "auto":
-        return 1
+        return int(key != "strategy")
     if index and isinstance(branch, RunTime):
         return 2
     return 3 if isinstance(branch, Obj) else 0
 
 
 def _conditionals(template: Mapping[str, Known]) -> int:
-    return sum(isinstance(value, Choice) for value in template.values())
+    """The tests ``template`` writes (a conditional of two tests, `a if n > 1 else b if n else c`, two)."""
+    return sum(len(value.tests) for value in template.values() if isinstance(value, Choice))
 
 
 _NO_DEFAULT = object()
