@@ -9,7 +9,7 @@ from lightning_migrate.frontends.python.frontend import migrate
 from lightning_migrate.plan.callsite import CallSite, Run
 from lightning_migrate.plan.decide import plan
 from lightning_migrate.plan.domains import DOMAINS
-from lightning_migrate.plan.knowledge import Choice, Known, RunTime
+from lightning_migrate.plan.knowledge import Choice, Known, RunTime, holds, value_tests
 from lightning_migrate.plan.planner import Refusal, Rewrite, Unchanged
 from lightning_migrate.semantics.model import Obj, Value, release
 
@@ -177,3 +177,126 @@ def test_a_refusal_says_what_unsafe_fixes_would_write() -> None:
         "which changes find_unused_parameters True -> False for gpus=2, gpus=4 or gpus=-1",
         "which changes start_method spawn -> popen for gpus=2, gpus=4 or gpus=-1",
     )
+
+
+# --- a value split by tests of its own expression -----------------------------------------------------------
+
+COUNT = "torch.cuda.device_count()"
+SPAWN = "ddp_spawn_find_unused_parameters_true"
+
+
+def _tests(value: Known) -> tuple[str, ...]:
+    assert isinstance(value, Choice), value
+    return value.tests
+
+
+@pytest.mark.parametrize(
+    ("domain", "text", "test"),
+    [
+        ((0, 1, 2, 4, 8), COUNT, f"{COUNT} > 1"),  # the machine's count
+        ((0, 1, 2, 4), "args.gpus", "args.gpus > 1"),  # `type=int, choices=[0, 1, 2, 4]`
+        ((None, 0, 1, 2), "args.gpus", "args.gpus is not None and args.gpus > 1"),  # no `default=`
+        ((0, 1, 2), "cfg.gpus or 0", "(cfg.gpus or 0) > 1"),  # an operand of `>` is parenthesized
+    ],
+)
+def test_a_count_no_single_spelling_keeps_is_split_by_tests_of_its_own(
+    domain: tuple[Value, ...], text: str, test: str
+) -> None:
+    """`gpus=n` was the CPU for 0, one GPU for 1, and for more 1.x spawned one process per GPU with
+    `find_unused_parameters=True`: at 2.x each keyword that differs tests n as each part needs."""
+    decision = plan({"gpus": gpus(domain, text)}, release("2.6"))
+    assert isinstance(decision, Rewrite)
+    strategy, accelerator, devices = (decision.flags[k] for k in ("strategy", "accelerator", "devices"))
+    assert isinstance(strategy, Choice)
+    assert (strategy.branches, strategy.tests) == ((SPAWN, "auto"), (test,))
+    assert isinstance(accelerator, Choice)
+    assert (accelerator.branches, accelerator.tests) == (("cuda", "cpu"), (text,))
+    assert repr(devices) == f"{text} or 1"
+    assert set(decision.flags) == {"strategy", "accelerator", "devices"}
+
+
+@pytest.mark.parametrize(
+    ("target", "written"),
+    [
+        ("1.5", None),  # `gpus=` is 1.5's own form
+        ("1.7", f"accelerator='cuda' if {COUNT} else 'cpu', devices={COUNT} or 1"),  # 1.7 still spawns
+        ("1.9", f"accelerator='cuda' if {COUNT} else 'cpu', devices={COUNT} or 1"),
+        (
+            "2.0",
+            f"strategy='{SPAWN}' if {COUNT} > 1 else 'auto', accelerator='cuda' if {COUNT} else 'cpu',"
+            f" devices={COUNT} or 1",
+        ),
+    ],
+)
+def test_a_split_is_written_only_where_the_target_needs_it(target: str, written: str | None) -> None:
+    decision = plan({"gpus": gpus((0, 1, 2, 4, 8), COUNT)}, release(target))
+    if written is None:
+        assert decision == Unchanged()
+        return
+    assert isinstance(decision, Rewrite)
+    assert ", ".join(f"{k}={v!r}" for k, v in decision.flags.items()) == written
+
+
+def test_the_unsafe_rewrite_is_still_the_plainest() -> None:
+    """`--unsafe-fixes` lets 2.x's default strategy in: no test of `> 1`, as before."""
+    decision = plan({"gpus": gpus((0, 1, 2, 4, 8), COUNT)}, release("2.6"), unsafe=True)
+    assert isinstance(decision, Rewrite)
+    assert "strategy" not in decision.flags
+    assert _tests(decision.flags["accelerator"]) == (COUNT,)
+
+
+@pytest.mark.parametrize(
+    ("domain", "breaks"),
+    [
+        # -1 is all GPUs: one device on a machine with one, spawned on more; no test of the value tells
+        ((0, 1, 2, 8, -1), "-1"),
+        # GPU indices as a string spawn as a count does, and `"0,1" > 1` raises: not split by `>`
+        ((None, 1, "0,1"), "'0,1'"),
+    ],
+)
+def test_a_value_no_test_of_it_splits_is_refused(domain: tuple[Value, ...], breaks: str) -> None:
+    decision = plan({"gpus": gpus(domain)}, release("2.6"))
+    assert isinstance(decision, Refusal)
+    assert decision.code == "LM101"
+    assert breaks in decision.details[1]
+    assert not any(" > 1" in detail for detail in decision.details)
+
+
+def test_a_value_read_twice_only_if_it_is_pure() -> None:
+    """A split that writes the value's tests twice (and the value) reads it again: only a pure expression
+    (names, attributes, the calls that read the machine) gives the same value each time."""
+    impure = RunTime("gpus", "next_count()", (0, 1, 2, 4))
+    decision = plan({"gpus": impure}, release("2.6"))
+    assert isinstance(decision, Refusal)
+    assert decision.code == "LM101"
+
+
+def test_cpu_processes_keep_their_count_only_above_one() -> None:
+    """1.x ran one process for `num_processes=0` and `-1`, which `devices=` does not take; it spawned for
+    more than one."""
+    processes = RunTime("num_processes", "args.processes", (0, 1, 2, 4, -1), pure=True)
+    decision = plan({"num_processes": processes}, release("2.6"))
+    assert isinstance(decision, Rewrite)
+    devices, strategy = decision.flags["devices"], decision.flags["strategy"]
+    assert repr(devices) == "args.processes if args.processes > 1 else 1"
+    assert repr(strategy) == f"'{SPAWN}' if args.processes > 1 else 'auto'"
+    assert decision.flags["accelerator"] == "cpu"
+
+
+@pytest.mark.parametrize(
+    ("domain", "written"),
+    [
+        ((0, 1, 2, 8), ("n", "n > 1", "n == 1")),
+        ((None, 0, 1, 2), ("n", "n is not None and n > 1", "n == 1")),
+        ((None, 1, "0,1"), ("n", "n == 1")),  # `"0,1" > 1` raises, guarded or not
+        (([0, 1], [1], 2), ("n", "n == 1")),
+    ],
+)
+def test_a_value_is_only_tested_where_no_value_of_it_raises(
+    domain: tuple[Value, ...], written: tuple[str, ...]
+) -> None:
+    tests = value_tests(RunTime("gpus", "n", domain, pure=True))
+    assert tuple(test.text for test in tests) == written
+    for test in tests:  # what the planner takes each to give is what Python gives
+        for value in domain:
+            assert holds(test.condition, value) == bool(eval(test.text, {}, {"n": value}))

@@ -399,14 +399,15 @@ def _among(value: Value, domain: Iterable[Value]) -> bool:
 # --- tests the planner writes -------------------------------------------------------------------------------
 #
 # A run-time value that no single spelling keeps for each value it may take may still be kept with keywords
-# written as conditional expressions over its own expression (`strategy="ddp_spawn_find_unused_parameters_true"
-# if n > 1 else "auto"`). Each test is one of a few plain ones, and each is evaluated with the planner's own
-# `evaluate` for every value of the domain: one that raises for any (`None > 1`, `"0,1" > 1`) is never
-# written, and what a written test decides is what the judge is shown.
+# written as conditional expressions over its own expression
+# (`strategy="ddp_spawn_find_unused_parameters_true" if n > 1 else "auto"`). Each test is one of a few plain
+# ones (``ValueTest``), evaluated with the planner's own `evaluate` for every value of the domain: one that
+# raises for any (`None > 1`, `"0,1" > 1`) is never written, and what a written test decides is what the
+# judge is shown.
 
 
 @dataclass(frozen=True)
-class Test:
+class ValueTest:
     """A test of a run-time value the planner may write: as written (with the value's expression) and as
     evaluated (``condition``)."""
 
@@ -414,7 +415,7 @@ class Test:
     condition: Expr
 
 
-def tests_of(value: RunTime) -> tuple[Test, ...]:
+def value_tests(value: RunTime) -> tuple[ValueTest, ...]:
     """The tests of ``value`` that Python evaluates without raising for every value of its domain,
     plainest first: its truth (`n`), `n > 1` (where None is among the values, `n is not None and n > 1`
     instead), `n == 1`."""
@@ -422,22 +423,22 @@ def tests_of(value: RunTime) -> tuple[Test, ...]:
     operand = text if _primary(text) else f"({text})"
     more = Op("compare", (atom, Const(1)), (">",))
     guard = Op("compare", (atom, Const(None)), ("is not",))
-    compared = Test(f"{operand} > 1", more)
-    guarded = Test(f"{operand} is not None and {operand} > 1", Op("and", (guard, more)))
+    compared = ValueTest(f"{operand} > 1", more)
+    guarded = ValueTest(f"{operand} is not None and {operand} > 1", Op("and", (guard, more)))
     candidates = (
-        Test(text, atom),
+        ValueTest(text, atom),
         compared if _valid(compared, value.domain) else guarded,  # (the guard only where it is needed)
-        Test(f"{operand} == 1", Op("compare", (atom, Const(1)), ("==",))),
+        ValueTest(f"{operand} == 1", Op("compare", (atom, Const(1)), ("==",))),
     )
     return tuple(test for test in candidates if _valid(test, value.domain))
 
 
 def holds(condition: Expr, value: Value) -> bool:
-    """What ``condition`` (a ``Test``'s) gives where its run-time value holds ``value``."""
+    """What ``condition`` (a ``ValueTest``'s) gives where its run-time value holds ``value``."""
     return _truth(evaluate(condition, {_atom(condition).key: value}))
 
 
-def _valid(test: Test, domain: Iterable[Value]) -> bool:
+def _valid(test: ValueTest, domain: Iterable[Value]) -> bool:
     try:
         for value in domain:
             holds(test.condition, value)

@@ -31,14 +31,14 @@ from lightning_migrate.plan.knowledge import (
     Hole,
     Known,
     RunTime,
-    Test,
+    ValueTest,
     holds,
     holes,
     joint,
     keywords,
     or_form,
     reads,
-    tests_of,
+    value_tests,
     values_of,
 )
 from lightning_migrate.plan.planner import (
@@ -416,7 +416,7 @@ def _choices(
         return
     for flag, hole in found.items():
         assert isinstance(hole, RunTime)
-        for parts in _partitions(hole, tests_of(hole)):
+        for parts in _partitions(hole, value_tests(hole)):
             choice = Choice(flag, parts, (hole.text,), hole.pure, split=True)
             split = {**flags, flag: choice}
             split_cases = _cases(split, holes(split), target, source, unsafe, since, planner)
@@ -424,7 +424,7 @@ def _choices(
                 yield choice, split, split_cases
 
 
-def _partitions(hole: RunTime, tests: Sequence[Test]) -> Iterator[tuple[RunTime, ...]]:
+def _partitions(hole: RunTime, tests: Sequence[ValueTest]) -> Iterator[tuple[RunTime, ...]]:
     """The parts ``hole``'s domain falls into by what one of its ``tests`` gives, then by what two give
     together (its truth and `n > 1`: 0, 1 and more): 2 to ``MAX_PARTS`` parts, each partition once, the
     values a test holds for first."""
@@ -458,7 +458,7 @@ def _by_branch(
         if not passing:
             return None
         per_branch.append(passing)
-    tests = tests_of(_whole(choice)) if choice.split else ()
+    tests = value_tests(_whole(choice)) if choice.split else ()
     merges = [
         merged
         for combination in itertools.product(*per_branch)
@@ -473,7 +473,7 @@ def _by_branch(
 
 
 def _merges(
-    choice: Choice, templates: Sequence[Template], target: Version, tests: Sequence[Test] = ()
+    choice: Choice, templates: Sequence[Template], target: Version, tests: Sequence[ValueTest] = ()
 ) -> Iterator[Template]:
     """Templates whose keywords take, branch by branch, the values of ``templates`` (one per branch of
     ``choice``): equal values once, different ones as a conditional expression, with ``choice``'s tests
@@ -519,7 +519,7 @@ def _whole(choice: Choice) -> RunTime:
     return replace(parts[0], domain=tuple(value for part in parts for value in part.domain))
 
 
-def _written(choice: Choice, values: Sequence[Known], tests: Sequence[Test]) -> Choice | None:
+def _written(choice: Choice, values: Sequence[Known], tests: Sequence[ValueTest]) -> Choice | None:
     """A keyword's ``values`` in each part of a value split (``choice``), as one conditional expression over
     the value's own expression: tests of ``tests`` that pick exactly the parts of each branch, for every
     value of the domain (the last branch takes the rest); the fewest tests, then the plainest. None where no
@@ -527,7 +527,7 @@ def _written(choice: Choice, values: Sequence[Known], tests: Sequence[Test]) -> 
     groups: dict[object, list[int]] = {}
     for index, value in enumerate(values):
         groups.setdefault(_same_part(value, choice), []).append(index)
-    best: tuple[tuple[int, ...], list[list[int]], list[Test]] | None = None
+    best: tuple[tuple[int, ...], list[list[int]], list[ValueTest]] | None = None
     for order in itertools.permutations(groups.values()):
         chain = _chain(choice, list(order), tests)
         if chain is not None:
@@ -536,9 +536,9 @@ def _written(choice: Choice, values: Sequence[Known], tests: Sequence[Test]) -> 
                 best = (rank, list(order), chain)
     if best is None:
         return None
-    _, order, chain = best
+    _, ordered, chain = best
     branches = []
-    for indices in order:
+    for indices in ordered:
         value = values[indices[0]]
         if isinstance(value, RunTime):  # the value itself, in each of these parts: all their values
             value = replace(value, domain=tuple(d for i in indices for d in choice.branches[i].domain))  # type: ignore[union-attr]
@@ -556,12 +556,12 @@ def _same_part(value: Known, choice: Choice) -> object:
     return token(value)
 
 
-def _chain(choice: Choice, order: list[list[int]], tests: Sequence[Test]) -> list[Test] | None:
+def _chain(choice: Choice, order: list[list[int]], tests: Sequence[ValueTest]) -> list[ValueTest] | None:
     """Tests that pick, one after another, each group of ``choice``'s parts in ``order`` but the last
     (which takes the rest): each the first of ``tests`` that holds for exactly the values of its group
     among those left."""
     left = [(index, value) for index, part in enumerate(choice.branches) for value in part.domain]  # type: ignore[union-attr]
-    chain: list[Test] = []
+    chain: list[ValueTest] = []
     for group in order[:-1]:
         test = next(
             (t for t in tests if all(holds(t.condition, value) == (i in group) for i, value in left)), None

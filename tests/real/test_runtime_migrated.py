@@ -227,6 +227,32 @@ OLD_CALLS = (
         _each("args.processes", (2,)),
     ),
     OldCall(
+        "device_count_split",
+        "1.5",
+        ("import torch", "", "trainer = pl.Trainer(gpus=torch.cuda.device_count(), max_epochs=3)"),
+        _each("torch.cuda.device_count()", (0, 1, 2)),
+    ),
+    OldCall(
+        "gpus_choices_split",
+        "1.5",
+        (
+            'parser.add_argument("--gpus", type=int, choices=[0, 1, 2])',
+            "args = parser.parse_args()",
+            "trainer = pl.Trainer(gpus=args.gpus)",
+        ),
+        _each("args.gpus", (None, 0, 1, 2)),
+    ),
+    OldCall(
+        "num_processes_split",
+        "1.5",
+        (
+            'parser.add_argument("--processes", type=int, default=1)',
+            "args = parser.parse_args()",
+            "trainer = pl.Trainer(num_processes=args.processes)",
+        ),
+        _each("args.processes", (1, 2)),
+    ),
+    OldCall(
         "trainer_argparse_args",
         "1.4",
         (
