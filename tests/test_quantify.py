@@ -300,3 +300,16 @@ def test_a_value_is_only_tested_where_no_value_of_it_raises(
     for test in tests:  # what the planner takes each to give is what Python gives
         for value in domain:
             assert holds(test.condition, value) == bool(eval(test.text, {}, {"n": value}))
+
+
+def test_n_or_1_is_not_counted_among_the_tests_written() -> None:
+    """At most two tests are written; `devices=n or 1` reads as a default, not a test (and reads n once):
+    `distributed_backend="ddp"` with a count was ddp with `find_unused_parameters=True` on GPUs and one
+    CPU process for 0."""
+    decision = plan({"distributed_backend": "ddp", "gpus": gpus((0, 1, 2, 4), "n")}, release("2.6"))
+    assert isinstance(decision, Rewrite)
+    assert {k: repr(v) for k, v in decision.flags.items()} == {
+        "strategy": "'ddp_find_unused_parameters_true' if n else 'single_device'",
+        "accelerator": "'cuda' if n else 'cpu'",
+        "devices": "n or 1",
+    }

@@ -14,6 +14,14 @@ fail).
 3. A ``Choice`` that no template keeps as written is rewritten branch by branch: the templates of each
    branch are merged, and the keywords whose values differ take a conditional expression with the same
    tests (``strategy="ddp" if n > 1 else None``); a test is written twice only if it is ``pure``.
+4. A call without one, that no template keeps, has a ``RunTime`` value split into parts by tests of its own
+   expression (``knowledge.value_tests``: its truth, `n > 1`, `n == 1`, each valid for every value of the
+   domain), one test then two (0, 1 and more), and is rewritten part by part the same way: each keyword
+   whose values differ takes the plainest chain of those tests that picks its parts exactly
+   (``gpus=n`` for 2.x: ``accelerator="cuda" if n else "cpu", devices=n or 1,
+   strategy="ddp_spawn_find_unused_parameters_true" if n > 1 else "auto"``), and the judge evaluates the
+   tests written. At most ``MAX_CONDITIONALS`` tests are written (`n or 1` is none), a value read more than
+   once only if it is ``pure``.
 
 The number of cases is bounded (``MAX_CASES``); a call with more is reported, as before, as LM101.
 """
