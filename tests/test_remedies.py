@@ -125,9 +125,16 @@ def test_every_remedy_is_named_somewhere(fixture: str, code: str, remedy: str) -
     assert remedy in {f.remedy for f in left.values() if f.code == code}
 
 
-def test_a_call_the_shim_cannot_build_keeps_its_other_remedy() -> None:
+def test_a_call_the_shim_cannot_build_keeps_its_other_remedy(tmp_path: Path) -> None:
     """`flash.Trainer` is no call of Lightning's own Trainer for the shim: with `--shim` its finding still
-    names `--unsafe-fixes`, which fixes it."""
-    path = (FIXTURES / "subclasses/flash_trainer.py",)
+    names `--unsafe-fixes`, which fixes it (`gpus=-1` was one device on a one-GPU machine and spawned on more:
+    no 2.x spelling keeps every count but the modern default)."""
+    script = tmp_path / "train.py"
+    script.write_text(
+        "import argparse\n\nimport flash\n\nparser = argparse.ArgumentParser()\n"
+        "parser.add_argument('--gpus', type=int, default=1)\nargs = parser.parse_args()\n"
+        "trainer = flash.Trainer(max_epochs=3, gpus=args.gpus)\n"
+    )
+    path = (script,)
     assert [f.remedy for f in _run(path, Options(TARGET, shim=True)).values()] == [UNSAFE_FIXES]
     assert _run(path, Options(TARGET, shim=True, unsafe=True)) == {}
