@@ -176,3 +176,17 @@ def test_a_refusal_says_what_unsafe_fixes_would_write() -> None:
         "which changes find_unused_parameters True -> False for gpus=2 or gpus=4",
         "which changes start_method spawn -> popen for gpus=2 or gpus=4",
     )
+
+
+def test_the_unsafe_advice_is_said_once() -> None:
+    """`gpus = -1 if cuda else 0; Trainer(gpus=gpus)` (Nixtla/neuralforecast, 2022): the refusal of a part
+    of the call, planned through the same door, already said "(or `--unsafe-fixes`)"; the message said it
+    twice, and its evidence each line twice."""
+    text = (
+        "import pytorch_lightning as pl\nimport torch\n\n\ndef f():\n"
+        "    gpus = -1 if torch.cuda.is_available() else 0\n    return pl.Trainer(gpus=gpus)\n"
+    )
+    (finding,) = migrate(text, release("2.6")).findings
+    assert finding.code == "LM103"
+    assert finding.message.endswith("; change it by hand (or `--unsafe-fixes`)"), finding.message
+    assert len(finding.details) == len(set(finding.details))
