@@ -425,12 +425,15 @@ class _Migrator:
             if not isinstance(value, Unknown):
                 flags[arg.keyword] = value
                 continue
-            ranged = None if value.cls else self.ranges.known(arg.value, call.scope, arg.keyword)
+            # (a subclass's `super().__init__(devices=devices)` hands on its `__init__`'s parameter: its
+            # callers fill it, and their calls are judged; its default is the subclass's own API's)
+            handed = bool(call.owner) and self._parameter_of(arg.value, call.scope)
+            ranged = None if value.cls or handed else self.ranges.known(arg.value, call.scope, arg.keyword)
             if ranged is not None:
                 flags[arg.keyword] = ranged
                 continue
             unknown[arg.keyword] = value.cls
-            default = None if value.cls else self._default(arg.value, call.scope)
+            default = None if value.cls or handed else self._default(arg.value, call.scope)
             if default is not None:
                 defaults[arg.keyword] = default[0]
             first = first or (arg, value.reason)
@@ -455,6 +458,11 @@ class _Migrator:
             said = f"`{cut(written)}`: {what}"
             self._runtime(call, arg.node, said, (*evidence, f"a sign of old usage: {sign}"))
         return None
+
+    def _parameter_of(self, node: ast.expr, scope: Scope) -> bool:
+        """Is ``node`` a parameter of the function ``scope`` is (bound nowhere else)?"""
+        found = self.located.parameter(node, scope) if isinstance(node, ast.Name) else None
+        return found is not None and found[1] is scope.parent
 
     def _vouched(self, node: ast.expr, scope: Scope) -> bool:
         """Whether the project's required release (``Run.floor``) speaks for the `**dict` ``node``: a name
@@ -588,9 +596,8 @@ class _Migrator:
                 self._resume(found, call, values[_RESUME]) if resumable and found.old == _RESUME else found
             )
             if judged.edit is not None and call.consumes:
-                callee = self.text.segment(_built_class(call))
-                why = f"`{callee}` is a Trainer subclass and {call.consumes}"
-                judged = judged.said(f" (not fixed: `{cut(callee)}` takes flags itself)", why)
+                said, why = self._held(call)
+                judged = judged.said(f" (not fixed: {said})", why)
             fixable, remedy = judged.fixable and not call.consumes, "" if held else judged.remedy
             place = places[judged.old]
             self._report(place, gone.CODE, judged.message, fixable, details=judged.details, remedy=remedy)
@@ -669,9 +676,8 @@ class _Migrator:
             return Unchanged()
         decision, findings = self.run_options.decide(self._site(call, flags))
         if call.consumes and isinstance(decision, Rewrite):  # a subclass that takes flags itself
-            callee = self.text.segment(_built_class(call))
-            why = f"`{callee}` is a Trainer subclass and {call.consumes}"
-            said = f" (not fixed: `{cut(callee)}` takes flags itself; migrate it by hand)"
+            said, why = self._held(call)
+            said = f" (not fixed: {said}; migrate it by hand)"
             self.findings.extend(replace(with_details(f, said, why), fixable=False) for f in findings)
             return Unchanged()
         if self.shim and isinstance(decision, Refusal) and decision.code in _SHIMMED and holes(flags):
@@ -681,6 +687,15 @@ class _Migrator:
         self.findings.extend(self._remedied(call, flags, decision, findings))
         return decision
 
+    def _held(self, call: TrainerCall) -> tuple[str, str]:
+        """Why the fix of a finding of ``call``, a Trainer subclass's call that is reported and not rewritten,
+        is not made: what the finding says, and why."""
+        if call.owner:  # its `super().__init__(...)`, which also hands on its callers' `**kwargs`
+            why = f"`{call.owner}` is a Trainer subclass and {call.consumes}"
+            return f"`{call.owner}`'s callers may pass the same flags", why
+        callee = self.text.segment(_built_class(call))
+        return f"`{cut(callee)}` takes flags itself", f"`{callee}` is a Trainer subclass and {call.consumes}"
+
     def _remedied(
         self, call: TrainerCall, flags: dict[str, Known], decision: Decision, findings: list[Finding]
     ) -> list[Finding]:
@@ -688,7 +703,9 @@ class _Migrator:
         shim (``_runtime``) says so; a subclass that takes flags itself is never rewritten, whatever the
         flags (the planner's ``--unsafe-fixes`` advice included)."""
         if call.consumes:
-            return [replace(f, remedy="") for f in findings]
+            return [replace(f, remedy="", message=_unshimmed(f.message)) for f in findings]
+        if call.owner:  # (a subclass's `super().__init__`: the shim builds Lightning's own Trainer)
+            return [replace(f, message=_unshimmed(f.message)) for f in findings]
         shimmed = isinstance(decision, Refusal) and decision.code in _SHIMMED and holes(flags)
         if shimmed and not self.shim and self._shimmable(call):
             self._shim_objects(call.node, call.scope, rebuild=False)
@@ -759,6 +776,10 @@ class _Migrator:
         used nowhere else; otherwise report. Returns ``_NO_FLAGS`` when the dict holds no modelled flag (the
         call is then migrated as if it had no ``**``). A section of a config file the run loads is judged
         there: one with no flag is no flag here, one migrated where it is leaves the call as written."""
+        if all(k.arg is not None or _forwarded(k.value, call) for k in call.node.keywords):
+            return (
+                _NO_FLAGS  # (a subclass's `super().__init__(..., **kwargs)`: its callers' calls are judged)
+            )
         verdict = self.loaded(call.node)
         if verdict == "no flags":
             return _NO_FLAGS
@@ -1322,10 +1343,26 @@ def _old_names_left(
     return findings
 
 
+def _forwarded(node: ast.expr, call: TrainerCall) -> bool:
+    """Is ``node`` (a ``**`` argument) the ``**kwargs`` of the subclass's ``__init__`` whose
+    ``super().__init__(...)`` ``call`` is?"""
+    return isinstance(node, ast.Name) and node.id in call.forwarded
+
+
+def _unshimmed(message: str) -> str:
+    """``message`` without the planner's advice to use ``--shim`` (``quantify``), for a call the runtime
+    shim cannot build (a subclass's)."""
+    return message.replace(" or use `--shim`", "").replace(
+        ", pass it literally or `--shim`", " or pass it literally"
+    )
+
+
 def _built_class(call: TrainerCall) -> ast.expr:
     """The class a Trainer call builds, as written: ``X`` in ``X(...)``, ``X.from_argparse_args(args, ...)``
     and ``partial(X, ...)``."""
     func = call.node.func
     if isinstance(func, ast.Attribute) and func.attr == "from_argparse_args":
         return func.value
+    if call.owner:  # a subclass's `super().__init__(...)`
+        return func
     return call.node.args[0] if call.skip else func
