@@ -9,7 +9,7 @@ import bisect
 import functools
 import re
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -241,6 +241,7 @@ class _Migrator:
         them. A `**cfg` dict or a `ddp = DDPPlugin(...)` object may be written before or after its call:
         the calls that pass one are decided first, so the dict or object is rewritten where it is built."""
         removed = self._removed_methods()
+        self._namespace_writes()
         calls = sorted(
             (c for c in self.located.calls if id(c.node) not in removed),
             key=lambda c: (self.text.start(c.node), -self.text.end(c.node)),
@@ -264,6 +265,43 @@ class _Migrator:
                 self._edit_dict(self._dict_edits[id(node)].node)
             else:
                 self._migrate(by_node[id(node)])
+
+    # --- flags written into the namespace `from_argparse_args` reads --------------------------------------
+
+    def _namespace_writes(self) -> None:
+        """Report the Trainer flags the file writes into the argparse namespace a
+        ``X.from_argparse_args(args)`` call reads, where the value written is old usage for the target on its
+        own: ``args.distributed_backend = "ddp"`` or ``setattr(args, "gpus", 2)`` before the call in its
+        function, ``parser.set_defaults(
+        accelerator="ddp")`` before it in the file. The call gets that value whatever the command line says,
+        and was reported for nothing (the namespace's own flags are Lightning's defaults). Not fixed: the
+        script may read the option too. Not where the target removed ``from_argparse_args`` and ``--shim``
+        hands the namespace to the shim's, which takes every old flag."""
+        if self.shim and self.run_options.target >= REMOVED_METHODS["from_argparse_args"]:
+            return
+        for call in self.located.calls:
+            namespace = call.namespace
+            if call.owner or not isinstance(namespace, ast.Name):
+                continue
+            if self.text.position(call.node) in self.run_options.leave:
+                continue
+            callee = cut(self.text.segment(call.node.func))
+            for node, flag, value_node in _namespace_writes(self.located.tree, namespace.id, call.node):
+                value = self.reader.read(value_node, call.scope)
+                if isinstance(value, Unknown):
+                    continue
+                line, column = self.text.position(node)
+                site = CallSite(line, column, {flag: value}, self._site(call, {}).since)
+                sign = self.run_options.old_api(site)
+                if sign is None:
+                    continue
+                said = (
+                    f"`{flag}={cut(repr(value))}` written to `{namespace.id}` reaches `{callee}` (line"
+                    f" {call.node.lineno}); change it by hand"
+                )
+                why = "the Trainer gets the value written, whatever the command line says"
+                code = _NAMESPACE_CODES.get(flag, "LM101")
+                self.findings.append(Finding(line, column, code, said, False, details=(sign, why)))
 
     # --- the Trainer's methods 2.0 removed ------------------------------------------------------------------
 
@@ -1004,6 +1042,13 @@ class _Migrator:
         self.findings.append(Finding(line, column, rule, message, fixed, details=details, remedy=remedy))
 
 
+# The rule a flag written into an argparse namespace is reported under (``_namespace_writes``).
+_NAMESPACE_CODES = {
+    "distributed_backend": "LM002",
+    "accelerator": "LM001",
+    "plugins": "LM003",
+    **dict.fromkeys(("gpus", "tpu_cores", "ipus", "num_processes"), "LM004"),
+}
 # What an LM101 finding says of a value it cannot range over (the reason and the sign of old usage are its
 # details).
 RUN_TIME_SIGN = "run-time value, may be old usage"
@@ -1341,6 +1386,61 @@ def _old_names_left(
             message = f"`{node.id}`: Lightning {target} has neither it nor `{new}`; change this use by hand"
             findings.append(Finding(node.lineno, node.col_offset + 1, "LM005", message, False))
     return findings
+
+
+def _namespace_writes(
+    tree: ast.Module, name: str, call: ast.Call
+) -> Iterator[tuple[ast.expr | ast.keyword, str, ast.expr]]:
+    """The modelled flags written into the namespace ``name`` before ``call`` (which reads it): the node
+    written, the flag and its value. ``name.flag = value`` and ``setattr(name, "flag", value)`` in the
+    function ``call`` is in (or at module level, for a call there), ``X.set_defaults(flag=value)`` anywhere
+    before it in the file."""
+    function = _enclosing_function(tree, call)
+    where = function.body if function is not None else tree.body
+    for statement in where:
+        for node in ast.walk(statement):
+            if (getattr(node, "lineno", 0), getattr(node, "col_offset", 0)) >= (call.lineno, call.col_offset):
+                continue
+            if isinstance(node, ast.Assign) and len(node.targets) == 1:
+                target = node.targets[0]
+                if (
+                    isinstance(target, ast.Attribute)
+                    and isinstance(target.value, ast.Name)
+                    and target.value.id == name
+                    and target.attr in MODELLED
+                ):
+                    yield target, target.attr, node.value
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr":
+                args = node.args
+                if (
+                    len(args) == 3
+                    and isinstance(args[0], ast.Name)
+                    and args[0].id == name
+                    and isinstance(args[1], ast.Constant)
+                    and args[1].value in MODELLED
+                ):
+                    yield node, str(args[1].value), args[2]
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "set_defaults"
+            and node.lineno < call.lineno
+        ):
+            for keyword in node.keywords:
+                if keyword.arg in MODELLED:
+                    yield keyword, keyword.arg, keyword.value
+
+
+def _enclosing_function(tree: ast.Module, call: ast.Call) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The innermost function whose body holds ``call``, or None at module level."""
+    found: ast.FunctionDef | ast.AsyncFunctionDef | None = None
+    for node in ast.walk(tree):
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        if (found is None or node.lineno > found.lineno) and any(n is call for n in ast.walk(node)):
+            found = node
+    return found
 
 
 def _forwarded(node: ast.expr, call: TrainerCall) -> bool:
