@@ -49,6 +49,7 @@ from lightning_migrate.report.findings import written as cut
 from lightning_migrate.report.rules import BY_CODE
 from lightning_migrate.semantics.classes import RENAMED_STRATEGIES, lookup
 from lightning_migrate.semantics.model import RELEASES, Obj, Value, Version
+from lightning_migrate.semantics.removed import ANCIENT
 from lightning_migrate.semantics.signature import MODELLED, REMOVED_METHODS, SHIM_METHODS, accepts, current
 
 if TYPE_CHECKING:
@@ -602,6 +603,7 @@ class _Migrator:
         ``callbacks=`` is fixed so (the callbacks to append kept in ``_added``)."""
         target = self.run_options.target
         args = _arguments(call.node)[call.skip :]
+        self._ancient(call, args)
         written: dict[str, object] = {}
         places: dict[str, ast.expr | ast.keyword] = {}
         values: dict[str, ast.expr] = {}
@@ -654,6 +656,17 @@ class _Migrator:
         if added:
             self._added[id(call.node)] = (added, splat)
         return old, new
+
+    def _ancient(self, call: TrainerCall, args: list[_Arg]) -> None:
+        """Report (LM100) the keywords of Lightning 0.x's Trainer that no release from 1.4 takes
+        (``removed.ANCIENT``), passed to Lightning's own Trainer: each raises TypeError on every release."""
+        if not self._shimmable(call):
+            return
+        for arg in args:
+            if arg.keyword in ANCIENT:
+                said = f"`{arg.keyword}=` is in no Lightning release from 1.4: {ANCIENT[arg.keyword]}"
+                why = ("every release from 1.4 raises TypeError (an unexpected keyword)", "change it by hand")
+                self._report(arg.node, "LM100", said, False, details=why)
 
     def _narrowed(self, node: ast.expr, scope: Scope) -> object:
         """``gone.BOOL`` where ``node`` (a run-time value) is a bool on every run as far as the file says: a
