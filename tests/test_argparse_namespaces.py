@@ -15,6 +15,7 @@ from lightning_migrate.frontends.python.namespaces import command_line_values, c
 from lightning_migrate.frontends.shell.command_line import argparse_value
 from lightning_migrate.plan.planner import MACHINES, MUST_STILL_FAIL, comparable
 from lightning_migrate.plan.prefilter import mentions
+from lightning_migrate.report.findings import SHIM
 from lightning_migrate.semantics import Setup, interpret
 from lightning_migrate.semantics.model import RELEASES, release
 
@@ -260,9 +261,10 @@ def test_a_flag_written_into_the_namespace_is_reported(target: str, expected: li
     assert result.code == WRITTEN
     assert [(f.line, f.code) for f in result.findings] == expected
     written = [f for f in result.findings if f.code != "LM105"]
-    assert all(
-        "reaches `pl.Trainer.from_argparse_args` (line 19); change it by hand" in f.message for f in written
-    )
+    shim = "use `--shim` or " if target == "2.6" else ""
+    said = f"reaches `pl.Trainer.from_argparse_args` (line 19); {shim}change it by hand"
+    assert all(said in f.message for f in written)
+    assert all(f.remedy == (SHIM if shim else "") for f in written)
     assert not any(f.fixable for f in written)
 
 

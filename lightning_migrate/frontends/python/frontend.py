@@ -296,13 +296,18 @@ class _Migrator:
                 sign = self.run_options.old_api(site)
                 if sign is None:
                     continue
+                # (where the target removed `from_argparse_args`, `--shim` hands the namespace to the shim's)
+                shim = self.run_options.target >= REMOVED_METHODS["from_argparse_args"]
                 said = (
                     f"`{flag}={cut(repr(value))}` written to `{namespace.id}` reaches `{callee}` (line"
-                    f" {call.node.lineno}); change it by hand"
+                    f" {call.node.lineno}); {'use `--shim` or ' if shim else ''}change it by hand"
                 )
                 why = "the Trainer gets the value written, whatever the command line says"
                 code = _NAMESPACE_CODES.get(flag, "LM101")
-                self.findings.append(Finding(line, column, code, said, False, details=(sign, why)))
+                remedy = SHIM if shim else ""
+                self.findings.append(
+                    Finding(line, column, code, said, False, details=(sign, why), remedy=remedy)
+                )
 
     # --- the Trainer's methods 2.0 removed ------------------------------------------------------------------
 
