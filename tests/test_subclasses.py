@@ -184,3 +184,24 @@ def test_super_init_keeps_runtime_values_and_says_no_shim(tmp_path: Path) -> Non
         assert "`weights_summary=` is not in Lightning 2.6.6" in outcome.out
         assert "`checkpoint_callback=False` is not in Lightning 2.6.6" in outcome.out
         assert "shim" not in outcome.out
+
+
+REEXPORTED = """from mypkg import Base, Fixed
+
+Base(accelerator="ddp", gpus=2)
+Fixed(accelerator="ddp", gpus=2)
+"""
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_subclass_a_package_re_exports_is_a_trainer_under_the_package(project: Path, jobs: str) -> None:
+    """`from .trainer import Runner as Base` in `mypkg/__init__.py`: a script's `from mypkg import Base` is
+    the subclass (scverse/scvi-tools' `from scvi.train import Trainer`): its calls were said nothing of."""
+    (project / "mypkg" / "__init__.py").write_text("from .trainer import Runner as Base, Fixed\n")
+    script = project / "scripts" / "reexported.py"
+    script.write_text(REEXPORTED)
+    outcome = run("--target-version", "1.5", "--jobs", jobs, str(project))
+    text = script.read_text()
+    assert 'Base(strategy="ddp", gpus=2)' in text, outcome.out
+    assert 'Fixed(accelerator="ddp", gpus=2)' in text  # it takes `gpus=` itself: reported
+    assert f"{script}:4:1: LM001" in outcome.out
