@@ -273,3 +273,25 @@ def test_a_written_flag_is_the_shims_where_it_takes_the_namespace() -> None:
     flag: nothing is said of the flags written into it."""
     result = migrate(WRITTEN, release("2.6"), shim=True)
     assert [f.code for f in result.findings] == ["LM105", "LM105"]
+
+
+def test_a_flag_written_at_module_level_into_what_main_is_handed_is_reported() -> None:
+    """`args.accelerator = "dp"` under `if __name__ == "__main__":`, then `main(args)`, whose
+    `Trainer.from_argparse_args(args)` builds the Trainer (BioinfoMachineLearning/DeepInteract, 2022:
+    inference "using Data Parallel" broke on 1.7 unsaid). Not: what another function is handed."""
+    source = (
+        "from argparse import ArgumentParser\n\nimport pytorch_lightning as pl\n\n\n"
+        "def main(args):\n    return pl.Trainer.from_argparse_args(args)\n\n\n"
+        "def other(opts):\n    return opts\n\n\n"
+        'if __name__ == "__main__":\n'
+        "    parser = pl.Trainer.add_argparse_args(ArgumentParser())\n"
+        "    args = parser.parse_args()\n"
+        '    args.accelerator = "dp"\n'
+        "    main(args)\n"
+        "    opts = parser.parse_args()\n"
+        '    opts.distributed_backend = "ddp"\n'
+        "    other(opts)\n"
+    )
+    findings = migrate(source, release("1.9")).findings
+    assert [(f.line, f.code) for f in findings] == [(17, "LM001")]
+    assert "reaches `pl.Trainer.from_argparse_args` (line 7)" in findings[0].message

@@ -1411,13 +1411,52 @@ def _namespace_writes(
 ) -> Iterator[tuple[ast.expr | ast.keyword, str, ast.expr]]:
     """The modelled flags written into the namespace ``name`` before ``call`` (which reads it): the node
     written, the flag and its value. ``name.flag = value`` and ``setattr(name, "flag", value)`` in the
-    function ``call`` is in (or at module level, for a call there), ``X.set_defaults(flag=value)`` anywhere
-    before it in the file."""
+    function ``call`` is in (or at module level, for a call there); where ``name`` is a parameter of that
+    function, those written at module level into what a module-level call of the function passes it (``args
+    .accelerator = "dp"`` then ``main(args)`` under ``if __name__ == "__main__":``); ``X.set_defaults(flag=
+    value)`` anywhere before it in the file."""
     function = _enclosing_function(tree, call)
-    where = function.body if function is not None else tree.body
-    for statement in where:
+    yield from _attribute_writes(function.body if function is not None else tree.body, name, call)
+    if function is not None:
+        params = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
+        module_level = [s for s in tree.body if not isinstance(s, _DEFINITIONS)]
+        for statement in module_level:
+            for node in ast.walk(statement):
+                if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
+                    continue
+                if node.func.id != function.name:
+                    continue
+                passed = [a for i, a in enumerate(node.args) if i < len(params) and params[i] == name]
+                passed += [k.value for k in node.keywords if k.arg == name]
+                for value in passed:
+                    if isinstance(value, ast.Name):
+                        yield from _attribute_writes(module_level, value.id, node)
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "set_defaults"
+            and node.lineno < call.lineno
+        ):
+            for keyword in node.keywords:
+                if keyword.arg in MODELLED:
+                    yield keyword, keyword.arg, keyword.value
+
+
+_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+def _attribute_writes(
+    statements: list[ast.stmt], name: str, before: ast.Call
+) -> Iterator[tuple[ast.expr | ast.keyword, str, ast.expr]]:
+    """``name.flag = value`` and ``setattr(name, "flag", value)`` of a modelled flag in ``statements``,
+    before the call ``before``."""
+    for statement in statements:
         for node in ast.walk(statement):
-            if (getattr(node, "lineno", 0), getattr(node, "col_offset", 0)) >= (call.lineno, call.col_offset):
+            if (getattr(node, "lineno", 0), getattr(node, "col_offset", 0)) >= (
+                before.lineno,
+                before.col_offset,
+            ):
                 continue
             if isinstance(node, ast.Assign) and len(node.targets) == 1:
                 target = node.targets[0]
@@ -1438,16 +1477,6 @@ def _namespace_writes(
                     and args[1].value in MODELLED
                 ):
                     yield node, str(args[1].value), args[2]
-    for node in ast.walk(tree):
-        if (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Attribute)
-            and node.func.attr == "set_defaults"
-            and node.lineno < call.lineno
-        ):
-            for keyword in node.keywords:
-                if keyword.arg in MODELLED:
-                    yield keyword, keyword.arg, keyword.value
 
 
 def _enclosing_function(tree: ast.Module, call: ast.Call) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
