@@ -203,5 +203,7 @@ def test_a_subclass_a_package_re_exports_is_a_trainer_under_the_package(project:
     outcome = run("--target-version", "1.5", "--jobs", jobs, str(project))
     text = script.read_text()
     assert 'Base(strategy="ddp", gpus=2)' in text, outcome.out
-    assert 'Fixed(accelerator="ddp", gpus=2)' in text  # it takes `gpus=` itself: reported
-    assert f"{script}:4:1: LM001" in outcome.out
+    # one that takes `gpus=` itself is not followed there: its calls would be reported for the keywords it
+    # takes (`from scvi.train import Trainer; Trainer(progress_bar_refresh_rate=1)`, 2.x scvi-tools)
+    assert 'Fixed(accelerator="ddp", gpus=2)' in text
+    assert f"{script}:4:1:" not in outcome.out

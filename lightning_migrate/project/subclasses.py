@@ -78,12 +78,14 @@ def of_run(files: Iterable[tuple[Path, str]]) -> RunSubclasses:
 
 
 def _reexported(found: RunSubclasses, inits: list[tuple[Path, str]]) -> RunSubclasses:
-    """``found`` with the names a package's ``__init__.py`` gives the subclasses it imports (``from .trainer
-    import MyTrainer`` in ``mypkg/__init__.py``: ``mypkg.MyTrainer``, which a script imports as ``from mypkg
-    import MyTrainer``; scverse/scvi-tools' ``from scvi.train import Trainer``)."""
-    consuming = dict(found.consuming)
+    """``found`` with the names a package's ``__init__.py`` gives the subclasses that pass the flags through
+    it imports (``from .trainer import MyTrainer`` in ``mypkg/__init__.py``: ``mypkg.MyTrainer``, which a
+    script imports as ``from mypkg import MyTrainer``). Not those that consume flags: their calls would be
+    reported for keywords the class takes itself (modern scverse/scvi-tools' ``from scvi.train import
+    Trainer`` takes ``progress_bar_refresh_rate=``), which the codemod does not tell from those it hands
+    on."""
     short = found.names
-    passing, taken = set(found.passing), dict(consuming)
+    passing = set(found.passing)
     for path, source in inits:
         if not any(name in source for name in short):
             continue
@@ -100,8 +102,6 @@ def _reexported(found: RunSubclasses, inits: list[tuple[Path, str]]) -> RunSubcl
                 local = alias.asname or alias.name
                 if dotted in found.passing:
                     passing |= {f"{package}.{local}" for package in packages}
-                elif dotted in consuming:
-                    taken |= {f"{package}.{local}": consuming[dotted] for package in packages}
-    if len(passing) == len(found.passing) and len(taken) == len(consuming):
+    if len(passing) == len(found.passing):
         return found
-    return RunSubclasses(frozenset(passing), tuple(sorted(taken.items())), found.starred)
+    return RunSubclasses(frozenset(passing), found.consuming, found.starred)
