@@ -15,6 +15,7 @@ from lightning_migrate.frontends.python.namespaces import command_line_values, c
 from lightning_migrate.frontends.shell.command_line import argparse_value
 from lightning_migrate.plan.planner import MACHINES, MUST_STILL_FAIL, comparable
 from lightning_migrate.plan.prefilter import mentions
+from lightning_migrate.report.findings import SHIM
 from lightning_migrate.semantics import Setup, interpret
 from lightning_migrate.semantics.model import RELEASES, release
 
@@ -210,3 +211,87 @@ def test_the_keywords_of_a_removed_from_argparse_args_call_are_judged_as_in_any_
         assert "use_distributed_sampler=False" in result.code
         assert "DDPPlugin(num_nodes=2)" in result.code
         assert ("lightning_migrate.shim.from_argparse_args(\n    Trainer, args," in result.code) is shim
+
+
+WRITTEN = """from argparse import ArgumentParser
+
+import pytorch_lightning as pl
+
+
+def get_parser():
+    parser = ArgumentParser()
+    parser = pl.Trainer.add_argparse_args(parser)
+    parser.set_defaults(gpus=2, max_epochs=10)
+    return parser
+
+
+def main():
+    args = get_parser().parse_args()
+    if args.gpus > 1:
+        args.distributed_backend = "ddp"
+    setattr(args, "accelerator", "ddp")
+    args.precision = 16
+    trainer = pl.Trainer.from_argparse_args(args)
+    args.plugins = "ddp_sharded"
+    return trainer
+
+
+def other(args):
+    args.accelerator = "ddp"  # (another function's namespace)
+    return args
+"""
+
+
+@pytest.mark.parametrize(
+    ("target", "expected"),
+    [
+        ("1.5", [(16, "LM002"), (17, "LM001")]),
+        ("1.9", [(9, "LM004"), (16, "LM002"), (17, "LM001")]),
+        ("2.6", [(8, "LM105"), (9, "LM004"), (16, "LM002"), (17, "LM001"), (19, "LM105")]),
+    ],
+)
+def test_a_flag_written_into_the_namespace_is_reported(target: str, expected: list[tuple[int, str]]) -> None:
+    """`args.distributed_backend = "ddp"` before `Trainer.from_argparse_args(args)` (paper code of 2020-21)
+    reaches the Trainer whatever the command line says: it was never reported (the namespace's own flags are
+    Lightning's defaults), and the call breaks on 1.5. Written in the call's function (an attribute,
+    `setattr`) or as the file's parser's default, before the call; reported, never fixed (the script may
+    read the option too). Not: a value that is the target's own form (`precision=16`), a write after the
+    call, another function's namespace."""
+    result = migrate(WRITTEN, release(target))
+    assert result.code == WRITTEN
+    assert [(f.line, f.code) for f in result.findings] == expected
+    written = [f for f in result.findings if f.code != "LM105"]
+    shim = "use `--shim` or " if target == "2.6" else ""
+    said = f"reaches `pl.Trainer.from_argparse_args` (line 19); {shim}change it by hand"
+    assert all(said in f.message for f in written)
+    assert all(f.remedy == (SHIM if shim else "") for f in written)
+    assert not any(f.fixable for f in written)
+
+
+def test_a_written_flag_is_the_shims_where_it_takes_the_namespace() -> None:
+    """With `--shim` at 2.x the namespace goes to the shim's `from_argparse_args`, which takes every old
+    flag: nothing is said of the flags written into it."""
+    result = migrate(WRITTEN, release("2.6"), shim=True)
+    assert [f.code for f in result.findings] == ["LM105", "LM105"]
+
+
+def test_a_flag_written_at_module_level_into_what_main_is_handed_is_reported() -> None:
+    """`args.accelerator = "dp"` under `if __name__ == "__main__":`, then `main(args)`, whose
+    `Trainer.from_argparse_args(args)` builds the Trainer (BioinfoMachineLearning/DeepInteract, 2022:
+    inference "using Data Parallel" broke on 1.7 unsaid). Not: what another function is handed."""
+    source = (
+        "from argparse import ArgumentParser\n\nimport pytorch_lightning as pl\n\n\n"
+        "def main(args):\n    return pl.Trainer.from_argparse_args(args)\n\n\n"
+        "def other(opts):\n    return opts\n\n\n"
+        'if __name__ == "__main__":\n'
+        "    parser = pl.Trainer.add_argparse_args(ArgumentParser())\n"
+        "    args = parser.parse_args()\n"
+        '    args.accelerator = "dp"\n'
+        "    main(args)\n"
+        "    opts = parser.parse_args()\n"
+        '    opts.distributed_backend = "ddp"\n'
+        "    other(opts)\n"
+    )
+    findings = migrate(source, release("1.9")).findings
+    assert [(f.line, f.code) for f in findings] == [(17, "LM001")]
+    assert "reaches `pl.Trainer.from_argparse_args` (line 7)" in findings[0].message

@@ -13,9 +13,10 @@ from lightning_migrate.frontends.shell.commands import migrate_commands
 from lightning_migrate.frontends.yaml.frontend import migrate as migrate_yaml
 from lightning_migrate.plan import gone
 from lightning_migrate.plan.callsite import Run
+from lightning_migrate.plan.prefilter import may_need_migration
 from lightning_migrate.semantics.keywords import KEYWORDS
 from lightning_migrate.semantics.model import RELEASES, release, v
-from lightning_migrate.semantics.removed import GONE
+from lightning_migrate.semantics.removed import ANCIENT, GONE
 from lightning_migrate.semantics.signature import DEFAULTS, TRAINER_FLAGS, is_default
 
 
@@ -164,3 +165,23 @@ def test_a_yaml_config_with_merged_keys_is_only_reported() -> None:
     migrated = migrate_yaml(text, Request(Run(release("2.6")), False, Path("config.yaml")))
     assert migrated.code == text
     assert [(f.code, f.fixable) for f in migrated.findings] == [("LM007", False)]
+
+
+def test_the_keywords_of_0x_are_in_no_release_the_model_knows() -> None:
+    """`semantics.removed.ANCIENT`: each is in no release's signature (else `plan.gone` judges it)."""
+    assert not set(ANCIENT) & set(KEYWORDS)
+
+
+@pytest.mark.parametrize("keyword", sorted(ANCIENT))
+def test_a_keyword_of_0x_is_reported_for_every_target(keyword: str) -> None:
+    """`pl.Trainer(max_nb_epochs=10)` (written for 0.7) raises TypeError on every release from 1.4, and was
+    said nothing of: the prefilter skipped the call (no keyword it looked for), the codemod ignored keywords
+    no release has. A keyword that is not Lightning's Trainer's is not looked at."""
+    source = (
+        f"import pytorch_lightning as pl\n\ntrainer = pl.Trainer({keyword}=1)\nother = dict({keyword}=1)\n"
+    )
+    assert may_need_migration(source)
+    for target in ("1.4", "1.9", "2.6"):
+        (finding,) = migrate(source, release(target)).findings
+        assert (finding.line, finding.code, finding.fixable) == (3, "LM100", False)
+        assert finding.message == f"`{keyword}=` is in no Lightning release from 1.4: {ANCIENT[keyword]}"

@@ -281,3 +281,21 @@ def test_a_call_of_a_class_imported_under_two_names_is_reported_not_guessed() ->
             "`DDPStrategy` or `DDPPlugin`, whichever the installed release has"
             in result.findings[0].details[0]
         )
+
+
+def test_one_old_import_of_several_classes_stays_one_import() -> None:
+    """`from pytorch_lightning.plugins.training_type import DeepSpeedPlugin, DDPPlugin` (openfold, 2022)
+    became one `from pytorch_lightning.strategies import ...` line per class; the classes of one module
+    stay in one statement, in their order, beside a name that is kept in the old one."""
+    source = (
+        "import pytorch_lightning as pl\n"
+        "from pytorch_lightning.plugins import DeepSpeedPlugin, DDPPlugin as D, PrecisionPlugin\n\n"
+        "s = D(find_unused_parameters=False) if pl else DeepSpeedPlugin(stage=2)\n"
+        "p = PrecisionPlugin()\n"
+    )
+    code = migrate(source, release("1.9")).code
+    assert code.splitlines()[1:3] == [
+        "from pytorch_lightning.plugins import PrecisionPlugin",
+        "from pytorch_lightning.strategies import DeepSpeedStrategy, DDPStrategy as D",
+    ], code
+    ast.parse(code)

@@ -313,3 +313,15 @@ def test_n_or_1_is_not_counted_among_the_tests_written() -> None:
         "accelerator": "'cuda' if n else 'cpu'",
         "devices": "n or 1",
     }
+def test_the_unsafe_advice_is_said_once() -> None:
+    """`gpus = -1 if cuda else 0; Trainer(gpus=gpus)` (Nixtla/neuralforecast, 2022): the refusal of a part
+    of the call, planned through the same door, already said "(or `--unsafe-fixes`)"; the message said it
+    twice, and its evidence each line twice."""
+    text = (
+        "import pytorch_lightning as pl\nimport torch\n\n\ndef f():\n"
+        "    gpus = -1 if torch.cuda.is_available() else 0\n    return pl.Trainer(gpus=gpus)\n"
+    )
+    (finding,) = migrate(text, release("2.6")).findings
+    assert finding.code == "LM103"
+    assert finding.message.endswith("; change it by hand (or `--unsafe-fixes`)"), finding.message
+    assert len(finding.details) == len(set(finding.details))

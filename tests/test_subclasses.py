@@ -130,3 +130,80 @@ def test_a_file_may_define_a_subclass_where_a_line_starts_one(source: str, defin
     assert may_define(source) is defines
     # (what a multi-line regex anchored at each line's start finds, tried at every character)
     assert (re.search(r"^class\s+\w+\s*\([^)]*Trainer\b", source, re.MULTILINE) is not None) is defines
+
+
+SUPER_INIT = Path(__file__).parent.parent / "fixtures" / "subclasses" / "super_init.py"
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_subclass_hands_its_own_flags_to_lightning_through_super_init(tmp_path: Path, jobs: str) -> None:
+    """`super().__init__(gpus=2, distributed_backend="ddp")` in a Trainer subclass is where the flags reach
+    Lightning: it was never read (scverse/scvi-tools' `Trainer(pl.Trainer)` passed `gpus=`,
+    `weights_summary=`, `checkpoint_callback=`, ... there and got no finding for any target). One that also
+    hands on `**kwargs` is reported, not rewritten; one that writes no keyword (`*args, **kwargs`), a mixin's
+    `__init__` and a `super()` of another class are not read."""
+    (tmp_path / "pkg").mkdir()
+    path = tmp_path / "pkg" / "trainers.py"
+    path.write_text(SUPER_INIT.read_text())
+    (tmp_path / "pkg" / "other.py").write_text("import os\n")  # (a run of more than one file: the prefilter)
+    outcome = run("--check", "--jobs", jobs, "--target-version", "2.6", str(tmp_path))
+    found = sorted(
+        (int(line), code) for line, code in re.findall(r"trainers\.py:(\d+):\d+: (LM\d+)", outcome.out)
+    )
+    assert found == [
+        (10, "LM002"),
+        (10, "LM004"),
+        (15, "LM103"),
+        (20, "LM001"),
+        (20, "LM004"),
+        (30, "LM002"),
+        (30, "LM004"),
+    ], outcome.out
+    held = "(not fixed: `Forwarding`'s callers may pass the same flags; migrate it by hand)"
+    assert outcome.out.count(held) == 2
+
+
+def test_super_init_keeps_runtime_values_and_says_no_shim(tmp_path: Path) -> None:
+    """A subclass that takes `gpus=` and hands it to `super().__init__` with keywords 2.0 removed: each is
+    reported; the run-time `gpus=` (its callers' value) is not advised to `--shim`, which builds Lightning's
+    own Trainer."""
+    path = tmp_path / "trainer.py"
+    text = (
+        "import pytorch_lightning as pl\n\n\nclass Trainer(pl.Trainer):\n"
+        "    def __init__(self, gpus=1, weights_summary=None, **kwargs):\n"
+        "        super().__init__(gpus=gpus, weights_summary=weights_summary, checkpoint_callback=False,"
+        " **kwargs)\n"
+    )
+    path.write_text(text)
+    for shim in ("--no-shim", "--shim"):
+        outcome = run("--target-version", "2.6", shim, str(tmp_path))
+        assert path.read_text() == text
+        assert (
+            "LM101 `gpus=gpus`: run-time value, may be old usage; pass the flags literally\n" in outcome.out
+        )
+        assert "`weights_summary=` is not in Lightning 2.6.6" in outcome.out
+        assert "`checkpoint_callback=False` is not in Lightning 2.6.6" in outcome.out
+        assert "shim" not in outcome.out
+
+
+REEXPORTED = """from mypkg import Base, Fixed
+
+Base(accelerator="ddp", gpus=2)
+Fixed(accelerator="ddp", gpus=2)
+"""
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_subclass_a_package_re_exports_is_a_trainer_under_the_package(project: Path, jobs: str) -> None:
+    """`from .trainer import Runner as Base` in `mypkg/__init__.py`: a script's `from mypkg import Base` is
+    the subclass (scverse/scvi-tools' `from scvi.train import Trainer`): its calls were said nothing of."""
+    (project / "mypkg" / "__init__.py").write_text("from .trainer import Runner as Base, Fixed\n")
+    script = project / "scripts" / "reexported.py"
+    script.write_text(REEXPORTED)
+    outcome = run("--target-version", "1.5", "--jobs", jobs, str(project))
+    text = script.read_text()
+    assert 'Base(strategy="ddp", gpus=2)' in text, outcome.out
+    # one that takes `gpus=` itself is not followed there: its calls would be reported for the keywords it
+    # takes (`from scvi.train import Trainer; Trainer(progress_bar_refresh_rate=1)`, 2.x scvi-tools)
+    assert 'Fixed(accelerator="ddp", gpus=2)' in text
+    assert f"{script}:4:1:" not in outcome.out

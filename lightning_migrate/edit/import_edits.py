@@ -190,6 +190,7 @@ class _ImportFixer(cst.CSTTransformer):
                 added.append(replacement)
         if len(kept) == len(node.names):
             return updated
+        added = _merged(added)
         statements: list[cst.BaseStatement] = []
         if kept:
             kept[-1] = kept[-1].with_changes(comma=node.names[-1].comma)
@@ -218,6 +219,30 @@ class _ImportFixer(cst.CSTTransformer):
         if (module, name) in self.changes.dropped and local not in self.used:
             return ""
         return None
+
+
+def _merged(statements: list[cst.BaseStatement]) -> list[cst.BaseStatement]:
+    """The new imports that replace one statement, those of one module in one statement (``from x import
+    DDPPlugin, DeepSpeedPlugin`` -> ``from y import DDPStrategy, DeepSpeedStrategy``, not one line each), in
+    the order their first name came."""
+    merged: dict[str, cst.SimpleStatementLine] = {}
+    for statement in statements:
+        assert isinstance(statement, cst.SimpleStatementLine)
+        node = statement.body[0]
+        assert isinstance(node, cst.ImportFrom)
+        assert not isinstance(node.names, cst.ImportStar)
+        module = _dotted(node.module) if node.module is not None else ""
+        before = merged.get(module)
+        if before is None:
+            merged[module] = statement
+            continue
+        first = before.body[0]
+        assert isinstance(first, cst.ImportFrom)
+        assert not isinstance(first.names, cst.ImportStar)
+        comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+        names = [*first.names[:-1], first.names[-1].with_changes(comma=comma), *node.names]
+        merged[module] = before.with_changes(body=[first.with_changes(names=names)])
+    return list(merged.values())
 
 
 def _statement(module: str, name: str, local: str) -> cst.SimpleStatementLine:

@@ -72,7 +72,9 @@ def _unsafe_advice(refusal: Refusal, unsafe: Decision) -> Refusal:
     # (the flag that would do it is said on the line; what it writes and changes is evidence)
     writes = f"`--unsafe-fixes` writes {keywords(unsafe.flags)}"
     details = (*refusal.details, writes, *(f"which changes {change}" for change in unsafe.changes))
-    said = refusal.message + " (or `--unsafe-fixes`)"
+    advice = " (or `--unsafe-fixes`)"  # (a refusal of a part of the call, planned here, may say it already)
+    said = refusal.message if refusal.message.endswith(advice) else refusal.message + advice
+    details = tuple(dict.fromkeys(details))
     return replace(refusal, message=said, details=details, remedy=UNSAFE_FIXES)
 
 

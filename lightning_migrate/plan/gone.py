@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from lightning_migrate.report.findings import MESSAGE_WIDTH, UNSAFE_FIXES, written
 from lightning_migrate.semantics.keywords import KEYWORDS
 from lightning_migrate.semantics.model import Value, Version
-from lightning_migrate.semantics.removed import BY_KEYWORD, GONE, Gone
+from lightning_migrate.semantics.removed import ANCIENT, BY_KEYWORD, GONE, Gone
 from lightning_migrate.semantics.signature import MODELLED
 
 CODE = "LM007"
@@ -151,6 +151,7 @@ def words(targets: tuple[Version, ...]) -> re.Pattern[str] | None:
         for t in targets
         if concerns(k, t) and not (k in BY_KEYWORD and BY_KEYWORD[k].values)
     }
+    keywords |= set(ANCIENT)  # (no target takes them)
     alternatives = sorted(keywords, key=len, reverse=True)
     alternatives += [
         rf"{row.keyword}\s*[=:]\s*(?:{'|'.join(_spellings(value))})"

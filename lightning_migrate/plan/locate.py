@@ -13,7 +13,9 @@ outside the function) and records, per scope, every binding of each name and eve
   ...)`` or ``functools.partial(Trainer, ...)``, with the number of leading arguments that are not flags, and
   whether the code expects it to raise: it runs in the body of ``with pytest.raises(...)`` or ``with
   self.assertRaises(...)`` (``assertRaisesRegex``), or in the callable handed to one of them
-  (``pytest.raises(E, lambda: Trainer(...))``).
+  (``pytest.raises(E, lambda: Trainer(...))``); and the ``super().__init__(...)`` (``super(Cls,
+  self).__init__``, ``Base.__init__(self, ...)``) of a module-level Trainer subclass's ``__init__``, where its
+  flags reach Lightning (``super_inits``).
 
 These are the answers the LibCST scope analysis gave the codemod before (``tests/test_locate.py`` runs both
 on every fixture and on generated code), at a fraction of its cost: the file is read once, by CPython's
@@ -35,6 +37,7 @@ from lightning_migrate.plan.trainers import (
     NO_SUBCLASSES,
     RunSubclasses,
     subclasses,
+    super_init_owner,
 )
 from lightning_migrate.report.findings import Span
 from lightning_migrate.semantics.classes import CLASSES
@@ -112,6 +115,10 @@ class TrainerCall:
     indent: str  # the indentation of the statement the call is in (LibCST edits it in that context)
     consumes: str = ""  # the callee is a Trainer subclass that takes flags itself: why (``trainers``)
     expects_raise: bool = False  # it runs where the code expects a raise (``expected_raises``)
+    # a subclass's ``super().__init__(...)``: the subclass's name, and the ``*args``/``**kwargs`` parameters
+    # of its ``__init__`` the call hands on (its callers' flags, judged where it is called)
+    owner: str = ""
+    forwarded: frozenset[str] = frozenset()
 
     @property
     def namespace(self) -> ast.expr | None:
@@ -291,7 +298,17 @@ def locate(
         located.trainers = known | passing
     every = located.trainers | frozenset(located.consuming)
     raising: set[int] | None = None  # (worked out for a file with a Trainer call only)
+    inits = super_inits(located, walker.classes, module) if walker.classes else {}
     for call, scope in walker.calls:
+        if id(call) in inits:
+            skip, owner, forwarded, why = inits[id(call)]
+            if raising is None:
+                raising = expected_raises(located, walker.withs, walker.calls)
+            indent = walker.indents[id(call)]
+            located.calls.append(
+                TrainerCall(call, skip, scope, indent, why, id(call) in raising, owner, forwarded)
+            )
+            continue
         found = trainer_callee(located, call, scope, every)
         if found is not None:
             skip, built = found
@@ -305,6 +322,60 @@ def locate(
             if named:
                 located.methods.append((call, scope, named))
     return located
+
+
+def super_inits(
+    located: Located, classes: list[ast.ClassDef], module: Scope
+) -> dict[int, tuple[int, str, frozenset[str], str]]:
+    """The calls by which the ``__init__`` of a module-level class whose first base is a Trainer that hands
+    its flags to Lightning (``located.trainers``: Lightning's own, a subclass that passes them through) calls
+    that base's ``__init__``: the flags it writes there reach Lightning as a Trainer call's do. By id():
+    the leading arguments that are not flags (``self`` of ``Base.__init__(self, ...)``), the class's name,
+    the ``*args``/``**kwargs`` parameters of its ``__init__`` it hands on, and why it is reported and not
+    rewritten, where it is not (it hands on ``**kwargs``: its callers may pass the same flags). A call that
+    writes no keyword of its own is left out (its callers' calls are judged)."""
+    found: dict[int, tuple[int, str, frozenset[str], str]] = {}
+    for node in classes:
+        base = _named(located, node.bases[0], module)
+        if not base & located.trainers:
+            continue
+        init = next(
+            (
+                s
+                for s in node.body
+                if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == "__init__"
+            ),
+            None,
+        )
+        if init is None:
+            continue
+        params = init.args
+        own = [a.arg for a in (*params.posonlyargs, *params.args)]
+        forwarded = frozenset(a.arg for a in (params.vararg, params.kwarg) if a is not None)
+        for call in ast.walk(init):
+            if not isinstance(call, ast.Call):
+                continue
+            skip = super_init_owner(call, node.name, own[0] if own else "")
+            if skip is None:
+                continue
+            if skip and not _named(located, call.func.value, module) & base:  # type: ignore[attr-defined]
+                continue  # (`Mixin.__init__(self, ...)`: not the Trainer's)
+            written = [k for k in call.keywords if k.arg is not None]
+            if not written:
+                continue
+            hands_on = any(k.arg is None and _is_one_of(k.value, forwarded) for k in call.keywords)
+            why = (
+                f"its `__init__` hands `**{params.kwarg.arg if params.kwarg else ''}` (its callers' flags) to"
+                " Lightning beside them"
+                if hands_on
+                else ""
+            )
+            found[id(call)] = (skip, node.name, forwarded, why)
+    return found
+
+
+def _is_one_of(node: ast.expr, names: frozenset[str]) -> bool:
+    return isinstance(node, ast.Name) and node.id in names
 
 
 # What tests expect to raise: `pytest.raises` (by qualified name) and unittest's methods (on any object).

@@ -28,6 +28,8 @@ Treated as "maybe" (the file is parsed) although the codemod may well leave it a
   modelled key (or to a parenthesized value, or with an annotation);
 - a call with more than ``readings.MAX_OBJECTS`` objects, the same modelled keyword twice, an object built
   by a callee that is an import alias or not a plain (dotted) name;
+- a file that defines a class on top of one named like the Trainer and calls an ``__init__`` (its
+  ``super().__init__(...)`` may pass flags to Lightning);
 - a file that mentions ``from_argparse_args`` (the codemod drops that call's first argument, keyword or
   not), or imports a training-type class 1.6 renamed (for a target of 1.6 or later);
 - an f-string (or t-string) with a possible callee in a replacement field, or cut short by a nested quote
@@ -128,7 +130,15 @@ def may_need_migration(
     for callee, pattern in _ALIASES.items():
         for alias in _words(pattern, text):
             roles.setdefault(alias.group(1), set()).add(callee)
-    for subclass in _subclasses(text, {name for name, role in roles.items() if "Trainer" in role}):
+    trainers = {name for name, role in roles.items() if "Trainer" in role}
+    local = _subclasses(text, trainers)
+    if (
+        ".__init__(" in text
+        and "class" in text
+        and any((local | trainers) & set(_NAMES.findall(found.group(2))) for found in _words(_CLASS, text))
+    ):
+        return True  # (a subclass's `super().__init__(...)` passes flags to Lightning: `locate.super_inits`)
+    for subclass in local:
         roles.setdefault(subclass, set()).add("Trainer")
     callees = frozenset(roles)
     found = scan.calls(text, callees)

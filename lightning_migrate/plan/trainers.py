@@ -153,6 +153,23 @@ def _is_super_init(call: ast.Call) -> bool:
     )
 
 
+def super_init_owner(call: ast.Call, cls: str, self_name: str) -> int | None:
+    """Where ``call`` in the ``__init__`` of the class ``cls`` (whose first parameter is ``self_name``) is the
+    call of its first base's ``__init__``: how many leading arguments precede the flags (0 for
+    ``super().__init__(...)`` and ``super(cls, self).__init__(...)``, 1 for ``Base.__init__(self, ...)``,
+    whose ``Base`` the caller checks); None for any other call."""
+    if not _is_super_init(call):
+        return None
+    owner = call.func.value  # type: ignore[attr-defined]
+    if isinstance(owner, ast.Call):  # `super()`, `super(cls, self)`
+        args = owner.args
+        plain = not args and not owner.keywords
+        named = len(args) == 2 and _is_name(args[0], cls) and _is_name(args[1], self_name)
+        return 0 if plain or named else None
+    first = call.args[0] if call.args else None
+    return 1 if first is not None and self_name and _is_name(first, self_name) else None
+
+
 def _is_name(node: ast.expr, name: str) -> bool:
     return isinstance(node, ast.Name) and node.id == name
 

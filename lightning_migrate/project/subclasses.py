@@ -4,6 +4,7 @@ and what a subclass does with the flags is ``plan.trainers``; this module finds 
 
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Iterable
 from pathlib import Path
@@ -47,7 +48,10 @@ def of_run(files: Iterable[tuple[Path, str]]) -> RunSubclasses:
     from lightning_migrate.plan.locate import locate  # (only for a run with a file that may define one)
 
     trees = {}
+    inits = []  # the packages' `__init__.py` files: they may re-export a subclass
     for path, source in files:
+        if path.name == "__init__.py" and "import" in source:
+            inits.append((path, source))
         if may_define(source):
             try:
                 trees[path] = (depth.parse(source), Text(source))
@@ -68,6 +72,36 @@ def of_run(files: Iterable[tuple[Path, str]]) -> RunSubclasses:
                 }
         more = RunSubclasses(frozenset(passing), tuple(sorted(consuming.items())))
         if more == found:
-            return found
+            return _reexported(found, inits)
         found = more
     return found
+
+
+def _reexported(found: RunSubclasses, inits: list[tuple[Path, str]]) -> RunSubclasses:
+    """``found`` with the names a package's ``__init__.py`` gives the subclasses that pass the flags through
+    it imports (``from .trainer import MyTrainer`` in ``mypkg/__init__.py``: ``mypkg.MyTrainer``, which a
+    script imports as ``from mypkg import MyTrainer``). Not those that consume flags: their calls would be
+    reported for keywords the class takes itself (modern scverse/scvi-tools' ``from scvi.train import
+    Trainer`` takes ``progress_bar_refresh_rate=``), which the codemod does not tell from those it hands
+    on."""
+    short = found.names
+    passing = set(found.passing)
+    for path, source in inits:
+        if not any(name in source for name in short):
+            continue
+        try:
+            tree = depth.parse(source)
+        except (SyntaxError, ValueError, SourceError):
+            continue
+        packages = module_names(path)
+        for node in tree.body:
+            if not isinstance(node, ast.ImportFrom) or node.module is None:
+                continue
+            for alias in node.names:
+                dotted = f"{node.module}.{alias.name}"
+                local = alias.asname or alias.name
+                if dotted in found.passing:
+                    passing |= {f"{package}.{local}" for package in packages}
+    if len(passing) == len(found.passing):
+        return found
+    return RunSubclasses(frozenset(passing), found.consuming, found.starred)

@@ -315,7 +315,7 @@ def _first_pass(paths: Sequence[Path], options: Options) -> _FirstPass:
             building.append((path, text))
         if mentions(text, (options.target,)) is False:
             quiet.add(path)
-        if may_define(text):
+        if may_define(text) or (path.name == "__init__.py" and "import" in text):  # (a re-export)
             defining.append((path, text))
         python.append(path)
         stars = star_imports.star_modules(text)

@@ -163,3 +163,28 @@ GONE: tuple[Gone, ...] = (
 )
 
 BY_KEYWORD: dict[str, Gone] = {row.keyword: row for row in GONE}
+
+
+# Keywords of the Trainer of Lightning 0.x that no release the model knows (1.4 on) takes: a call that passes
+# one raises TypeError on every one of them, whatever else it passes. Each with what replaced it (the 0.x
+# changelogs' renames); reported, never fixed (the code was written for a release the model does not know).
+ANCIENT: dict[str, str] = {
+    "early_stop_callback": "pass `EarlyStopping(...)` in `callbacks=`",
+    "row_log_interval": "it was renamed `log_every_n_steps`",
+    "log_save_interval": "it was renamed `flush_logs_every_n_steps` (gone in 1.7)",
+    "val_percent_check": "it was renamed `limit_val_batches`",
+    "train_percent_check": "it was renamed `limit_train_batches`",
+    "test_percent_check": "it was renamed `limit_test_batches`",
+    "overfit_pct": "it was renamed `overfit_batches`",
+    "max_nb_epochs": "it was renamed `max_epochs`",
+    "min_nb_epochs": "it was renamed `min_epochs`",
+    "nb_sanity_val_steps": "it was renamed `num_sanity_val_steps`",
+    "nb_gpu_nodes": "it was renamed `num_nodes`",
+    "num_tpu_cores": "it was renamed `tpu_cores`",
+    "default_save_path": "it was renamed `default_root_dir`",
+    "show_progress_bar": "use `enable_progress_bar=` (1.5 on)",
+    "use_amp": "pass `precision=16`",
+    "gradient_clip": "it was renamed `gradient_clip_val`",
+    "enable_pl_optimizer": "remove it (the optimizer is always wrapped)",
+    "automatic_optimization": "set `automatic_optimization` on the LightningModule",
+}

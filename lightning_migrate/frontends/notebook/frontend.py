@@ -44,6 +44,9 @@ _AUTOMAGIC = re.compile(
     r"|history|run|load_ext|matplotlib|alias|pushd|popd|dhist|bookmark)(?:[ \t]+[^=(\s].*)?$"
 )
 _SHELL_ESCAPE = re.compile(r"^[ \t]*(?:[\w.,\s]+=\s*)?!!?")
+# `%run train.py --gpus 2` (and `%run -i ...`): IPython runs the script with those words as its command line,
+# which the shell view shows from the script's name on.
+_RUN_MAGIC = re.compile(r"^[ \t]*%run(?:[ \t]+-[A-Za-z]+)*[ \t]+(?=[^\s-])")
 _PLACEHOLDER = "_lightning_migrate_magic_{}_()"
 
 
@@ -320,7 +323,7 @@ def _mask(source: str, number: int, node: Node) -> _Cell | None:
             match = None if match is not None and cells.parses(body.strip()) else match
         if continued or (index == 0 and line.startswith("%%")) or match is not None:
             indent = len(match.group("indent")) if match is not None and not continued else 0
-            escape = _SHELL_ESCAPE.match(body) if not continued else None
+            escape = (_SHELL_ESCAPE.match(body) or _RUN_MAGIC.match(body)) if not continued else None
             escaped = escape is not None if not continued else escaped
             comment = comment_start(body)
             key = _PLACEHOLDER.format(f"{number}_{index}") + (f"  {body[comment:]}" if comment else "")

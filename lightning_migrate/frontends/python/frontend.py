@@ -9,7 +9,7 @@ import bisect
 import functools
 import re
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -49,6 +49,7 @@ from lightning_migrate.report.findings import written as cut
 from lightning_migrate.report.rules import BY_CODE
 from lightning_migrate.semantics.classes import RENAMED_STRATEGIES, lookup
 from lightning_migrate.semantics.model import RELEASES, Obj, Value, Version
+from lightning_migrate.semantics.removed import ANCIENT
 from lightning_migrate.semantics.signature import MODELLED, REMOVED_METHODS, SHIM_METHODS, accepts, current
 
 if TYPE_CHECKING:
@@ -241,6 +242,7 @@ class _Migrator:
         them. A `**cfg` dict or a `ddp = DDPPlugin(...)` object may be written before or after its call:
         the calls that pass one are decided first, so the dict or object is rewritten where it is built."""
         removed = self._removed_methods()
+        self._namespace_writes()
         calls = sorted(
             (c for c in self.located.calls if id(c.node) not in removed),
             key=lambda c: (self.text.start(c.node), -self.text.end(c.node)),
@@ -264,6 +266,48 @@ class _Migrator:
                 self._edit_dict(self._dict_edits[id(node)].node)
             else:
                 self._migrate(by_node[id(node)])
+
+    # --- flags written into the namespace `from_argparse_args` reads --------------------------------------
+
+    def _namespace_writes(self) -> None:
+        """Report the Trainer flags the file writes into the argparse namespace a
+        ``X.from_argparse_args(args)`` call reads, where the value written is old usage for the target on its
+        own: ``args.distributed_backend = "ddp"`` or ``setattr(args, "gpus", 2)`` before the call in its
+        function, ``parser.set_defaults(
+        accelerator="ddp")`` before it in the file. The call gets that value whatever the command line says,
+        and was reported for nothing (the namespace's own flags are Lightning's defaults). Not fixed: the
+        script may read the option too. Not where the target removed ``from_argparse_args`` and ``--shim``
+        hands the namespace to the shim's, which takes every old flag."""
+        if self.shim and self.run_options.target >= REMOVED_METHODS["from_argparse_args"]:
+            return
+        for call in self.located.calls:
+            namespace = call.namespace
+            if call.owner or not isinstance(namespace, ast.Name):
+                continue
+            if self.text.position(call.node) in self.run_options.leave:
+                continue
+            callee = cut(self.text.segment(call.node.func))
+            for node, flag, value_node in _namespace_writes(self.located.tree, namespace.id, call.node):
+                value = self.reader.read(value_node, call.scope)
+                if isinstance(value, Unknown):
+                    continue
+                line, column = self.text.position(node)
+                site = CallSite(line, column, {flag: value}, self._site(call, {}).since)
+                sign = self.run_options.old_api(site)
+                if sign is None:
+                    continue
+                # (where the target removed `from_argparse_args`, `--shim` hands the namespace to the shim's)
+                shim = self.run_options.target >= REMOVED_METHODS["from_argparse_args"]
+                said = (
+                    f"`{flag}={cut(repr(value))}` written to `{namespace.id}` reaches `{callee}` (line"
+                    f" {call.node.lineno}); {'use `--shim` or ' if shim else ''}change it by hand"
+                )
+                why = "the Trainer gets the value written, whatever the command line says"
+                code = _NAMESPACE_CODES.get(flag, "LM101")
+                remedy = SHIM if shim else ""
+                self.findings.append(
+                    Finding(line, column, code, said, False, details=(sign, why), remedy=remedy)
+                )
 
     # --- the Trainer's methods 2.0 removed ------------------------------------------------------------------
 
@@ -425,12 +469,15 @@ class _Migrator:
             if not isinstance(value, Unknown):
                 flags[arg.keyword] = value
                 continue
-            ranged = None if value.cls else self.ranges.known(arg.value, call.scope, arg.keyword)
+            # (a subclass's `super().__init__(devices=devices)` hands on its `__init__`'s parameter: its
+            # callers fill it, and their calls are judged; its default is the subclass's own API's)
+            handed = bool(call.owner) and self._parameter_of(arg.value, call.scope)
+            ranged = None if value.cls or handed else self.ranges.known(arg.value, call.scope, arg.keyword)
             if ranged is not None:
                 flags[arg.keyword] = ranged
                 continue
             unknown[arg.keyword] = value.cls
-            default = None if value.cls else self._default(arg.value, call.scope)
+            default = None if value.cls or handed else self._default(arg.value, call.scope)
             if default is not None:
                 defaults[arg.keyword] = default[0]
             first = first or (arg, value.reason)
@@ -455,6 +502,11 @@ class _Migrator:
             said = f"`{cut(written)}`: {what}"
             self._runtime(call, arg.node, said, (*evidence, f"a sign of old usage: {sign}"))
         return None
+
+    def _parameter_of(self, node: ast.expr, scope: Scope) -> bool:
+        """Is ``node`` a parameter of the function ``scope`` is (bound nowhere else)?"""
+        found = self.located.parameter(node, scope) if isinstance(node, ast.Name) else None
+        return found is not None and found[1] is scope.parent
 
     def _vouched(self, node: ast.expr, scope: Scope) -> bool:
         """Whether the project's required release (``Run.floor``) speaks for the `**dict` ``node``: a name
@@ -556,6 +608,7 @@ class _Migrator:
         ``callbacks=`` is fixed so (the callbacks to append kept in ``_added``)."""
         target = self.run_options.target
         args = _arguments(call.node)[call.skip :]
+        self._ancient(call, args)
         written: dict[str, object] = {}
         places: dict[str, ast.expr | ast.keyword] = {}
         values: dict[str, ast.expr] = {}
@@ -588,9 +641,8 @@ class _Migrator:
                 self._resume(found, call, values[_RESUME]) if resumable and found.old == _RESUME else found
             )
             if judged.edit is not None and call.consumes:
-                callee = self.text.segment(_built_class(call))
-                why = f"`{callee}` is a Trainer subclass and {call.consumes}"
-                judged = judged.said(f" (not fixed: `{cut(callee)}` takes flags itself)", why)
+                said, why = self._held(call)
+                judged = judged.said(f" (not fixed: {said})", why)
             fixable, remedy = judged.fixable and not call.consumes, "" if held else judged.remedy
             place = places[judged.old]
             self._report(place, gone.CODE, judged.message, fixable, details=judged.details, remedy=remedy)
@@ -609,6 +661,17 @@ class _Migrator:
         if added:
             self._added[id(call.node)] = (added, splat)
         return old, new
+
+    def _ancient(self, call: TrainerCall, args: list[_Arg]) -> None:
+        """Report (LM100) the keywords of Lightning 0.x's Trainer that no release from 1.4 takes
+        (``removed.ANCIENT``), passed to Lightning's own Trainer: each raises TypeError on every release."""
+        if not self._shimmable(call):
+            return
+        for arg in args:
+            if arg.keyword in ANCIENT:
+                said = f"`{arg.keyword}=` is in no Lightning release from 1.4: {ANCIENT[arg.keyword]}"
+                why = ("every release from 1.4 raises TypeError (an unexpected keyword)", "change it by hand")
+                self._report(arg.node, "LM100", said, False, details=why)
 
     def _narrowed(self, node: ast.expr, scope: Scope) -> object:
         """``gone.BOOL`` where ``node`` (a run-time value) is a bool on every run as far as the file says: a
@@ -669,9 +732,8 @@ class _Migrator:
             return Unchanged()
         decision, findings = self.run_options.decide(self._site(call, flags))
         if call.consumes and isinstance(decision, Rewrite):  # a subclass that takes flags itself
-            callee = self.text.segment(_built_class(call))
-            why = f"`{callee}` is a Trainer subclass and {call.consumes}"
-            said = f" (not fixed: `{cut(callee)}` takes flags itself; migrate it by hand)"
+            said, why = self._held(call)
+            said = f" (not fixed: {said}; migrate it by hand)"
             self.findings.extend(replace(with_details(f, said, why), fixable=False) for f in findings)
             return Unchanged()
         if self.shim and isinstance(decision, Refusal) and decision.code in _SHIMMED and holes(flags):
@@ -681,6 +743,15 @@ class _Migrator:
         self.findings.extend(self._remedied(call, flags, decision, findings))
         return decision
 
+    def _held(self, call: TrainerCall) -> tuple[str, str]:
+        """Why the fix of a finding of ``call``, a Trainer subclass's call that is reported and not rewritten,
+        is not made: what the finding says, and why."""
+        if call.owner:  # its `super().__init__(...)`, which also hands on its callers' `**kwargs`
+            why = f"`{call.owner}` is a Trainer subclass and {call.consumes}"
+            return f"`{call.owner}`'s callers may pass the same flags", why
+        callee = self.text.segment(_built_class(call))
+        return f"`{cut(callee)}` takes flags itself", f"`{callee}` is a Trainer subclass and {call.consumes}"
+
     def _remedied(
         self, call: TrainerCall, flags: dict[str, Known], decision: Decision, findings: list[Finding]
     ) -> list[Finding]:
@@ -688,7 +759,9 @@ class _Migrator:
         shim (``_runtime``) says so; a subclass that takes flags itself is never rewritten, whatever the
         flags (the planner's ``--unsafe-fixes`` advice included)."""
         if call.consumes:
-            return [replace(f, remedy="") for f in findings]
+            return [replace(f, remedy="", message=_unshimmed(f.message)) for f in findings]
+        if call.owner:  # (a subclass's `super().__init__`: the shim builds Lightning's own Trainer)
+            return [replace(f, message=_unshimmed(f.message)) for f in findings]
         shimmed = isinstance(decision, Refusal) and decision.code in _SHIMMED and holes(flags)
         if shimmed and not self.shim and self._shimmable(call):
             self._shim_objects(call.node, call.scope, rebuild=False)
@@ -759,6 +832,10 @@ class _Migrator:
         used nowhere else; otherwise report. Returns ``_NO_FLAGS`` when the dict holds no modelled flag (the
         call is then migrated as if it had no ``**``). A section of a config file the run loads is judged
         there: one with no flag is no flag here, one migrated where it is leaves the call as written."""
+        if all(k.arg is not None or _forwarded(k.value, call) for k in call.node.keywords):
+            return (
+                _NO_FLAGS  # (a subclass's `super().__init__(..., **kwargs)`: its callers' calls are judged)
+            )
         verdict = self.loaded(call.node)
         if verdict == "no flags":
             return _NO_FLAGS
@@ -983,6 +1060,13 @@ class _Migrator:
         self.findings.append(Finding(line, column, rule, message, fixed, details=details, remedy=remedy))
 
 
+# The rule a flag written into an argparse namespace is reported under (``_namespace_writes``).
+_NAMESPACE_CODES = {
+    "distributed_backend": "LM002",
+    "accelerator": "LM001",
+    "plugins": "LM003",
+    **dict.fromkeys(("gpus", "tpu_cores", "ipus", "num_processes"), "LM004"),
+}
 # What an LM101 finding says of a value it cannot range over (the reason and the sign of old usage are its
 # details).
 RUN_TIME_SIGN = "run-time value, may be old usage"
@@ -1322,10 +1406,110 @@ def _old_names_left(
     return findings
 
 
+def _namespace_writes(
+    tree: ast.Module, name: str, call: ast.Call
+) -> Iterator[tuple[ast.expr | ast.keyword, str, ast.expr]]:
+    """The modelled flags written into the namespace ``name`` before ``call`` (which reads it): the node
+    written, the flag and its value. ``name.flag = value`` and ``setattr(name, "flag", value)`` in the
+    function ``call`` is in (or at module level, for a call there); where ``name`` is a parameter of that
+    function, those written at module level into what a module-level call of the function passes it (``args
+    .accelerator = "dp"`` then ``main(args)`` under ``if __name__ == "__main__":``); ``X.set_defaults(flag=
+    value)`` anywhere before it in the file."""
+    function = _enclosing_function(tree, call)
+    yield from _attribute_writes(function.body if function is not None else tree.body, name, call)
+    if function is not None:
+        params = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
+        module_level = [s for s in tree.body if not isinstance(s, _DEFINITIONS)]
+        for statement in module_level:
+            for node in ast.walk(statement):
+                if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
+                    continue
+                if node.func.id != function.name:
+                    continue
+                passed = [a for i, a in enumerate(node.args) if i < len(params) and params[i] == name]
+                passed += [k.value for k in node.keywords if k.arg == name]
+                for value in passed:
+                    if isinstance(value, ast.Name):
+                        yield from _attribute_writes(module_level, value.id, node)
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "set_defaults"
+            and node.lineno < call.lineno
+        ):
+            for keyword in node.keywords:
+                if keyword.arg in MODELLED:
+                    yield keyword, keyword.arg, keyword.value
+
+
+_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+def _attribute_writes(
+    statements: list[ast.stmt], name: str, before: ast.Call
+) -> Iterator[tuple[ast.expr | ast.keyword, str, ast.expr]]:
+    """``name.flag = value`` and ``setattr(name, "flag", value)`` of a modelled flag in ``statements``,
+    before the call ``before``."""
+    for statement in statements:
+        for node in ast.walk(statement):
+            if (getattr(node, "lineno", 0), getattr(node, "col_offset", 0)) >= (
+                before.lineno,
+                before.col_offset,
+            ):
+                continue
+            if isinstance(node, ast.Assign) and len(node.targets) == 1:
+                target = node.targets[0]
+                if (
+                    isinstance(target, ast.Attribute)
+                    and isinstance(target.value, ast.Name)
+                    and target.value.id == name
+                    and target.attr in MODELLED
+                ):
+                    yield target, target.attr, node.value
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr":
+                args = node.args
+                if (
+                    len(args) == 3
+                    and isinstance(args[0], ast.Name)
+                    and args[0].id == name
+                    and isinstance(args[1], ast.Constant)
+                    and args[1].value in MODELLED
+                ):
+                    yield node, str(args[1].value), args[2]
+
+
+def _enclosing_function(tree: ast.Module, call: ast.Call) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The innermost function whose body holds ``call``, or None at module level."""
+    found: ast.FunctionDef | ast.AsyncFunctionDef | None = None
+    for node in ast.walk(tree):
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        if (found is None or node.lineno > found.lineno) and any(n is call for n in ast.walk(node)):
+            found = node
+    return found
+
+
+def _forwarded(node: ast.expr, call: TrainerCall) -> bool:
+    """Is ``node`` (a ``**`` argument) the ``**kwargs`` of the subclass's ``__init__`` whose
+    ``super().__init__(...)`` ``call`` is?"""
+    return isinstance(node, ast.Name) and node.id in call.forwarded
+
+
+def _unshimmed(message: str) -> str:
+    """``message`` without the planner's advice to use ``--shim`` (``quantify``), for a call the runtime
+    shim cannot build (a subclass's)."""
+    return message.replace(" or use `--shim`", "").replace(
+        ", pass it literally or `--shim`", " or pass it literally"
+    )
+
+
 def _built_class(call: TrainerCall) -> ast.expr:
     """The class a Trainer call builds, as written: ``X`` in ``X(...)``, ``X.from_argparse_args(args, ...)``
     and ``partial(X, ...)``."""
     func = call.node.func
     if isinstance(func, ast.Attribute) and func.attr == "from_argparse_args":
         return func.value
+    if call.owner:  # a subclass's `super().__init__(...)`
+        return func
     return call.node.args[0] if call.skip else func
