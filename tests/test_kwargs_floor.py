@@ -1,9 +1,10 @@
 """A `**dict` whose keys are only known at run time, in a project whose own requirement is a release that
 rejects training types in `accelerator=`/`plugins=` (``Run.floor``, read by ``runner.required_floor``): where
 nothing the file writes into the dict is older usage (``frontends.python.dict_keys``), it cannot hold one, so
-the call gets no LM101 for what it might hold. A dict that writes an old key or value, or one filled
-elsewhere (a parameter), is reported as before, whatever the pin says; flags the call writes are judged as
-ever."""
+the call gets no LM101 for what it might hold. A dict that writes an old key or value is reported as before,
+whatever the pin says; one filled elsewhere (a parameter, an attribute, a config's section) only where the
+project requires 2.0 or later (no release since removed a flag: whoever fills it writes flags the target
+takes); flags the call writes are judged as ever."""
 
 from __future__ import annotations
 
@@ -78,6 +79,10 @@ def test_the_required_release_is_the_nearest_pin(tmp_path: Path) -> None:
     assert required_floor(tmp_path) == release("1.9.0")  # (the folder's own pin files first)
     (tmp_path / "pyproject.toml").write_text('[project]\ndependencies = ["pytorch-lightning==1.0.4"]\n')
     assert required_floor(tmp_path) == RELEASES[0]  # (older than any release modelled: any)
+    (tmp_path / "pyproject.toml").write_text('[project]\ndependencies = ["lightning>2.2.1,<=2.4.0"]\n')
+    assert required_floor(tmp_path) == release("2.2.1")
+    (tmp_path / "pyproject.toml").write_text('[project]\ndependencies = ["lightning>=2.2,!=2.3.0"]\n')
+    assert required_floor(tmp_path) == release("2.2")
 
 
 # a dict pinned code fills with old keys (real code pins `pytorch-lightning>=1.8.0` and writes these)
@@ -91,7 +96,6 @@ OLD_KEYS = {
     "store": MODEL.replace(CALL, f'{IF_MANY}["distributed_backend"] = "ddp"\n{CALL}'),
     "value": MODEL.replace(CALL, f'{IF_MANY}["accelerator"] = "ddp"\n{CALL}'),
     "update": MODEL.replace(CALL, f'    trainer_args_config.update(dict(tpu_cores=config["cores"]))\n{CALL}'),
-    "parameter": MODEL.replace("(config, logger", "(trainer_args_config, config, logger").replace(BUILT, ""),
 }
 
 
@@ -105,6 +109,32 @@ def test_a_dict_that_shows_older_usage_is_reported_whatever_the_pin(tmp_path: Pa
     )
     assert outcome.code == 1
     assert "LM101 `**trainer_args_config`" in outcome.out
+
+
+# dicts the file cannot see filled: a library's user kwargs (Nixtla/neuralforecast 2.x:
+# `pl.Trainer(**model.trainer_kwargs)`), a config's section, a parameter
+FILLED_ELSEWHERE = {
+    "parameter": MODEL.replace("(config, logger", "(trainer_args_config, config, logger").replace(BUILT, ""),
+    "attribute": MODEL.replace("**trainer_args_config", "**config.trainer_kwargs").replace(BUILT, ""),
+    "section": MODEL.replace("**trainer_args_config", '**config["trainer"]').replace(BUILT, ""),
+}
+
+
+@pytest.mark.parametrize("case", sorted(FILLED_ELSEWHERE))
+@pytest.mark.parametrize(
+    ("pin", "reported"),
+    [
+        ("pytorch-lightning>=1.8.0", True),  # its fillers may write `gpus=`, which 1.8 and 1.9 take
+        ("pytorch-lightning>=2.0.0", False),
+        ("lightning>2.2.1", False),  # (`>`: the releases after it; NVIDIA/NeMo's pin)
+    ],
+)
+def test_a_dict_filled_elsewhere_is_left_only_where_the_project_requires_2_0(
+    tmp_path: Path, case: str, pin: str, reported: bool
+) -> None:
+    outcome = run(str(project(tmp_path, pin, FILLED_ELSEWHERE[case])), "--check", "--target-version", "2.6")
+    assert ("LM101 `**" in outcome.out) is reported, outcome.out
+    assert outcome.code == (1 if reported else 0)
 
 
 def test_the_keys_a_file_writes_into_a_dict() -> None:

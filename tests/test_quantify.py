@@ -313,6 +313,8 @@ def test_n_or_1_is_not_counted_among_the_tests_written() -> None:
         "accelerator": "'cuda' if n else 'cpu'",
         "devices": "n or 1",
     }
+
+
 def test_the_unsafe_advice_is_said_once() -> None:
     """`gpus = -1 if cuda else 0; Trainer(gpus=gpus)` (Nixtla/neuralforecast, 2022): the refusal of a part
     of the call, planned through the same door, already said "(or `--unsafe-fixes`)"; the message said it

@@ -576,7 +576,8 @@ def _needs_parsing(text: str, options: Options) -> bool:
 # --- the target release ------------------------------------------------------------------------------------
 
 _PIN = re.compile(
-    r"(?:pytorch[-_]lightning|lightning)\s*(?:\[[^\]]*\])?\s*(?:==|~=|>=)\s*v?(\d+\.\d+(?:\.\d+)?)", re.I
+    r"(?:pytorch[-_]lightning|lightning)\s*(?:\[[^\]]*\])?\s*(?:==|~=|>=|>(?!=))\s*v?(\d+\.\d+(?:\.\d+)?)",
+    re.I,
 )
 PIN_FILES = ("pyproject.toml", "setup.cfg", "setup.py", "environment.yml", "environment.yaml")
 

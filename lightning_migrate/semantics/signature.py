@@ -25,6 +25,9 @@ TRAINER_FLAGS: dict[str, tuple[Version, Version | None]] = {
     "use_distributed_sampler": (v("2.0"), None),
 }
 
+# The last release that removed one of them: from it on, every release takes the same keywords.
+LAST_REMOVAL: Version = max(gone for _, gone in TRAINER_FLAGS.values() if gone is not None)
+
 # The hardware/distribution keywords a release deprecates (it warns for every value the user sets) before it
 # removes them: passing one is old usage whatever its value (spec section 1).
 DEPRECATED_KEYWORDS: dict[str, Version] = {

@@ -50,7 +50,14 @@ from lightning_migrate.report.rules import BY_CODE
 from lightning_migrate.semantics.classes import RENAMED_STRATEGIES, lookup
 from lightning_migrate.semantics.model import RELEASES, Obj, Value, Version
 from lightning_migrate.semantics.removed import ANCIENT
-from lightning_migrate.semantics.signature import MODELLED, REMOVED_METHODS, SHIM_METHODS, accepts, current
+from lightning_migrate.semantics.signature import (
+    LAST_REMOVAL,
+    MODELLED,
+    REMOVED_METHODS,
+    SHIM_METHODS,
+    accepts,
+    current,
+)
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -513,10 +520,13 @@ class _Migrator:
         bound only by assignments, into which the file writes no key the required release or the target
         deprecates or lacks, and no literal value that is old usage on its own (``dict_keys``)."""
         options = self.run_options
-        if options.floor == RELEASES[0] or not isinstance(node, ast.Name):
+        if options.floor == RELEASES[0]:
             return False
-        if self.located.assigned(node, scope) is None:  # (a parameter, a loop variable: filled elsewhere)
-            return False
+        if not isinstance(node, ast.Name) or self.located.assigned(node, scope) is None:
+            # Filled elsewhere (an attribute, a config's section, a parameter: a library's user kwargs). From
+            # 2.0 no release removed a flag, so what a project that requires one fills it with runs on the
+            # target; before, its fillers may still write `gpus=`, which this file cannot see.
+            return options.floor >= LAST_REMOVAL and options.target >= options.floor
         for key, value in dict_keys.written_keys(self.located.tree, node.id):
             if key not in MODELLED:
                 continue
