@@ -167,3 +167,23 @@ def test_a_refusal_names_the_machine_where_the_closest_rewrite_breaks() -> None:
     built = decision.details[0]
     assert built.startswith("on Apple MPS, this call builds ")
     assert built.endswith("precision 16-mixed (autocast on cuda)")
+
+
+APEX = {"gpus": 1, "precision": 16, "amp_backend": "apex", "amp_level": "O2"}
+
+
+def test_an_apex_call_is_judged_where_apex_is_installed() -> None:
+    """1.x raised for `amp_backend="apex"` without apex, and those who wrote it had it: judged only on bare
+    machines, the call was "built by no release" (LM100 at 2.x, and silent at 1.9 although `gpus=` is
+    deprecated there). With apex it is apex AMP: 1.9 keeps it, beside the new device flags; 2.x has none."""
+    at_19 = plan(APEX, release("1.9"))
+    assert not isinstance(at_19, Refusal), at_19
+    assert {k: at_19.flags[k] for k in ("accelerator", "devices", "amp_backend")} == {  # type: ignore[union-attr]
+        "accelerator": "cuda",
+        "devices": 1,
+        "amp_backend": "apex",
+    }
+    at_26 = plan(APEX, release("2.6"))
+    assert isinstance(at_26, Refusal)
+    assert at_26.code == "LM103", at_26
+    assert any("with apex AMP O2" in detail for detail in at_26.details), at_26.details

@@ -68,7 +68,10 @@ MACHINES: tuple[Hardware, ...] = (
 # `accelerator="deepspeed"` migrates, and `strategy="deepspeed"` is never LM100 for a missing package. Other
 # calls build the same with or without the packages (only these strategies ask for them, and no candidate
 # for such a call names one), so they are judged on the bare machines alone, which keeps the planner's cost.
-PACKAGE_MACHINES: tuple[Hardware, ...] = tuple(replace(m, installed=OPTIONAL_PACKAGES) for m in MACHINES)
+# (NVIDIA's apex too: 1.x raised for `amp_backend="apex"` without it, and those who wrote it had it.)
+PACKAGE_MACHINES: tuple[Hardware, ...] = tuple(
+    replace(m, installed=OPTIONAL_PACKAGES | {"apex"}) for m in MACHINES
+)
 # Where the old call failed on one of these, the rewrite must fail too: `gpus=2` on a CPU-only machine must
 # never become two CPU processes. (TPU and MPS machines are left out: 1.x raised there for reasons of its
 # own.)
@@ -141,7 +144,8 @@ def _names_package(value: Value) -> bool:
     if isinstance(value, Obj):
         row = lookup(value.cls)
         return row is not None and row.family in _PACKAGE_FAMILIES
-    return isinstance(value, str) and value.lower() in _PACKAGE_NAMES
+    # (`amp_backend="apex"`: 1.x raised without apex installed, and its users had it)
+    return isinstance(value, str) and (value.lower() in _PACKAGE_NAMES or value.lower() == "apex")
 
 
 DEVICE_FLAGS = {"gpus": "cuda", "num_processes": "cpu", "tpu_cores": "tpu", "ipus": "ipu"}
@@ -595,6 +599,8 @@ def describe(setup: Setup) -> str:
     precision = setup.precision
     if precision.value != "32-true":
         said += f", precision {precision.value}"
+    if precision.backend != "native":  # (NVIDIA's apex AMP, at its level)
+        said += f" with {precision.backend} AMP {precision.amp_level}"
     if precision.device not in (None, setup.accelerator):  # (1.7-1.9 autocast on "cuda" on an Apple GPU)
         said += f" (autocast on {precision.device})"
     return said
