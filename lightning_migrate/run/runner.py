@@ -547,12 +547,30 @@ def process_batch(batch: Sequence[Path], options: Options) -> _BatchDone:
     results: list[FileResult] = []
     for index, path in enumerate(batch):
         results.append(process_file(path, options))
-        if index + 1 < len(batch) and _resident() > max(WORKER_MEMORY_LIMIT, _forked_at[0] + WORKER_GROWTH):
+        if index + 1 < len(batch) and _over_limit() and (not _trim() or _over_limit()):
             return _BatchDone(results, list(batch[index + 1 :]))
     return _BatchDone(results, [])
 
 
+def _over_limit() -> bool:
+    return _resident() > max(WORKER_MEMORY_LIMIT, _forked_at[0] + WORKER_GROWTH)
+
+
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+
+
+def _trim() -> bool:
+    """Give the C heap's free pages back to the system (glibc's ``malloc_trim``): what a freed syntax tree
+    or decoded notebook leaves between live blocks stays counted in a process's memory, and in that of every
+    worker forked from it, until then. False where there is no glibc to ask."""
+    if not sys.platform.startswith("linux"):
+        return False
+    import ctypes
+
+    try:
+        return bool(ctypes.CDLL(None).malloc_trim(0) or True)
+    except (OSError, AttributeError):  # (another C library: musl has no malloc_trim)
+        return False
 
 
 def _resident() -> int:
@@ -591,6 +609,7 @@ def _pool(jobs: int) -> ProcessPoolExecutor:
 
     from lightning_migrate.frontends.python import frontend as python  # noqa: F401 (imported once here, shared by forked workers)
 
+    _trim()  # (the first pass's freed texts are not the workers' memory)
     gc.freeze()  # the workers' collections leave what they inherit alone (no copies of its memory pages)
 
     return ProcessPoolExecutor(max_workers=jobs, initializer=_started, initargs=(os.getpid(),))
