@@ -13,6 +13,8 @@ from cli_helpers import BROKEN, CLEAN, FIXABLE, UNFIXABLE, run
 from hypothesis import given
 from hypothesis import strategies as st
 
+from lightning_migrate.cli.output import Stream
+from lightning_migrate.cli.summary import summary
 from lightning_migrate.files import word_test
 from lightning_migrate.frontends.notebook import frontend as notebook
 from lightning_migrate.frontends.notebook import jsonspan
@@ -318,6 +320,35 @@ def test_check_keeps_no_texts_but_knows_what_would_change(tmp_path: Path) -> Non
     assert told.findings == kept.findings
     let_go = kept.let_go()
     assert (let_go.changed, let_go.data, let_go.new) == (True, None, "")
+
+
+def test_the_report_keeps_only_the_results_that_say_something(tmp_path: Path) -> None:
+    """Clean files are counted, not held to the end (the parent's memory does not grow with them); -v, which
+    says each file's fate, keeps them."""
+    results = [FileResult(tmp_path / f"clean{index}.py") for index in range(3)]
+    results.append(FileResult(tmp_path / "broken.py", error="cannot parse"))
+    results.append(FileResult(tmp_path / "noqa.py", suppressed=1))
+    stream = Stream("text", "check", to_stderr=False, live=False)
+    for result in results:
+        stream.add(result)
+    assert [r.path.name for r in stream.results] == ["broken.py", "noqa.py"]
+    assert stream.plain == 3
+    assert summary(stream.results, "check", stream.plain) == summary(results, "check")
+    assert "in 5 files" in summary(results, "check")
+    kept = Stream("text", "check", to_stderr=False, live=False, keep_plain=True)
+    for result in results:
+        kept.add(result)
+    assert (kept.results, kept.plain) == (results, 0)
+
+
+def test_a_run_counts_the_clean_files_it_does_not_keep(tmp_path: Path) -> None:
+    for index in range(4):
+        (tmp_path / f"clean{index}.py").write_text(CLEAN if index % 2 else "x = 1\n")
+    outcome = run("--check", *TARGET, str(tmp_path))
+    assert (outcome.code, outcome.out) == (0, "")
+    assert "No deprecated Trainer flags in 4 files." in outcome.err
+    verbose = run("--check", "-v", *TARGET, str(tmp_path))
+    assert sum(f"clean{index}.py: " in verbose.err for index in range(4)) == 4, verbose.err
 
 
 # --- the walk's .gitignore answers, the planner's memory ---------------------------------------------------

@@ -111,6 +111,7 @@ def _run(
     stream = Stream(settings["output-format"], mode, stdout_taken, how.quiet, live=False)
     stream.details = settings["show-details"]
     stream.statistics, stream.show_fixes = settings["statistics"], settings["show-fixes"]
+    stream.keep_plain = how.verbose  # (each file's fate is said)
     stream.colour = style.colour()
     if not judged:
         if list(paths) == [Path("-")] and mode == "rewrite":  # (a pipe never loses code)
