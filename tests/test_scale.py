@@ -451,3 +451,20 @@ def test_remembered_answers_are_the_answers() -> None:
     # `1`, `True` and `1.0` are equal in Python, not to Lightning: each is its own question
     keys = [k for k in planner._BEHAVIOURS if k[0][0][0] == "gpus" and len(k[0]) == 1]
     assert {k[0][0][1] for k in keys} >= {"True", "1.0", "1"}
+
+
+def test_a_diff_keeps_only_the_diff(tmp_path: Path) -> None:
+    """--diff: a changed file's result carries its diff, not its texts (it may wait in the main process for
+    the results of every path before it); the diff is the one the texts give."""
+    path = tmp_path / "a.py"
+    path.write_text(FIXABLE)
+    kept = runner.process_file(path, OPTIONS)
+    only = runner.process_file(path, Options(Version.parse("2.6"), only_diffs=True))
+    assert (only.changed, only.data, only.before, only.new) == (True, None, b"", "")
+    assert only.patch is not None
+    assert only.diff() == kept.diff() != b""
+    assert only.findings == kept.findings
+    assert only.let_go().patch is None
+    assert only.changed
+    path.write_text(CLEAN)
+    assert runner.process_file(path, Options(Version.parse("2.6"), only_diffs=True)).patch is None

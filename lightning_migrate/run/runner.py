@@ -65,6 +65,7 @@ class FileResult:
     skipped: bool = False  # the prefilter proved there is nothing to do
     read_as: sourcefile.Stamp | None = None  # what the path was when read: a write checks it still is
     would_change: bool = False  # the file changes, where its texts were not kept (``Options.texts``)
+    patch: bytes | None = None  # its diff, where only that was kept (``Options.only_diffs``)
 
     @property
     def changed(self) -> bool:
@@ -75,7 +76,7 @@ class FileResult:
         file changes: what a run keeps of each file for its summary and exit status."""
         self.would_change = self.changed
         self.before, self.new = b"", ""
-        self.data = None
+        self.data = self.patch = None
         return self
 
     @property
@@ -89,6 +90,8 @@ class FileResult:
         bytes, in its encoding (a Latin-1 file's diff is Latin-1, as ``git diff`` writes it), with its BOM
         and its line end. A line ends at ``\\n`` only, as for git and GNU patch: a CRLF line keeps its
         ``\\r``, and a file whose lines end with a lone ``\\r`` is one line (what ``git diff`` shows)."""
+        if self.patch is not None:
+            return self.patch
         name = (
             Path(os.path.relpath(self.path)).as_posix()
             if not self.path.is_absolute()
@@ -193,6 +196,9 @@ def _process(
     if new != old and options.texts:
         result.before, result.new, result.data = data, new, source.encode(new)
     result.would_change = new != old and not options.texts
+    if new != old and options.texts and options.only_diffs:
+        patch = result.diff()
+        result.let_go().patch = patch
 
 
 def _decode(path: Path, data: bytes) -> sourcefile.Source:
