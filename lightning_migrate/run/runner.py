@@ -537,12 +537,13 @@ class _BatchDone(NamedTuple):
 
 # A worker whose resident memory (VmRSS) passes this after a file is replaced (``_in_pool``): what a long run
 # leaves in its heap (fragments of freed syntax trees, decoded notebooks, caches) is not kept for the rest of
-# the run, whatever the tree's size. Below the 150 MB goal by the largest growth of one file seen on the
-# census corpus (a Hydra project's first composition, 14 MB). Only once it has grown by ``WORKER_GROWTH``
+# the run, whatever the tree's size. Below the 150 MB goal by more than the largest growth of one file seen
+# on the census corpus (a Hydra project's first composition, 14 MB; at 128 MB the largest worker still
+# reached 150 MB there, after a file that began near the limit). Only once it has grown by ``WORKER_GROWTH``
 # since it was forked (a fresh worker would start about where it did). Read from /proc where there is one
 # (Linux); elsewhere workers are not replaced.
-WORKER_MEMORY_LIMIT = 128 * 2**20
-WORKER_GROWTH = 32 * 2**20
+WORKER_MEMORY_LIMIT = 120 * 2**20
+WORKER_GROWTH = 24 * 2**20
 _forked_at = [0]  # a worker's resident memory when it started (set by ``_started``)
 
 
