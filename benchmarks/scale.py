@@ -16,8 +16,9 @@ what the wall clock means on a machine that other work shares):
 
 While a command runs, ``/proc/<pid>/status`` of its process and of every process below it is read every
 few milliseconds: the peak resident memory (``VmHWM``) of the command's own process (the parent) and the
-largest of its children's (the pool's workers), each process on its own, which ``ru_maxrss`` of
-``RUSAGE_CHILDREN`` cannot tell apart. Goals (issue 23): ``--check`` within 3x ``ruff check`` and each
+largest of its children's (the pool's workers, and those that replaced a worker past its memory limit),
+each process on its own, which ``ru_maxrss`` of ``RUSAGE_CHILDREN`` cannot tell apart, and how many worker
+processes the run started. Goals (issue 23): ``--check`` within 3x ``ruff check`` and each
 process at most 150 MB, whatever the tree's size. Linux only (``/proc``).
 """
 
@@ -57,6 +58,11 @@ class Peaks:
     @property
     def worker_mb(self) -> float:
         return max((kb for pid, kb in self.seen.items() if pid != self.root), default=0) / 1024
+
+    @property
+    def workers(self) -> int:
+        """How many worker processes the run started (a worker past its memory limit is replaced)."""
+        return len(self.seen) - (self.root in self.seen)
 
 
 def _children(pid: int) -> list[int]:
@@ -130,28 +136,29 @@ def main() -> None:
         command.append(str(args.tree))
         subprocess.run(command, capture_output=True, env=TIMED_ENV, check=False)
     # the best times; the highest memory of any round
-    best: dict[str, tuple[float, float, float, float]] = {}
+    best: dict[str, tuple[float, float, float, float, int]] = {}
     for _ in range(args.repeat):
         for name, command in commands.items():
             wall, cpu, peaks, status = measured(command)
             if status not in (0, 1, 2):
                 sys.exit(f"{' '.join(command)} exited {status}")
-            before = best.get(name, (wall, cpu, 0.0, 0.0))
+            before = best.get(name, (wall, cpu, 0.0, 0.0, 0))
             best[name] = (
                 min(wall, before[0]),
                 min(cpu, before[1]),
                 max(peaks.parent_mb, before[2]),
                 max(peaks.worker_mb, before[3]),
+                max(peaks.workers, before[4]),
             )
     ruff_wall, ruff_cpu = best["ruff check (E, F)"][:2]
     print(f"tree: {args.tree}, target {args.target_version}, best of {args.repeat} (memory: the highest)")
-    print("| | wall s | / ruff | CPU s | / ruff | peak RSS parent MB | peak RSS max worker MB |")
-    print("|---|---|---|---|---|---|---|")
-    for name, (wall, cpu, parent, worker) in best.items():
-        workers = f"{worker:.0f}" if worker else "-"
+    print("| | wall s | / ruff | CPU s | / ruff | peak RSS parent MB | peak RSS max worker MB | workers |")
+    print("|---|---|---|---|---|---|---|---|")
+    for name, (wall, cpu, parent, worker, started) in best.items():
+        largest = f"{worker:.0f}" if worker else "-"
         print(
             f"| {name} | {wall:.2f} | {wall / ruff_wall:.1f}x | {cpu:.2f} | {cpu / ruff_cpu:.1f}x"
-            f" | {parent:.0f} | {workers} |"
+            f" | {parent:.0f} | {largest} | {started or '-'} |"
         )
 
 

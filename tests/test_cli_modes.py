@@ -4,6 +4,7 @@ standard input, zero files, verbosity, --jobs and the progress bar."""
 from __future__ import annotations
 
 import io
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,7 @@ from cli_helpers import BROKEN, CLEAN, FIXABLE, FIXED, UNFIXABLE, run
 
 from lightning_migrate.cli import command
 from lightning_migrate.cli.command import Behaviour
+from lightning_migrate.run import runner
 from lightning_migrate.run.options import Options
 from lightning_migrate.run.runner import BATCHES_PER_WORKER, _batches
 from lightning_migrate.semantics.model import release
@@ -218,3 +220,73 @@ def test_a_file_with_a_null_byte_is_a_parse_error_not_ours(tmp_path: Path) -> No
     assert "nul.py:3:6: error: source contains a null byte" in outcome.err
     assert "internal error" not in outcome.err
     assert path.read_bytes().endswith(b"\x00\n")
+
+
+# --- a worker's memory over a long run ----------------------------------------------------------------------
+
+
+def _mixed_tree(folder: Path, files: int) -> None:
+    for index in range(files):
+        source = (FIXABLE, UNFIXABLE, CLEAN, BROKEN)[index % 4]
+        (folder / f"m{index:03}.py").write_text(source)
+
+
+def test_workers_past_the_memory_limit_are_replaced_and_the_output_is_the_same(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With a limit every worker passes after its first file, each batch hands back all but one file and a
+    fresh pool takes the rest, again and again: the same output, in the same order, as one process."""
+    _mixed_tree(tmp_path, 48)  # (batches of three files or so)
+    serial = run("--check", *TARGET, "-j", "1", str(tmp_path))
+    started: list[int] = []
+    pool = runner._pool
+
+    def counted(jobs: int) -> ProcessPoolExecutor:
+        started.append(jobs)
+        return pool(jobs)
+
+    monkeypatch.setattr(runner, "_pool", counted)
+    monkeypatch.setattr(runner, "WORKER_MEMORY_LIMIT", 0)
+    monkeypatch.setattr(runner, "WORKER_GROWTH", 0)
+    renewed = run("--check", *TARGET, "-j", "2", str(tmp_path))
+    assert (renewed.code, renewed.out, renewed.err) == (serial.code, serial.out, serial.err)
+    assert len(started) > 3  # (pools were replaced; each batch of several files stopped after one)
+    monkeypatch.setattr(runner, "WORKER_MEMORY_LIMIT", 2**50)  # (none is replaced)
+    started.clear()
+    pooled = run("--check", *TARGET, "-j", "2", str(tmp_path))
+    assert (pooled.code, pooled.out, pooled.err) == (serial.code, serial.out, serial.err)
+    assert started == [2]
+
+
+def test_rewrites_with_replaced_workers_write_every_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _mixed_tree(tmp_path, 48)
+    monkeypatch.setattr(runner, "WORKER_MEMORY_LIMIT", 0)
+    monkeypatch.setattr(runner, "WORKER_GROWTH", 0)
+    outcome = run(*TARGET, "-j", "2", str(tmp_path))
+    assert outcome.code == 2  # (the broken files)
+    for index in range(48):
+        text = (tmp_path / f"m{index:03}.py").read_text()
+        assert text == {0: FIXED, 1: UNFIXABLE, 2: CLEAN, 3: BROKEN}[index % 4]
+
+
+def test_a_batch_stops_after_the_file_that_passes_the_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _mixed_tree(tmp_path, 4)
+    paths = sorted(tmp_path.iterdir())
+    options = Options(release("2.6"))
+    monkeypatch.setattr(runner, "WORKER_MEMORY_LIMIT", 0)
+    monkeypatch.setattr(runner, "WORKER_GROWTH", 0)
+    done = runner.process_batch(paths, options)
+    assert [r.path for r in done.results] == paths[:1]
+    assert done.left == paths[1:]
+    monkeypatch.setattr(runner, "WORKER_GROWTH", 2**50)  # (grown too little since the worker started)
+    done = runner.process_batch(paths, options)
+    assert [r.path for r in done.results] == paths
+    assert done.left == []
+
+
+def test_resident_memory_is_read() -> None:
+    assert runner._resident() > 1 << 20

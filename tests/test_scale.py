@@ -13,6 +13,8 @@ from cli_helpers import BROKEN, CLEAN, FIXABLE, UNFIXABLE, run
 from hypothesis import given
 from hypothesis import strategies as st
 
+from lightning_migrate.cli.output import Stream
+from lightning_migrate.cli.summary import summary
 from lightning_migrate.files import word_test
 from lightning_migrate.frontends.notebook import frontend as notebook
 from lightning_migrate.frontends.notebook import jsonspan
@@ -320,6 +322,35 @@ def test_check_keeps_no_texts_but_knows_what_would_change(tmp_path: Path) -> Non
     assert (let_go.changed, let_go.data, let_go.new) == (True, None, "")
 
 
+def test_the_report_keeps_only_the_results_that_say_something(tmp_path: Path) -> None:
+    """Clean files are counted, not held to the end (the parent's memory does not grow with them); -v, which
+    says each file's fate, keeps them."""
+    results = [FileResult(tmp_path / f"clean{index}.py") for index in range(3)]
+    results.append(FileResult(tmp_path / "broken.py", error="cannot parse"))
+    results.append(FileResult(tmp_path / "noqa.py", suppressed=1))
+    stream = Stream("text", "check", to_stderr=False, live=False)
+    for result in results:
+        stream.add(result)
+    assert [r.path.name for r in stream.results] == ["broken.py", "noqa.py"]
+    assert stream.plain == 3
+    assert summary(stream.results, "check", stream.plain) == summary(results, "check")
+    assert "in 5 files" in summary(results, "check")
+    kept = Stream("text", "check", to_stderr=False, live=False, keep_plain=True)
+    for result in results:
+        kept.add(result)
+    assert (kept.results, kept.plain) == (results, 0)
+
+
+def test_a_run_counts_the_clean_files_it_does_not_keep(tmp_path: Path) -> None:
+    for index in range(4):
+        (tmp_path / f"clean{index}.py").write_text(CLEAN if index % 2 else "x = 1\n")
+    outcome = run("--check", *TARGET, str(tmp_path))
+    assert (outcome.code, outcome.out) == (0, "")
+    assert "No deprecated Trainer flags in 4 files." in outcome.err
+    verbose = run("--check", "-v", *TARGET, str(tmp_path))
+    assert sum(f"clean{index}.py: " in verbose.err for index in range(4)) == 4, verbose.err
+
+
 # --- the walk's .gitignore answers, the planner's memory ---------------------------------------------------
 
 _IGNORES = [
@@ -420,3 +451,20 @@ def test_remembered_answers_are_the_answers() -> None:
     # `1`, `True` and `1.0` are equal in Python, not to Lightning: each is its own question
     keys = [k for k in planner._BEHAVIOURS if k[0][0][0] == "gpus" and len(k[0]) == 1]
     assert {k[0][0][1] for k in keys} >= {"True", "1.0", "1"}
+
+
+def test_a_diff_keeps_only_the_diff(tmp_path: Path) -> None:
+    """--diff: a changed file's result carries its diff, not its texts (it may wait in the main process for
+    the results of every path before it); the diff is the one the texts give."""
+    path = tmp_path / "a.py"
+    path.write_text(FIXABLE)
+    kept = runner.process_file(path, OPTIONS)
+    only = runner.process_file(path, Options(Version.parse("2.6"), only_diffs=True))
+    assert (only.changed, only.data, only.before, only.new) == (True, None, b"", "")
+    assert only.patch is not None
+    assert only.diff() == kept.diff() != b""
+    assert only.findings == kept.findings
+    assert only.let_go().patch is None
+    assert only.changed
+    path.write_text(CLEAN)
+    assert runner.process_file(path, Options(Version.parse("2.6"), only_diffs=True)).patch is None

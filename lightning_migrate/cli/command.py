@@ -107,10 +107,12 @@ def _run(
     # (--check needs to know only that a file would change: its texts stay in the worker)
     floor = required_floor(start)
     options = replace(options, ignore=options.ignore + ignore, texts=mode != "check", floor=floor)
+    options = replace(options, only_diffs=mode == "diff")  # (a diff's texts wait for no one in this process)
     stdout_taken = mode == "diff" or (mode == "rewrite" and list(paths) == [Path("-")])
     stream = Stream(settings["output-format"], mode, stdout_taken, how.quiet, live=False)
     stream.details = settings["show-details"]
     stream.statistics, stream.show_fixes = settings["statistics"], settings["show-fixes"]
+    stream.keep_plain = how.verbose  # (each file's fate is said)
     stream.colour = style.colour()
     if not judged:
         if list(paths) == [Path("-")] and mode == "rewrite":  # (a pipe never loses code)

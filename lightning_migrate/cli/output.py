@@ -52,7 +52,11 @@ class Stream:
     to_stderr: bool
     quiet: bool = False
     live: bool = True
-    results: list[FileResult] = field(default_factory=list)  # every result added (for the summary)
+    results: list[FileResult] = field(default_factory=list)  # every result added that says something
+    # results added that say nothing (no finding, no error, no change): counted, not kept (the parent's memory
+    # does not grow with the tree's clean files), unless each is wanted (`-v` says each file's fate)
+    plain: int = 0
+    keep_plain: bool = False
     written: int = 0  # how many of them are written out
     rows: int = 0  # the JSON rows written
     statistics: bool = False
@@ -74,6 +78,9 @@ class Stream:
         )
 
     def add(self, result: FileResult) -> None:
+        if not self.keep_plain and _says_nothing(result):
+            self.plain += 1  # (no writer writes anything of it: the order of what is written is kept)
+            return
         self.results.append(result)
         if self.live:
             self._flush()
@@ -85,7 +92,7 @@ class Stream:
         (_statistics if self.statistics else CLOSERS[self.output_format])(self)
         if self.show_fixes and self.mode != "check" and not self.quiet:
             _show_fixes(self)
-        said = summary(self.results, self.mode) if summary_wanted else ""
+        said = summary(self.results, self.mode, self.plain) if summary_wanted else ""
         if said:
             click.echo(said, err=True)
 
@@ -95,6 +102,12 @@ class Stream:
             _rewrote(result, run)
             (_errors if self.statistics else WRITERS[self.output_format])(self, result, run)
         self.written = len(self.results)
+
+
+def _says_nothing(result: FileResult) -> bool:
+    """Whether a result adds nothing to a report but a file to count: no finding, none suppressed, no error,
+    no change."""
+    return not (result.findings or result.suppressed or result.error or result.changed)
 
 
 def _where(result: FileResult, line: int, column: int) -> str:

@@ -21,9 +21,10 @@ REMEDY_WORDS = {
 }
 
 
-def summary(results: Sequence[FileResult], mode: str) -> str:
+def summary(results: Sequence[FileResult], mode: str, plain: int = 0) -> str:
     """``Found 20 deprecated usages in 7 files (17 fixed, 2 fixable with `--unsafe-fixes`, 1 left).``, then
-    the findings ``# noqa`` suppressed and the files that could not be processed."""
+    the findings ``# noqa`` suppressed and the files that could not be processed (``plain``: how many more
+    files were processed that said nothing, not given)."""
     findings = [f for r in results for f in r.findings]
     parts = []
     if findings:
@@ -31,7 +32,7 @@ def summary(results: Sequence[FileResult], mode: str) -> str:
         where = count(sum(1 for r in results if r.findings), "file")
         parts.append(f"Found {usages} in {where} ({', '.join(counts(findings, mode))}).")
     else:
-        parts.append(f"No deprecated Trainer flags in {count(len(results), 'file')}.")
+        parts.append(f"No deprecated Trainer flags in {count(len(results) + plain, 'file')}.")
     suppressed = sum(r.suppressed for r in results)
     if suppressed:
         parts.append(f"{count(suppressed, 'finding')} suppressed by noqa comments.")

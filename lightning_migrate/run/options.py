@@ -39,6 +39,10 @@ class Options:
     # whether a result keeps the old and new text and the bytes to write (a rewrite, a diff); --check only
     # needs to know that a file would change, and a big notebook's texts need not cross from the worker
     texts: bool = True
+    # whether a result keeps only its diff (``FileResult.patch``) in place of its texts: --diff writes nothing
+    # else of a changed file, and a result waits in the main process until those of every path before it are
+    # done (the largest files are migrated first, so most wait to the end of the run)
+    only_diffs: bool = False
 
     def selects(self, code: str, path: Path) -> bool:
         """The most specific prefix wins; on a tie, ignore wins (``--select LM0 --ignore LM0`` is off)."""

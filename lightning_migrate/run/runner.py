@@ -65,6 +65,7 @@ class FileResult:
     skipped: bool = False  # the prefilter proved there is nothing to do
     read_as: sourcefile.Stamp | None = None  # what the path was when read: a write checks it still is
     would_change: bool = False  # the file changes, where its texts were not kept (``Options.texts``)
+    patch: bytes | None = None  # its diff, where only that was kept (``Options.only_diffs``)
 
     @property
     def changed(self) -> bool:
@@ -75,7 +76,7 @@ class FileResult:
         file changes: what a run keeps of each file for its summary and exit status."""
         self.would_change = self.changed
         self.before, self.new = b"", ""
-        self.data = None
+        self.data = self.patch = None
         return self
 
     @property
@@ -89,6 +90,8 @@ class FileResult:
         bytes, in its encoding (a Latin-1 file's diff is Latin-1, as ``git diff`` writes it), with its BOM
         and its line end. A line ends at ``\\n`` only, as for git and GNU patch: a CRLF line keeps its
         ``\\r``, and a file whose lines end with a lone ``\\r`` is one line (what ``git diff`` shows)."""
+        if self.patch is not None:
+            return self.patch
         name = (
             Path(os.path.relpath(self.path)).as_posix()
             if not self.path.is_absolute()
@@ -193,6 +196,9 @@ def _process(
     if new != old and options.texts:
         result.before, result.new, result.data = data, new, source.encode(new)
     result.would_change = new != old and not options.texts
+    if new != old and options.texts and options.only_diffs:
+        patch = result.diff()
+        result.let_go().patch = patch
 
 
 def _decode(path: Path, data: bytes) -> sourcefile.Source:
@@ -405,46 +411,96 @@ def _in_pool(
     """The ``candidates`` (path, size) in a pool's workers, the files ``here`` in this process meanwhile,
     each result given by ``ordered`` as soon as it can be. A worker that dies (a native crash) breaks the
     pool: the batches not done yet are migrated again a file at a time (``_alone``), so the file that kills
-    a worker is reported, never the run."""
-    from concurrent.futures import FIRST_COMPLETED, Future, wait
+    a worker is reported, never the run. A worker whose memory passes ``WORKER_MEMORY_LIMIT`` stops after
+    the file at work and hands back the rest of its batch: its pool is retired (it finishes the batches its
+    workers have started) and a fresh one, forked again from this process, takes the batches left
+    (``_Workers``)."""
+    from concurrent.futures import FIRST_COMPLETED, wait
     from concurrent.futures.process import BrokenProcessPool
 
-    pool = _pool(jobs)
-    lost: list[Path] = []  # the files of the batches a dead worker took with it
+    workers = _Workers(jobs, options)
 
-    def take(batch: list[Path], future: Future[list[FileResult]]) -> None:
+    def take(future: _Future) -> None:
+        batch = workers.pending.pop(future)
         try:
-            results = future.result()
+            done = future.result()
         except BrokenProcessPool:  # (every batch not done yet when a worker dies)
-            lost.extend(batch)
+            workers.lost.extend(batch)
             return
-        for result in results:
+        for result in done.results:
             ordered.add(result)
             progress()
+        if done.left:  # (the worker's memory passed the limit)
+            workers.renew(future, done.left)
 
     try:
-        with _ended_by_sigterm(pool):
-            pending = {
-                pool.submit(process_batch, [path for path, _ in batch], options): [path for path, _ in batch]
-                for batch in _batches(candidates, jobs)
-            }
+        with _ended_by_sigterm(workers.pools):
+            for batch in _batches(candidates, jobs):
+                workers.submit([path for path, _ in batch])
             for path in here:
                 ordered.add(_here(path, options))
                 progress()
-                for future in [future for future in pending if future.done()]:
-                    take(pending.pop(future), future)
+                for future in [future for future in workers.pending if future.done()]:
+                    take(future)
                 yield from ordered.ready()
-            while pending:
-                finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+            while workers.pending:
+                finished, _ = wait(list(workers.pending), return_when=FIRST_COMPLETED)
                 for future in finished:
-                    take(pending.pop(future), future)
+                    take(future)
                 yield from ordered.ready()
     finally:
-        pool.shutdown(cancel_futures=True)
-    for path in lost:
+        for pool in workers.pools:
+            pool.shutdown(cancel_futures=True)
+    for path in workers.lost:
         ordered.add(_alone(path, options))
         progress()
         yield from ordered.ready()
+
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
+
+    _Future = Future["_BatchDone"]
+
+
+class _Workers:
+    """The run's pool, and those it retired that still finish batches their workers started. ``pending``:
+    each batch handed out and not taken back yet (in the order handed out, the largest files first)."""
+
+    def __init__(self, jobs: int, options: Options) -> None:
+        self.jobs, self.options = jobs, options
+        self.pools = [_pool(jobs)]  # (the last one takes new batches)
+        self.pending: dict[_Future, list[Path]] = {}
+        self.owner: dict[_Future, ProcessPoolExecutor] = {}
+        self.lost: list[Path] = []  # the files of the batches a dead worker took with it
+
+    def submit(self, batch: list[Path]) -> None:
+        from concurrent.futures.process import BrokenProcessPool
+
+        try:
+            future = self.pools[-1].submit(process_batch, batch, self.options)
+        except BrokenProcessPool:  # (a worker of the pool at work died: it takes nothing more)
+            self.lost.extend(batch)
+            return
+        self.pending[future] = batch
+        self.owner[future] = self.pools[-1]
+
+    def renew(self, future: _Future, left: list[Path]) -> None:
+        """A worker of the pool that ran ``future`` stopped with its memory past the limit, the files ``left``
+        of its batch not migrated: where that pool is the one at work, the batches it has not started move
+        to a fresh pool with them (a pool cannot replace one worker: Python's ``max_tasks_per_child`` is
+        3.11's, and refuses forked workers); else (a pool already retired) they go to the one at work."""
+        pool = self.owner.pop(future)
+        moved = [left]
+        if pool is self.pools[-1]:
+            for waiting, batch in list(self.pending.items()):
+                if self.owner[waiting] is pool and waiting.cancel():  # (not started by a worker)
+                    del self.pending[waiting], self.owner[waiting]
+                    moved.append(batch)
+            pool.shutdown(wait=False)  # (its workers end once the batches they started are done)
+            self.pools.append(_pool(self.jobs))
+        for batch in moved:
+            self.submit(batch)
 
 
 def before_write() -> None:
@@ -471,10 +527,66 @@ def _alone(path: Path, options: Options) -> FileResult:
         pool.shutdown()
 
 
-def process_batch(batch: Sequence[Path], options: Options) -> list[FileResult]:
+class _BatchDone(NamedTuple):
+    """A worker's answer for a batch: the results of its files in order, and the files ``left`` to migrate
+    elsewhere when its memory passed ``WORKER_MEMORY_LIMIT`` (the worker is replaced)."""
+
+    results: list[FileResult]
+    left: list[Path]
+
+
+# A worker whose resident memory (VmRSS) passes this after a file is replaced (``_in_pool``): what a long run
+# leaves in its heap (fragments of freed syntax trees, decoded notebooks, caches) is not kept for the rest of
+# the run, whatever the tree's size. Below the 150 MB goal by more than the largest growth of one file seen
+# on the census corpus (a Hydra project's first composition, 14 MB; at 128 MB the largest worker still
+# reached 150 MB there, after a file that began near the limit). Only once it has grown by ``WORKER_GROWTH``
+# since it was forked (a fresh worker would start about where it did). Read from /proc where there is one
+# (Linux); elsewhere workers are not replaced.
+WORKER_MEMORY_LIMIT = 120 * 2**20
+WORKER_GROWTH = 24 * 2**20
+_forked_at = [0]  # a worker's resident memory when it started (set by ``_started``)
+
+
+def process_batch(batch: Sequence[Path], options: Options) -> _BatchDone:
     """``process_file`` over a batch of files, each read here: a worker's task (no file's bytes cross
-    between the processes, and a worker holds only those of the file at work)."""
-    return [process_file(path, options) for path in batch]
+    between the processes, and a worker holds only those of the file at work). Stops after a file that
+    leaves this process's memory past ``WORKER_MEMORY_LIMIT``, the rest of the batch left."""
+    results: list[FileResult] = []
+    for index, path in enumerate(batch):
+        results.append(process_file(path, options))
+        if index + 1 < len(batch) and _over_limit() and (not _trim() or _over_limit()):
+            return _BatchDone(results, list(batch[index + 1 :]))
+    return _BatchDone(results, [])
+
+
+def _over_limit() -> bool:
+    return _resident() > max(WORKER_MEMORY_LIMIT, _forked_at[0] + WORKER_GROWTH)
+
+
+_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+
+
+def _trim() -> bool:
+    """Give the C heap's free pages back to the system (glibc's ``malloc_trim``): what a freed syntax tree
+    or decoded notebook leaves between live blocks stays counted in a process's memory, and in that of every
+    worker forked from it, until then. False where there is no glibc to ask."""
+    if not sys.platform.startswith("linux"):
+        return False
+    import ctypes
+
+    try:
+        return bool(ctypes.CDLL(None).malloc_trim(0) or True)
+    except (OSError, AttributeError):  # (another C library: musl has no malloc_trim)
+        return False
+
+
+def _resident() -> int:
+    """This process's resident memory in bytes (0 where /proc cannot tell: the limit is never reached)."""
+    try:
+        with open("/proc/self/statm", "rb") as statm:
+            return int(statm.read().split()[1]) * _PAGE
+    except (OSError, ValueError, IndexError):
+        return 0
 
 
 # Each batch is about this share of the work of one worker: few enough batches that little crosses between
@@ -504,9 +616,17 @@ def _pool(jobs: int) -> ProcessPoolExecutor:
 
     from lightning_migrate.frontends.python import frontend as python  # noqa: F401 (imported once here, shared by forked workers)
 
+    _trim()  # (the first pass's freed texts are not the workers' memory)
     gc.freeze()  # the workers' collections leave what they inherit alone (no copies of its memory pages)
 
-    return ProcessPoolExecutor(max_workers=jobs, initializer=_end_with_parent, initargs=(os.getpid(),))
+    return ProcessPoolExecutor(max_workers=jobs, initializer=_started, initargs=(os.getpid(),))
+
+
+def _started(parent: int) -> None:
+    """A worker's initializer: it ends with its parent (``_end_with_parent``), and knows its memory at its
+    start (``WORKER_GROWTH``)."""
+    _forked_at[0] = _resident()
+    _end_with_parent(parent)
 
 
 # Linux's prctl(2) option: the signal a process gets when the thread that started it ends (<linux/prctl.h>).
@@ -515,7 +635,7 @@ ORPHAN_POLL_S = 1.0  # where there is no prctl: how often a worker looks whether
 
 
 def _end_with_parent(parent: int) -> None:
-    """A worker's initializer: the worker ends with the run's process, even killed with ``kill -9`` (else it
+    """The worker ends with the run's process, even killed with ``kill -9`` (else it
     would go on under PID 1, holding its memory and the output pipe that a CI step waits on). On Linux the
     kernel kills it (PR_SET_PDEATHSIG); elsewhere a thread looks at its parent's id every second. Either way,
     a parent gone before this ran (the id already changed) ends it at once."""
@@ -545,8 +665,8 @@ def _watch_parent(parent: int) -> None:
 
 
 @contextmanager
-def _ended_by_sigterm(pool: ProcessPoolExecutor) -> Iterator[None]:
-    """While the pool works, SIGTERM ends its workers before this process: the default action would leave
+def _ended_by_sigterm(pools: list[ProcessPoolExecutor]) -> Iterator[None]:
+    """While the pools work, SIGTERM ends their workers before this process: the default action would leave
     them to finish their batches (or, where nothing ends them with their parent, to run on). The signal is
     then delivered again with its default action, so the run ends as killed by it. Only where SIGTERM has
     its default action and this is the main thread (the only one that can set a handler)."""
@@ -557,8 +677,9 @@ def _ended_by_sigterm(pool: ProcessPoolExecutor) -> Iterator[None]:
         return
 
     def terminate(signum: int, frame: object) -> None:
-        for process in list((getattr(pool, "_processes", None) or {}).values()):  # (no public way)
-            process.kill()
+        for pool in pools:
+            for process in list((getattr(pool, "_processes", None) or {}).values()):  # (no public way)
+                process.kill()
         signal.signal(signum, signal.SIG_DFL)
         os.kill(os.getpid(), signum)
 
