@@ -299,3 +299,27 @@ def test_one_old_import_of_several_classes_stays_one_import() -> None:
         "from pytorch_lightning.strategies import DeepSpeedStrategy, DDPStrategy as D",
     ], code
     ast.parse(code)
+
+
+LEFT_IN_PLUGINS = """\
+import pytorch_lightning as pl
+from pytorch_lightning.plugins import DDPPlugin, NativeMixedPrecisionPlugin
+
+ok = pl.Trainer(gpus=2, plugins=[DDPPlugin(find_unused_parameters=False), NativeMixedPrecisionPlugin(16, d)])
+rewritten = pl.Trainer(gpus=2, plugins=[DDPPlugin(find_unused_parameters=False)])
+"""
+
+
+@pytest.mark.parametrize(("target", "counted_fixed"), [("1.6", True), ("1.7", False), ("2.6", False)])
+def test_a_class_renamed_in_a_call_left_is_fixed_only_where_plugins_still_takes_it(
+    target: str, counted_fixed: bool
+) -> None:
+    """The rewritten call renames the import, so the call left (LM101: a positional precision plugin) has
+    its `DDPPlugin` renamed too, or it would not import; but from 1.7 `plugins=` takes no strategy, so that
+    rename fixes nothing there (issue 24: a class renamed, counted fixed, left under `plugins=`)."""
+    result = migrate(LEFT_IN_PLUGINS, release(target))
+    assert "ok = pl.Trainer(gpus=2, plugins=[DDPStrategy(" in result.code
+    (renamed,) = [f for f in result.findings if f.code == "LM005" and f.line == 4]
+    assert renamed.fixable is counted_fixed, renamed
+    if not counted_fixed:
+        assert "still in `plugins=`: move it to `strategy=` with the call" in renamed.message

@@ -1391,6 +1391,7 @@ def _old_names_left(
     if not names:
         return []
     findings = []
+    in_plugins = _left_in_plugins(located, target)
     for node in located.class_names:
         if node.id not in names:
             continue
@@ -1400,7 +1401,16 @@ def _old_names_left(
         _, new = migrator.imports.renamed[node.id]
         row = lookup(node.id)
         new = row.renamed_to if row and row.renamed_to else new
-        if node.id in kept:
+        if any(start <= where < end for start, end in in_plugins):
+            # (renamed all the same: the import is, for the calls rewritten; but not counted as fixed)
+            message = (
+                f"`{node.id}` renamed `{new}`, still in `plugins=`: move it to `strategy=` with the call"
+            )
+            why = f"Lightning {target} takes no strategy in `plugins=`; the call is left (see its finding)"
+            findings.append(
+                Finding(node.lineno, node.col_offset + 1, "LM005", message, False, details=(why,))
+            )
+        elif node.id in kept:
             message = f"`{node.id}` is `{new}`; rename it with the object it builds (LM103)"
             why = f"an object of it is built with arguments `{new}` takes differently; it keeps its import"
             findings.append(
@@ -1414,6 +1424,22 @@ def _old_names_left(
             message = f"`{node.id}`: Lightning {target} has neither it nor `{new}`; change this use by hand"
             findings.append(Finding(node.lineno, node.col_offset + 1, "LM005", message, False))
     return findings
+
+
+_STRATEGY_LEAVES_PLUGINS = Version.parse(BY_CODE["LM003"].removed_in)
+
+
+def _left_in_plugins(located: Located, target: Version) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+    """Where the `plugins=` values of the file's Trainer calls are, at a target that takes no strategy there
+    (a call the rewrite changed is skipped by its caller: what is still there is of a call left)."""
+    if target < _STRATEGY_LEAVES_PLUGINS:
+        return []
+    return [
+        ((k.value.lineno, k.value.col_offset), (k.value.end_lineno or 0, k.value.end_col_offset or 0))
+        for call in located.calls
+        for k in call.node.keywords
+        if k.arg == "plugins"
+    ]
 
 
 def _namespace_writes(
