@@ -630,7 +630,7 @@ class _Migrator:
             return judged
         fit = sole_fit(call.node, path, self.located, call.scope)
         if fit is None and never_fits(call.node, path, self.located, call.scope):
-            said = "; fix: remove it (the Trainer never runs `fit`, the one method that read it)"
+            said = "; fix: remove it (the Trainer never runs `fit`)"
             why = "1.4-1.9 resumed in `fit` alone; `validate`/`test`/`predict` take their own `ckpt_path=`"
             return judged.said(said, why, edit=(None, None))
         if fit is None:
@@ -1139,7 +1139,8 @@ def _unrenamable(
         where = (call.lineno, call.col_offset)
         if any((a, b) <= where < (c, d) for a, b, c, d in covered if c is not None and d is not None):
             continue
-        why = changed_keyword(cls, [k.arg for k in call.keywords if k.arg is not None], sources, target)
+        changed = changed_keyword(cls, [k.arg for k in call.keywords if k.arg is not None], sources, target)
+        why = None if changed is None else changed[1]
         said = f"`{cls}(...)` not renamed: an argument means something else in Lightning {target}"
         if why is None and call.args and any(map(row.exists_in, before_16)):
             said = f"`{cls}(...)` not renamed: pass its positional arguments by keyword, then run again"
