@@ -15,7 +15,6 @@ import pytest
 
 from lightning_migrate.frontends.shell.command_line import argparse_value
 from lightning_migrate.plan.planner import PLANNED_FLAGS
-from lightning_migrate.project import script_options
 from lightning_migrate.project.script_options import BY_LIGHTNING, BY_SHIM, of_script
 from lightning_migrate.report.findings import SHIM, Finding
 from lightning_migrate.run.file_kinds import BY_SUFFIX
@@ -183,8 +182,6 @@ def test_the_scripts_option_handed_to_the_shims_trainer_is_followed(tmp_path: Pa
 
 
 def _run(root: Path, **options: Any) -> dict[str, FileResult]:
-    script_options.of_script.cache_clear()  # (a run reads a script once per process: this one rewrote it)
-    script_options._module.cache_clear()
     paths = sorted(p for p in root.rglob("*") if p.is_file() and p.suffix in BY_SUFFIX)
     results = process_all(paths, Options(release("2.6"), root=root, **options), jobs=1)
     assert not [r.error for r in results if r.error]

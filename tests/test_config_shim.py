@@ -15,12 +15,10 @@ from typing import Any
 
 import pytest
 
-from lightning_migrate.frontends.yaml import compose, words
 from lightning_migrate.frontends.yaml.read import configs, load, read
 from lightning_migrate.plan.callsite import CallSite, Run
 from lightning_migrate.plan.planner import PLANNED_FLAGS, Rewrite, builds_the_same
 from lightning_migrate.plan.trainers import SHIM_TRAINERS, shim_trainer
-from lightning_migrate.project import hydra as hydra_project
 from lightning_migrate.report.findings import SHIM
 from lightning_migrate.run.file_kinds import BY_SUFFIX
 from lightning_migrate.run.options import Options
@@ -44,17 +42,7 @@ RUNS = (([], Hardware()), (["trainer=ddp"], Hardware(cuda=4)), (["trainer=sample
 RUNS += ((["+experiment=cpu"], Hardware()), (["trainer=gpu"], Hardware(cuda=1)))
 
 
-def _forget() -> None:
-    """Forget the compositions and files remembered by path (a run reads each file once: a second run in
-    this process, after the first wrote its files, must read them again)."""
-    for module in (hydra_project, compose, words):
-        for value in vars(module).values():
-            if callable(getattr(value, "cache_clear", None)):
-                value.cache_clear()
-
-
 def _migrate(root: Path, **options: Any) -> dict[str, FileResult]:
-    _forget()
     files = sorted(p for p in root.rglob("*") if p.is_file() and p.suffix in BY_SUFFIX)
     results = process_all(files, Options(TARGET, root=root, **options), jobs=1)
     assert not [r.error for r in results if r.error]
