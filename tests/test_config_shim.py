@@ -34,8 +34,9 @@ EXPECTED = FIXTURES / "hydra_shim.2.6.shim.expected"
 TARGET = release("2.6")
 SHIMMED = ("configs/trainer/default.yaml", "configs/trainer/ddp.yaml", "configs/experiment/cpu.yaml")
 KEPT = "configs/trainer/sampler.yaml"  # a key beside the hardware flags the rewrite changes is read elsewhere
-# a group file that extends `default.yaml` (no `_target_` of its own): reported in the run that hands its base
-# to the shim, then built by the shim's Trainer through its base, with nothing to report
+# a group file that extends `default.yaml` (no `_target_` of its own): built by the shim's Trainer through its
+# base once the run hands the base to the shim, so nothing to report in that run already (one run reaches the
+# fixed point); reported where the run does not write its base
 EXTENDS = "configs/trainer/gpu.yaml"
 # the project's runs: (overrides of `config.yaml`, the machine they are for)
 RUNS = (([], Hardware()), (["trainer=ddp"], Hardware(cuda=4)), (["trainer=sampler"], Hardware(cuda=1)))
@@ -85,8 +86,8 @@ def test_the_configs_build_the_shims_trainer(shimmed: tuple[Path, dict[str, File
     assert kept
     assert all("(not fixed: keys read elsewhere)" in f.message and not f.fixable for f in kept)
     assert "lightning_migrate" not in (root / KEPT).read_text()
-    assert all("(not fixed: keys read elsewhere)" in f.message for f in results[EXTENDS].findings)
-    assert results[EXTENDS].findings
+    assert results[EXTENDS].findings == []
+    assert results[EXTENDS].data is None
 
 
 def test_a_shim_config_is_a_fixed_point_with_nothing_to_report(
@@ -97,6 +98,16 @@ def test_a_shim_config_is_a_fixed_point_with_nothing_to_report(
         again = _migrate(root, **options)
         assert not [name for name, r in again.items() if r.data is not None], options
         assert {name for name, r in again.items() if r.findings} == {KEPT}, options
+
+
+def test_a_file_extending_a_base_the_run_does_not_write_is_reported(tmp_path: Path) -> None:
+    root = tmp_path / "project"
+    shutil.copytree(PROJECT, root)
+    files = [root / EXTENDS, root / "train.py", root / "src" / "utils.py"]
+    results = process_all(files, Options(TARGET, root=root, shim=True), jobs=1)
+    (extending,) = [r for r in results if r.path == root / EXTENDS]
+    assert extending.findings
+    assert all("(not fixed: keys read elsewhere)" in f.message for f in extending.findings)
 
 
 def test_without_shim_the_findings_name_it_as_their_remedy(tmp_path: Path) -> None:

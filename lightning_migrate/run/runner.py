@@ -240,7 +240,10 @@ def process_each(
     run_cache.forget()
     first = _first_pass(paths, options)
     sizes, quiet, clis = first.sizes, first.quiet, first.clis
-    options = replace(options, subclasses=first.subclasses, clis=clis, commands=first.commands)
+    configs = frozenset(path.resolve() for path in first.configs)
+    options = replace(
+        options, subclasses=first.subclasses, clis=clis, commands=first.commands, configs=configs
+    )
     options = _project(options, paths, first.loading, first.references, first.configs)
     quiet -= {path for path in quiet if os.path.abspath(path) in clis.scripts}
     distinct = list(dict.fromkeys(paths))

@@ -48,6 +48,7 @@ class Variant:
 
     composition: hydra.Composition
     config: Config
+    target: str | None = None  # the class the composed Trainer node names (its `_target_`), if any
 
 
 def variants(config: Config, path: Path, text: str) -> list[Variant] | str:
@@ -85,6 +86,7 @@ def variants(config: Config, path: Path, text: str) -> list[Variant] | str:
                     overrides="",
                     shimmed=target in SHIM_TRAINERS,
                 ),
+                target,
             )
         )
     return found

@@ -49,7 +49,7 @@ from lightning_migrate.plan.planner import (
     machines,
 )
 from lightning_migrate.plan.site_judge import Unknown, judge, not_fixed
-from lightning_migrate.plan.trainers import shim_trainer
+from lightning_migrate.plan.trainers import SHIM_TRAINERS, shim_trainer
 from lightning_migrate.project import hydra
 from lightning_migrate.project.lightning_cli import written_over
 from lightning_migrate.report import noqa
@@ -98,7 +98,7 @@ def migrate(text: str, request: Request, checks: int = CHECKS) -> Migrated:
             if config.shimmed:
                 findings += _shimmed(config, writer, request, spans, written)
             elif config.composed:
-                findings += _composed(config, text, writer, request, spans, written, composed)
+                findings += _composed(config, text, writer, request, spans, written, composed, checks)
             elif config.start in request.refused:  # (a Hydra command line it would change: reported)
                 reason = request.refused[config.start]
                 findings += _config(replace(config, overrides=reason), writer, request, spans, written)
@@ -371,16 +371,21 @@ def _composed(
     spans: list[Span],
     written: list[dict[str, Known] | None],
     checks: list[_Composed],
+    depth: int = 0,
 ) -> list[Finding]:
     """A config Hydra composes with others: judged over what each composition merges below it, and
     rewritten where every composition needs the same rewrite (reported, with the compositions named, where
-    they need different ones)."""
+    they need different ones). A config every composition of which builds the runtime shim's Trainer, on
+    disk or once this run has written the others (``_handed_by_run``, with ``depth`` checks), is a shim
+    config."""
     if config.start in request.refused:
         return _config(_uncomposed(config, request.refused[config.start]), writer, request, spans, written)
     found = compose.variants(config, request.path, text)
     if isinstance(found, str):
         return _config(_uncomposed(config, found), writer, request, spans, written)
     if all(variant.config.shimmed for variant in found):  # (every composition builds the shim's Trainer)
+        return _shimmed(config, writer, request, spans, written)
+    if _handed_by_run(config, found, text, request, depth):
         return _shimmed(config, writer, request, spans, written)
     tried = []
     for variant in found:
@@ -402,6 +407,35 @@ def _composed(
         if edits and desired:
             checks.append(_Composed(variant.composition, desired[0], config.start))
     return findings
+
+
+def _handed_by_run(
+    config: Config, found: list[compose.Variant], text: str, request: Request, depth: int
+) -> bool:
+    """With ``--shim``, does every composition of ``config`` (no ``_target_`` of its own: a group file that
+    extends another, `defaults: [default]`) build the runtime shim's Trainer once this run has written the
+    other configs of its folder (its base handed to the shim: ``_to_shim``)? Then it is judged as a shim
+    config now, as the next run would judge it (one run reaches the fixed point). The others are written as
+    the run writes them, with ``depth - 1`` checks, where the run writes every one of them that changes (its
+    ``configs``); this file as it is."""
+    if not request.shim or depth < 1 or class_path(config.mapping) is not None or str(request.path) == "-":
+        return False
+    if not all(variant.target in TRAINER_NAMES for variant in found):
+        return False  # (a composition that builds no Lightning Trainer: no shim hands it one)
+    writes = functools.partial(_as_run_writes, checks=depth - 1, commands=request.commands, request=request)
+    for variant in found:
+        changed = compose.migrated_folder(variant.composition.primary.config_dir, request.run, writes)
+        if any(path not in request.configs for path, _ in changed):
+            return False  # (a file this run does not write: it is not handed to the shim here)
+        try:
+            _, target = compose.composed_read(
+                variant.composition, {request.path.resolve(): text}, request.run, writes
+            )
+        except (hydra.ComposeError, SourceError):
+            return False
+        if target not in SHIM_TRAINERS:
+            return False
+    return True
 
 
 def _composed_again(
@@ -558,12 +592,16 @@ def _writer(checks: int, commands: hydra.CommandLines) -> compose.Migrate:
     return functools.partial(_as_run_writes, checks=checks, commands=commands)
 
 
-def _as_run_writes(text: str, path: Path, run: Run, checks: int, commands: hydra.CommandLines) -> str:
-    """The file as the run writes it: a config whose fixable finding a ``# noqa`` suppresses is left."""
-    migrated = migrate(text, Request(run, path=path, commands=commands), checks)
+def _as_run_writes(
+    text: str, path: Path, run: Run, checks: int, commands: hydra.CommandLines, request: Request | None = None
+) -> str:
+    """The file as the run writes it: a config whose fixable finding a ``# noqa`` suppresses is left
+    (``request``: the run's request for another file, whose options and project it shares)."""
+    asked = Request(run, commands=commands) if request is None else replace(request, run=run, refused={})
+    migrated = migrate(text, replace(asked, path=path), checks)
     left = frozenset((f.line, f.column) for f in migrated.suppress(migrated.findings).suppressed if f.fixable)
     if left and migrated.code != text:
-        migrated = migrate(text, Request(replace(run, leave=left), path=path, commands=commands), checks)
+        migrated = migrate(text, replace(asked, run=replace(run, leave=left), path=path), checks)
     return migrated.code
 
 
