@@ -140,6 +140,16 @@ def test_a_shim_target_is_a_trainer_config_whose_hardware_flags_are_the_shims(tm
     assert set(SHIM_TRAINERS.values()) == {"pytorch_lightning", "lightning.pytorch"}
 
 
+def test_a_shim_config_keeps_resume_from_checkpoint_which_the_shim_takes(tmp_path: Path) -> None:
+    """2.0 removed `resume_from_checkpoint=`; the shim's Trainer takes it (`shim/resume.py`): no finding."""
+    text = "_target_: lightning_migrate.shim.Trainer\ngpus: 2\nresume_from_checkpoint: last.ckpt\n"
+    (tmp_path / "trainer.yaml").write_text(text)
+    result = _migrate(tmp_path)["trainer.yaml"]
+    assert (result.findings, result.data) == ([], None)
+    (tmp_path / "trainer.yaml").write_text(text.replace("lightning_migrate.shim", "pytorch_lightning"))
+    assert any("resume_from_checkpoint" in f.message for f in _migrate(tmp_path)["trainer.yaml"].findings)
+
+
 def test_the_shim_translates_what_the_codemod_plans() -> None:
     """The flags the YAML front end leaves to the shim are the ones the shim translates."""
     assert frozenset(PLANNED_FLAGS) == TRANSLATED

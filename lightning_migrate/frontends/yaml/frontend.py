@@ -49,7 +49,7 @@ from lightning_migrate.plan.planner import (
     machines,
 )
 from lightning_migrate.plan.site_judge import Unknown, judge, not_fixed
-from lightning_migrate.plan.trainers import SHIM_TRAINERS, shim_trainer
+from lightning_migrate.plan.trainers import SHIM_KEEPS, SHIM_TRAINERS, shim_trainer
 from lightning_migrate.project import hydra
 from lightning_migrate.project.lightning_cli import written_over
 from lightning_migrate.report import noqa
@@ -330,7 +330,7 @@ def _shimmed(
     own = read(config.mapping)
     line, column = config.mapping.lc.key(own.order[0]) if own.order else config.start
     held = (line + 1, column + 1) in request.run.leave
-    found, old, new = _gone_keys(config, request, held)
+    found, old, new = _gone_keys(config, request, held, SHIM_KEEPS)  # (the shim's Trainer takes those)
     if own.order or found:
         spans.append(_span(config, writer.doc))
     return [*_untaken(config, own.flags, request.run.target), *_gone_alone(config, writer, found, old, new)]
@@ -341,7 +341,7 @@ def _untaken(config: Config, flags: dict[str, Known], target: Version) -> list[F
     lacks (LM007): the shim passes them on as they are, and the target's Trainer rejects them."""
     found = []
     for key in flags:
-        if key in PLANNED_FLAGS or key not in config.mapping._ok or accepts(key, target):
+        if key in PLANNED_FLAGS or key in SHIM_KEEPS or key not in config.mapping._ok or accepts(key, target):
             continue
         line, column = config.mapping.lc.key(key)
         message = f"Lightning {target} has no `{key}=`, which the runtime shim passes on; remove it by hand"
@@ -611,11 +611,12 @@ def _order(mapping: CommentedMap, keys: Mapping[str, object]) -> list[str]:
 
 
 def _gone_keys(
-    config: Config, request: Request, held: bool
+    config: Config, request: Request, held: bool, taken: frozenset[str] = frozenset()
 ) -> tuple[list[Finding], dict[str, Known], dict[str, Known]]:
     """The config's own keys beside the model's that the target rejects or deprecates (LM007, ``gone``):
-    the findings, and the keys the rewrite renames or drops with their old and new values. A config whose
-    other flags come from elsewhere (merged, overridden) or one to leave is only reported."""
+    the findings, and the keys the rewrite renames or drops with their old and new values (none of
+    ``taken``: keys the Trainer the config builds takes). A config whose other flags come from elsewhere
+    (merged, overridden) or one to leave is only reported."""
     target = request.run.target
     mapping = config.mapping
     written: dict[str, object] = {}
@@ -632,6 +633,8 @@ def _gone_keys(
     new: dict[str, Known] = {}
     # (no callback is written into a config: its `callbacks` are objects to instantiate, or another file's)
     for judged in gone.judge(written, target, opaque, unsafe=request.run.unsafe, fixes=True):
+        if judged.old in taken:
+            continue
         own = judged.old in mapping._ok
         line, column = mapping.lc.key(judged.old) if own else config.start
         remedy = judged.remedy if own and not held else ""  # (the fix is made only where it is written)
