@@ -29,7 +29,7 @@ SHIM_MODULE = (
 )
 RELEASE = Version.parse(harness.release())
 REMOVED = Version(2, 0) <= RELEASE
-FIT_CKPT_PATH = Version(1, 5) <= RELEASE  # `fit(ckpt_path=)` came in 1.5
+FIT_CKPT_PATH = Version(1, 5) <= RELEASE  # `fit(ckpt_path=)` and `trainer.resume_from_checkpoint` came in 1.5
 SHIM_WARNING = "`Trainer(resume_from_checkpoint="
 
 
@@ -146,8 +146,9 @@ def test_the_first_fit_resumes_from_the_path_and_a_second_does_not(
         assert caught[[str(w.message) for w in caught].index(said[0])].filename == __file__
     assert fit(trainer, module(seed=10)) == 2
     assert trainer.global_step == 4
-    with _quietly():
-        assert trainer.resume_from_checkpoint is None  # restored: forgotten
+    if FIT_CKPT_PATH:  # (1.4 has no `trainer.resume_from_checkpoint`)
+        with _quietly():
+            assert trainer.resume_from_checkpoint is None  # restored: forgotten
     again = module(seed=11)
     before = weights(again)
     fit(trainer, again)  # max_steps reached: no step; and no restore either
@@ -167,6 +168,7 @@ def test_fit_ckpt_path_wins_and_leaves_the_path_for_the_next_fit(
         assert trainer.resume_from_checkpoint is None
 
 
+@pytest.mark.skipif(not FIT_CKPT_PATH, reason="1.4 forgot the path at the end of any run, predict's too")
 def test_predict_does_not_read_the_path(root: Path, checkpoints: dict[int, str]) -> None:
     trainer = _trainer(shim().Trainer, root, resume_from_checkpoint=checkpoints[2], max_steps=4)
     model = module(seed=10)
