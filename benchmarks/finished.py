@@ -187,7 +187,8 @@ def words_pattern(target: str) -> re.Pattern[str]:
 
 
 # The script a command line runs: `python train.py`, `python -m pkg.train` (the first one on the line)
-_SCRIPT = re.compile(r"\bpython[\d.]*\b(?:\s+-[A-Za-z]\w*)*?\s+(?:-m\s+([\w.]+)|([\w./-]+\.py))")
+_SCRIPT = re.compile(r"\bpython[\d.]*\b(?:\s+-[A-Za-z]\w*)*?\s+(?:-m\s+([\w.]+)|([\w./${}-]+\.py))")
+_VARIABLE = re.compile(r"^(?:\$\{?\w+\}?/)+")  # `${REPO_PATH}/tasks/train.py`: looked for as `tasks/train.py`
 _HYDRA_MAIN = re.compile(r"@\s*(?:hydra\.)?main\s*\(([^)]*)\)", re.S)
 _CONFIG_PATH = re.compile(r"config_path\s*=\s*[\"']([^\"']*)[\"']")
 _IMPORTS = re.compile(r"^\s*(?:from\s+([\w.]+)\s+import|import\s+([\w.]+))", re.M)
@@ -203,7 +204,9 @@ def _script(line: str, here: Path, root: Path) -> Path | None:
     found = _SCRIPT.search(line)
     if found is None:
         return None
-    name = found.group(2) or found.group(1).replace(".", "/") + ".py"
+    name = _VARIABLE.sub("", found.group(2)) if found.group(2) else found.group(1).replace(".", "/") + ".py"
+    if "$" in name:
+        return None
     for folder in [here, *here.parents]:
         candidate = folder / name
         if candidate.is_file():

@@ -54,6 +54,7 @@ python -m tools.train \\
 python hydra_app.py trainer.gpus=2
 python other_hydra.py trainer.gpus=2
 python builds.py --gpus 2
+python ${REPO_PATH}/tools/train.py --gpus 1
 docker run --gpus all image
 """
 
@@ -80,9 +81,10 @@ def _project(root: Path) -> None:
 def test_command_line_words_of_scripts_handed_to_the_shim_are_not_old(tmp_path: Path) -> None:
     _project(tmp_path)
     # handed: train.py's `--gpus`, tools/train.py's `--gpus` and `--distributed_backend` (a continued line),
-    # hydra_app.py's override (its trainer config builds the shim's Trainer), builds.py's (through its module)
+    # hydra_app.py's override (its trainer config builds the shim's Trainer), builds.py's (through its
+    # module), `${REPO_PATH}/tools/train.py`'s (a variable's folder: looked for from the project's folders)
     # old: old.py's `--gpus`, other_hydra.py's override, and docker's `--gpus` (a word the count cannot tell)
-    assert finished.count_file(tmp_path / "scripts/run.sh", "2.6", tmp_path) == ("sh", 3, 5, True)
+    assert finished.count_file(tmp_path / "scripts/run.sh", "2.6", tmp_path) == ("sh", 3, 6, True)
 
 
 def test_python_calls_and_yaml_configs_handed_to_the_shim_are_counted_apart(tmp_path: Path) -> None:
