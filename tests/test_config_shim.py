@@ -120,6 +120,9 @@ def test_without_shim_the_findings_name_it_as_their_remedy(tmp_path: Path) -> No
         assert all(f.remedy == SHIM and "(not fixed: keys read elsewhere)" in f.message for f in handed), name
         assert any("`--shim` makes its `_target_` the runtime shim's Trainer" in d for d in handed[0].details)
     assert not [f for f in results[KEPT].findings if f.remedy == SHIM]
+    # (the file extending a base that `--shim` hands to the shim: `--shim` is its remedy too)
+    assert results[EXTENDS].findings
+    assert all(f.remedy == SHIM for f in results[EXTENDS].findings)
 
 
 def test_a_shim_target_is_a_trainer_config_whose_hardware_flags_are_the_shims(tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ from typing import Any
 
 from ruamel.yaml.comments import CommentedMap
 
+from lightning_migrate.files import run_cache
 from lightning_migrate.files.sourcefile import SourceError
 from lightning_migrate.files.text import Unwritable
 from lightning_migrate.frontends.contract import Migrated, Request
@@ -385,8 +386,28 @@ def _composed(
         return _config(_uncomposed(config, found), writer, request, spans, written)
     if all(variant.config.shimmed for variant in found):  # (every composition builds the shim's Trainer)
         return _shimmed(config, writer, request, spans, written)
-    if _handed_by_run(config, found, text, request, depth):
+    if request.shim and _handed_by_run(config, found, text, request, depth):
         return _shimmed(config, writer, request, spans, written)
+    findings = _judged_composed(config, text, writer, request, spans, written, checks, found)
+    left = [f for f in findings if not f.fixable and not f.remedy]
+    if left and not request.shim and _handed_by_run(config, found, text, replace(request, shim=True), depth):
+        # (the run with `--shim` hands its base to the shim, whose Trainer takes these flags: its remedy)
+        why = "`--shim` hands the config it extends to the runtime shim, whose Trainer takes its flags"
+        return [replace(f, remedy=SHIM, details=(*f.details, why)) if f in left else f for f in findings]
+    return findings
+
+
+def _judged_composed(
+    config: Config,
+    text: str,
+    writer: Writer,
+    request: Request,
+    spans: list[Span],
+    written: list[dict[str, Known] | None],
+    checks: list[_Composed],
+    found: list[compose.Variant],
+) -> list[Finding]:
+    """``_composed``'s config judged over each of its compositions (``found``)."""
     tried = []
     for variant in found:
         scratch = Writer(Document(text), writer.capitalized)
@@ -422,7 +443,7 @@ def _handed_by_run(
         return False
     if not all(variant.target in TRAINER_NAMES for variant in found):
         return False  # (a composition that builds no Lightning Trainer: no shim hands it one)
-    writes = functools.partial(_as_run_writes, checks=depth - 1, commands=request.commands, request=request)
+    writes = _run_writes(depth - 1, _Held(request))
     for variant in found:
         changed = compose.migrated_folder(variant.composition.primary.config_dir, request.run, writes)
         if any(path not in request.configs for path, _ in changed):
@@ -436,6 +457,35 @@ def _handed_by_run(
         if target not in SHIM_TRAINERS:
             return False
     return True
+
+
+class _Held:
+    """A file's request, compared by the run's knowledge it carries (identity) and its options: the other
+    files of the folder are written alike for every file of the run."""
+
+    def __init__(self, request: Request) -> None:
+        self.request = request
+        self.key = (
+            request.run,
+            request.shim,
+            request.commands,
+            request.configs,
+            *map(id, (request.subclasses, request.clis, request.loaded, request.references)),
+        )
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Held) and other.key == self.key
+
+    def __hash__(self) -> int:
+        return hash(self.key)
+
+
+@run_cache.per_run(16)
+def _run_writes(checks: int, held: _Held) -> compose.Migrate:
+    """A config file as the run of ``held`` writes it, with ``checks`` (one function for each: the folders it
+    writes are remembered by it)."""
+    request = held.request
+    return functools.partial(_as_run_writes, checks=checks, commands=request.commands, request=request)
 
 
 def _composed_again(
