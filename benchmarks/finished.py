@@ -20,7 +20,11 @@ Python and notebooks: keywords of calls named `Trainer`/`from_argparse_args` (as
 that build the runtime shim's Trainer (handed to the shim). YAML: such keys, except in a file whose
 `_target_` is the shim's Trainer (`--shim` wrote it: its keys are handed to the shim).
 Shell and docs: such command-line words (`--gpus`, `trainer.gpus=`, `--distributed_backend`, ...) and, in
-docs, also `keyword=` inside code.
+docs, also `keyword=` inside code; except the words of a command line that runs a script handed to the shim
+(the script, or a module of the project it imports, names `lightning_migrate.shim`: `--shim` made it build
+the shim's Trainer or `from_argparse_args`), and a Hydra override (`trainer.gpus=`) of a script whose config
+folder holds a Trainer config with the shim's `_target_`. What is handed to the shim is counted apart
+(``handed``), not as an old form left.
 """
 
 from __future__ import annotations
@@ -113,6 +117,12 @@ def call_name(call: ast.Call) -> str:
 def python_old(source: str, target: str) -> int | None:
     """Old forms in the file's Trainer calls; a call that builds the runtime shim's Trainer
     (``lightning_migrate.shim.Trainer(...)``, or a name imported from it) is handed to the shim, not old."""
+    counted = python_counts(source, target)
+    return None if counted is None else counted[0]
+
+
+def python_counts(source: str, target: str) -> tuple[int, int] | None:
+    """(old forms, old forms handed to the shim) in the file's Trainer calls; None: it does not parse."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
@@ -123,13 +133,14 @@ def python_old(source: str, target: str) -> int | None:
         if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(SHIM)
         for alias in node.names
     }
-    return sum(
-        old_in_call(n, target)
-        for n in ast.walk(tree)
-        if isinstance(n, ast.Call)
-        and call_name(n) in ("Trainer", "from_argparse_args")
-        and not _shimmed(n, shimmed)
-    )
+    old = handed = 0
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Call) and call_name(n) in ("Trainer", "from_argparse_args"):
+            if _shimmed(n, shimmed):
+                handed += old_in_call(n, target)
+            else:
+                old += old_in_call(n, target)
+    return old, handed
 
 
 def _shimmed(call: ast.Call, names: set[str]) -> bool:
@@ -175,6 +186,94 @@ def words_pattern(target: str) -> re.Pattern[str]:
     )
 
 
+# The script a command line runs: `python train.py`, `python -m pkg.train` (the first one on the line)
+_SCRIPT = re.compile(r"\bpython[\d.]*\b(?:\s+-[A-Za-z]\w*)*?\s+(?:-m\s+([\w.]+)|([\w./${}-]+\.py))")
+_VARIABLE = re.compile(r"^(?:\$\{?\w+\}?/)+")  # `${REPO_PATH}/tasks/train.py`: looked for as `tasks/train.py`
+_HYDRA_MAIN = re.compile(r"@\s*(?:hydra\.)?main\s*\(([^)]*)\)", re.S)
+_CONFIG_PATH = re.compile(r"config_path\s*=\s*[\"']([^\"']*)[\"']")
+_IMPORTS = re.compile(r"^\s*(?:from\s+([\w.]+)\s+import|import\s+([\w.]+))", re.M)
+
+
+def command_lines(text: str) -> list[str]:
+    """The text's lines, a command continued with `\\` joined into one."""
+    return re.sub(r"\\\r?\n", " ", text).splitlines()
+
+
+def _script(line: str, here: Path, root: Path) -> Path | None:
+    """The project's Python file a command line runs, looked for from the file's folder up to the root."""
+    found = _SCRIPT.search(line)
+    if found is None:
+        return None
+    name = _VARIABLE.sub("", found.group(2)) if found.group(2) else found.group(1).replace(".", "/") + ".py"
+    if "$" in name:
+        return None
+    for folder in [here, *here.parents]:
+        candidate = folder / name
+        if candidate.is_file():
+            return candidate
+        if folder == root or root not in folder.parents:
+            break
+    return None
+
+
+def _module_files(script: Path, text: str, root: Path) -> list[Path]:
+    """The project's modules a script imports (one level), looked for from its folder and the root."""
+    found = []
+    for match in _IMPORTS.finditer(text):
+        dotted = (match.group(1) or match.group(2)).replace(".", "/")
+        for base in (script.parent, root):
+            for candidate in (base / f"{dotted}.py", base / dotted / "__init__.py"):
+                if candidate.is_file():
+                    found.append(candidate)
+    return found
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
+def handed_script(script: Path, root: Path, hydra: bool) -> bool:
+    """Are the Trainer flags a command line gives ``script`` handed to the runtime shim? Its own text or a
+    module of the project it imports names the shim; for a Hydra override (``hydra``), a Trainer config of
+    its `@hydra.main` config folder has the shim's `_target_`."""
+    text = _read(script)
+    if hydra:
+        main = _HYDRA_MAIN.search(text)
+        config_path = _CONFIG_PATH.search(main.group(1)) if main else None
+        if config_path is None:
+            return False
+        folder = (script.parent / config_path.group(1)).resolve()
+        if not folder.is_dir():
+            return False
+        return any(
+            SHIM_TARGET.search(_read(config))
+            for config in folder.rglob("*")
+            if config.suffix in (".yaml", ".yml")
+        )
+    return any(SHIM in _read(path) for path in [script, *_module_files(script, text, root)])
+
+
+def words_counts(text: str, target: str, path: Path, root: Path) -> tuple[int, int]:
+    """(old command-line words, those handed to the shim) of a shell script or document."""
+    old = handed = 0
+    pattern = words_pattern(target)
+    for line in command_lines(text):
+        words = pattern.findall(line)
+        if not words:
+            continue
+        script = _script(line, path.parent, root)
+        for word in words:
+            hydra = bool(word[1])  # `trainer.gpus=`
+            if script is not None and handed_script(script, root, hydra):
+                handed += 1
+            else:
+                old += 1
+    return old, handed
+
+
 def docs_code_pattern(target: str) -> re.Pattern[str]:
     keys = "|".join(sorted(flags_for(target)))
     return re.compile(rf"\b(?:{keys})\s*=\s*[^=\s]")
@@ -193,8 +292,9 @@ def kind_of(path: Path) -> str | None:
     }.get(suffix)
 
 
-def count_file(path: Path, target: str) -> tuple[str, int, bool] | None:
-    """(kind, old forms, parses) for one file; None for other files."""
+def count_file(path: Path, target: str, root: Path | None = None) -> tuple[str, int, int, bool] | None:
+    """(kind, old forms, old forms handed to the shim, parses) for one file of the project at ``root``;
+    None for other files."""
     kind = kind_of(path)
     if kind is None:
         return None
@@ -203,21 +303,23 @@ def count_file(path: Path, target: str) -> tuple[str, int, bool] | None:
     except OSError:
         return None
     if kind == "py":
-        n = python_old(text, target)
-        return kind, n or 0, n is not None
+        counted = python_counts(text, target)
+        return kind, *(counted or (0, 0)), counted is not None
     if kind == "ipynb":
         cells = notebook_cells(text)
         if cells is None:
-            return kind, 0, False
-        counts = [python_old(c, target) for c in cells]
-        return kind, sum(c or 0 for c in counts), True
+            return kind, 0, 0, False
+        counts = [python_counts(c, target) or (0, 0) for c in cells]
+        return kind, sum(c[0] for c in counts), sum(c[1] for c in counts), True
     if kind == "yaml":
-        n = 0 if SHIM_TARGET.search(text) else len(yaml_pattern(target).findall(text))
-        return kind, n, yaml_parses(text)
-    n = len(words_pattern(target).findall(text))
+        n = len(yaml_pattern(target).findall(text))
+        return (
+            (kind, 0, n, yaml_parses(text)) if SHIM_TARGET.search(text) else (kind, n, 0, yaml_parses(text))
+        )
+    n, handed = words_counts(text, target, path, root or path.parent)
     if kind == "md":
         n += len(docs_code_pattern(target).findall(text))
-    return kind, n, True
+    return kind, n, handed, True
 
 
 def yaml_parses(text: str) -> bool:
@@ -241,10 +343,10 @@ def walk(folder: Path):
 def census(folder: Path, target: str) -> dict[str, dict[str, object]]:
     out: dict[str, dict[str, object]] = {}
     for path in walk(folder):
-        got = count_file(path, target)
+        got = count_file(path, target, folder)
         if got is not None:
-            kind, n, ok = got
-            out[str(path.relative_to(folder))] = {"kind": kind, "old": n, "parses": ok}
+            kind, n, handed, ok = got
+            out[str(path.relative_to(folder))] = {"kind": kind, "old": n, "handed": handed, "parses": ok}
     return out
 
 
@@ -283,8 +385,10 @@ def measure(exe: str, src: Path, scratch: Path, target: str, extra: list[str], t
     per_kind_after = collections.Counter()
     for counted in before.values():
         per_kind_before[counted["kind"]] += counted["old"]
+    handed = collections.Counter()
     for counted in after.values():
         per_kind_after[counted["kind"]] += counted["old"]
+        handed[counted["kind"]] += counted["handed"]
     shutil.rmtree(work)
     return {
         "project": src.name,
@@ -298,6 +402,8 @@ def measure(exe: str, src: Path, scratch: Path, target: str, extra: list[str], t
         ],
         "before": dict(per_kind_before),
         "after": dict(per_kind_after),
+        "handed": dict(handed),  # old forms after the run that the runtime shim takes (not left)
+        "left_files": sorted(p for p, counted in after.items() if counted["old"]),
         "broken": broken,
         "finished": not findings and per_kind_after["py"] == 0,
     }
@@ -308,15 +414,18 @@ def summary(results: list[dict]) -> str:
     before = collections.Counter()
     after = collections.Counter()
     codes = collections.Counter()
+    handed = collections.Counter()
     for r in results:
         before.update(r["before"])
         after.update(r["after"])
+        handed.update(r.get("handed", {}))
         codes.update(r["findings"])
     lines = [
         f"projects: {len(results)}; finished: {sum(r['finished'] for r in results)}; "
         f"files broken: {sum(len(r['broken']) for r in results)}; "
         f"runs exiting 2: {sum(r['rewrite_rc'] == 2 or r['check_rc'] == 2 for r in results)}",
         "old forms before -> after: " + ", ".join(f"{k} {before[k]} -> {after[k]}" for k in kinds),
+        "handed to the runtime shim after: " + ", ".join(f"{k} {handed[k]}" for k in kinds),
         "findings left by code: " + ", ".join(f"{c} {n}" for c, n in sorted(codes.items())),
     ]
     return "\n".join(lines)
@@ -354,6 +463,7 @@ def main() -> None:
                     "findings": {"TIMEOUT": 1},
                     "before": {},
                     "after": {},
+                    "handed": {},
                     "broken": [],
                     "finished": False,
                 }

@@ -15,7 +15,7 @@ import pytest
 
 from lightning_migrate.frontends.shell.command_line import argparse_value
 from lightning_migrate.plan.planner import PLANNED_FLAGS
-from lightning_migrate.project import script_options
+from lightning_migrate.plan.trainers import SHIM_KEEPS
 from lightning_migrate.project.script_options import BY_LIGHTNING, BY_SHIM, of_script
 from lightning_migrate.report.findings import SHIM, Finding
 from lightning_migrate.run.file_kinds import BY_SUFFIX
@@ -23,7 +23,7 @@ from lightning_migrate.run.options import Options
 from lightning_migrate.run.runner import FileResult, process_all, process_file
 from lightning_migrate.semantics.model import release
 from lightning_migrate.shim.arguments import _add_arguments
-from lightning_migrate.shim.namespace import extended_signature
+from lightning_migrate.shim.namespace import ADDED, extended_signature
 from lightning_migrate.shim.translate import TRANSLATED
 
 PROJECTS = Path(__file__).parent.parent / "fixtures" / "projects"
@@ -183,8 +183,6 @@ def test_the_scripts_option_handed_to_the_shims_trainer_is_followed(tmp_path: Pa
 
 
 def _run(root: Path, **options: Any) -> dict[str, FileResult]:
-    script_options.of_script.cache_clear()  # (a run reads a script once per process: this one rewrote it)
-    script_options._module.cache_clear()
     paths = sorted(p for p in root.rglob("*") if p.is_file() and p.suffix in BY_SUFFIX)
     results = process_all(paths, Options(release("2.6"), root=root, **options), jobs=1)
     assert not [r.error for r in results if r.error]
@@ -274,3 +272,20 @@ def test_a_flag_the_call_passes_beside_the_namespace_beats_the_option(tmp_path: 
     (tmp_path / "test.sh").write_text("python test.py --gpus 2\n")
     result = process_file(tmp_path / "test.sh", Options(release("1.9")))
     assert result.new == "python test.py --devices 2 --accelerator cuda\n"
+
+
+def test_the_shims_from_argparse_args_takes_resume_from_checkpoint(tmp_path: Path) -> None:
+    """`--shim` writes the shim's `from_argparse_args`, whose Trainer takes `resume_from_checkpoint=` on 2.x
+    (`shim/resume.py`): not reported there; without `--shim` it is (the target's Trainer lacks it)."""
+    code = (
+        "import argparse\nimport pytorch_lightning as pl\n\n"
+        "parser = pl.Trainer.add_argparse_args(argparse.ArgumentParser())\n"
+        "trainer = pl.Trainer.from_argparse_args(parser.parse_args(), resume_from_checkpoint='a.ckpt')\n"
+    )
+    (tmp_path / "train.py").write_text(code)
+    for shim, reported in ((True, False), (False, True)):
+        options = Options(release("2.6"), root=tmp_path, shim=shim)
+        result = process_file(tmp_path / "train.py", options)
+        assert any(f.code == "LM007" for f in result.findings) is reported, shim
+    assert {"resume_from_checkpoint"} == SHIM_KEEPS
+    assert ADDED == TRANSLATED | SHIM_KEEPS  # (the shim's signature offers what the codemod leaves to it)

@@ -15,12 +15,10 @@ from typing import Any
 
 import pytest
 
-from lightning_migrate.frontends.yaml import compose, words
 from lightning_migrate.frontends.yaml.read import configs, load, read
 from lightning_migrate.plan.callsite import CallSite, Run
 from lightning_migrate.plan.planner import PLANNED_FLAGS, Rewrite, builds_the_same
 from lightning_migrate.plan.trainers import SHIM_TRAINERS, shim_trainer
-from lightning_migrate.project import hydra as hydra_project
 from lightning_migrate.report.findings import SHIM
 from lightning_migrate.run.file_kinds import BY_SUFFIX
 from lightning_migrate.run.options import Options
@@ -36,25 +34,16 @@ EXPECTED = FIXTURES / "hydra_shim.2.6.shim.expected"
 TARGET = release("2.6")
 SHIMMED = ("configs/trainer/default.yaml", "configs/trainer/ddp.yaml", "configs/experiment/cpu.yaml")
 KEPT = "configs/trainer/sampler.yaml"  # a key beside the hardware flags the rewrite changes is read elsewhere
-# a group file that extends `default.yaml` (no `_target_` of its own): reported in the run that hands its base
-# to the shim, then built by the shim's Trainer through its base, with nothing to report
+# a group file that extends `default.yaml` (no `_target_` of its own): built by the shim's Trainer through its
+# base once the run hands the base to the shim, so nothing to report in that run already (one run reaches the
+# fixed point); reported where the run does not write its base
 EXTENDS = "configs/trainer/gpu.yaml"
 # the project's runs: (overrides of `config.yaml`, the machine they are for)
 RUNS = (([], Hardware()), (["trainer=ddp"], Hardware(cuda=4)), (["trainer=sampler"], Hardware(cuda=1)))
 RUNS += ((["+experiment=cpu"], Hardware()), (["trainer=gpu"], Hardware(cuda=1)))
 
 
-def _forget() -> None:
-    """Forget the compositions and files remembered by path (a run reads each file once: a second run in
-    this process, after the first wrote its files, must read them again)."""
-    for module in (hydra_project, compose, words):
-        for value in vars(module).values():
-            if callable(getattr(value, "cache_clear", None)):
-                value.cache_clear()
-
-
 def _migrate(root: Path, **options: Any) -> dict[str, FileResult]:
-    _forget()
     files = sorted(p for p in root.rglob("*") if p.is_file() and p.suffix in BY_SUFFIX)
     results = process_all(files, Options(TARGET, root=root, **options), jobs=1)
     assert not [r.error for r in results if r.error]
@@ -97,8 +86,8 @@ def test_the_configs_build_the_shims_trainer(shimmed: tuple[Path, dict[str, File
     assert kept
     assert all("(not fixed: keys read elsewhere)" in f.message and not f.fixable for f in kept)
     assert "lightning_migrate" not in (root / KEPT).read_text()
-    assert all("(not fixed: keys read elsewhere)" in f.message for f in results[EXTENDS].findings)
-    assert results[EXTENDS].findings
+    assert results[EXTENDS].findings == []
+    assert results[EXTENDS].data is None
 
 
 def test_a_shim_config_is_a_fixed_point_with_nothing_to_report(
@@ -111,6 +100,16 @@ def test_a_shim_config_is_a_fixed_point_with_nothing_to_report(
         assert {name for name, r in again.items() if r.findings} == {KEPT}, options
 
 
+def test_a_file_extending_a_base_the_run_does_not_write_is_reported(tmp_path: Path) -> None:
+    root = tmp_path / "project"
+    shutil.copytree(PROJECT, root)
+    files = [root / EXTENDS, root / "train.py", root / "src" / "utils.py"]
+    results = process_all(files, Options(TARGET, root=root, shim=True), jobs=1)
+    (extending,) = [r for r in results if r.path == root / EXTENDS]
+    assert extending.findings
+    assert all("(not fixed: keys read elsewhere)" in f.message for f in extending.findings)
+
+
 def test_without_shim_the_findings_name_it_as_their_remedy(tmp_path: Path) -> None:
     root = tmp_path / "project"
     shutil.copytree(PROJECT, root)
@@ -121,6 +120,9 @@ def test_without_shim_the_findings_name_it_as_their_remedy(tmp_path: Path) -> No
         assert all(f.remedy == SHIM and "(not fixed: keys read elsewhere)" in f.message for f in handed), name
         assert any("`--shim` makes its `_target_` the runtime shim's Trainer" in d for d in handed[0].details)
     assert not [f for f in results[KEPT].findings if f.remedy == SHIM]
+    # (the file extending a base that `--shim` hands to the shim: `--shim` is its remedy too)
+    assert results[EXTENDS].findings
+    assert all(f.remedy == SHIM for f in results[EXTENDS].findings)
 
 
 def test_a_shim_target_is_a_trainer_config_whose_hardware_flags_are_the_shims(tmp_path: Path) -> None:
@@ -139,6 +141,16 @@ def test_a_shim_target_is_a_trainer_config_whose_hardware_flags_are_the_shims(tm
     assert shim_trainer("lightning.pytorch.trainer.Trainer") == "lightning_migrate.shim.lightning.Trainer"
     assert shim_trainer("pytorch_lightning.Trainer") == "lightning_migrate.shim.Trainer"
     assert set(SHIM_TRAINERS.values()) == {"pytorch_lightning", "lightning.pytorch"}
+
+
+def test_a_shim_config_keeps_resume_from_checkpoint_which_the_shim_takes(tmp_path: Path) -> None:
+    """2.0 removed `resume_from_checkpoint=`; the shim's Trainer takes it (`shim/resume.py`): no finding."""
+    text = "_target_: lightning_migrate.shim.Trainer\ngpus: 2\nresume_from_checkpoint: last.ckpt\n"
+    (tmp_path / "trainer.yaml").write_text(text)
+    result = _migrate(tmp_path)["trainer.yaml"]
+    assert (result.findings, result.data) == ([], None)
+    (tmp_path / "trainer.yaml").write_text(text.replace("lightning_migrate.shim", "pytorch_lightning"))
+    assert any("resume_from_checkpoint" in f.message for f in _migrate(tmp_path)["trainer.yaml"].findings)
 
 
 def test_the_shim_translates_what_the_codemod_plans() -> None:

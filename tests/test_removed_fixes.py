@@ -267,8 +267,13 @@ def test_the_fixes_that_need_unsafe_say_so() -> None:
     assert any(d.startswith("only right if `callbacks=` is a list") for d in finding.details)
     (finding,) = migrate(source, release("2.6"), unsafe=True).findings
     assert finding.fixable
-    assert "; unsafe fix: `TQDMProgressBar(refresh_rate=...)` appended to `callbacks=`" in finding.message
+    # (the callback in full would take the message past the width: it is in the evidence)
+    assert finding.message.endswith("; unsafe fix: `TQDMProgressBar` appended to `callbacks=`")
+    assert "the fix appends `TQDMProgressBar(refresh_rate=...)` to `callbacks=`" in finding.details
     assert any(d.startswith("only right if `callbacks=` is a list") for d in finding.details)
+    full = f"{HEAD}trainer = pl.Trainer(callbacks=[], weights_summary='full')\n"
+    (finding,) = migrate(full, release("2.6"), unsafe=True).findings  # (where it fits: said in full)
+    assert finding.message.endswith("; unsafe fix: `ModelSummary(max_depth=-1)` appended to `callbacks=`")
 
 
 def test_a_multi_line_list_keeps_its_layout() -> None:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import inspect
+import pickle
 import sys
+import types
 import typing
 from dataclasses import replace
 
@@ -15,6 +18,7 @@ from trainer_defaults import trainer_defaults
 from lightning_migrate.semantics import Hardware, Obj, Rejected, Setup, interpret
 from lightning_migrate.semantics.model import MISCONF, RELEASES, Version
 from lightning_migrate.semantics.signature import accepts
+from lightning_migrate.shim import resume
 from lightning_migrate.shim.namespace import extended_signature, release_defaults
 from lightning_migrate.shim.translate import (
     ADVICE,
@@ -324,8 +328,92 @@ def test_the_signature_offers_the_flags_a_release_lacks() -> None:
     names = list(signature.parameters)
     assert names[:3] == ["self", "logger", "gpus"]
     assert names[-1] == "kwargs"
-    assert set(names) == {"self", "logger", "kwargs", *TRANSLATED}
+    assert set(names) == {"self", "logger", "kwargs", *TRANSLATED, "resume_from_checkpoint"}
     assert signature.parameters["strategy"].kind is inspect.Parameter.KEYWORD_ONLY
+    # a 1.x command line's `--resume_from_checkpoint PATH` (2.x's parser reads the annotation: a str)
+    assert str in typing.get_args(signature.parameters["resume_from_checkpoint"].annotation)
+
+
+# --- resume_from_checkpoint= where the release removed it (shim/resume.py) ---------------------------------
+
+
+def _init_1x(self, logger=True, resume_from_checkpoint=None):  # type: ignore[no-untyped-def]
+    pass
+
+
+def _init_2x(self, logger=True):  # type: ignore[no-untyped-def]
+    pass
+
+
+def test_the_path_is_taken_only_where_the_release_lacks_the_keyword() -> None:
+    kwargs = {"logger": False, "resume_from_checkpoint": "a.ckpt"}
+    assert resume.taken(_init_1x, kwargs) == (kwargs, None)
+    assert resume.taken(_init_2x, kwargs) == ({"logger": False}, "a.ckpt")
+    assert resume.taken(_init_2x, {"logger": False}) == ({"logger": False}, None)
+
+
+class _Connector:
+    def __init__(self) -> None:
+        self._ckpt_path: str | None = None
+
+    def resume_end(self) -> None:
+        pass
+
+
+class _Trainer:
+    """What the shim's `fit` uses of a 2.x Trainer: the connector's `resume_end` (1.x forgot the path there)
+    and the state's `fn`; its `fit` restores ``ckpt_path`` unless ``fail`` (a fit that raises first)."""
+
+    def __init__(self) -> None:
+        self._checkpoint_connector = _Connector()
+        self.state = types.SimpleNamespace(fn=None)
+        self.restored: list[str | None] = []
+
+    def fit(self, model: object, ckpt_path: str | None = None, fail: bool = False) -> None:
+        self.state.fn = "fit"
+        pickle.loads(pickle.dumps(self))  # a spawn launcher pickles the Trainer, the shim's hook with it
+        if fail:
+            raise RuntimeError("before restoring")
+        self.restored.append(ckpt_path)
+        self._checkpoint_connector._ckpt_path = ckpt_path
+        self._checkpoint_connector.resume_end()
+
+
+@pytest.mark.parametrize(
+    ("calls", "restored", "left"),
+    [
+        ([{}, {}], ["a.ckpt", None], None),  # the first fit resumes, then the path is forgotten
+        ([{"ckpt_path": ""}], ["a.ckpt"], None),  # `ckpt_path or self.resume_from_checkpoint`
+        ([{"ckpt_path": "b.ckpt"}], ["b.ckpt"], "a.ckpt"),  # another path wins and leaves it for the next
+        ([{"ckpt_path": "b.ckpt"}, {}], ["b.ckpt", "a.ckpt"], None),
+        ([{"ckpt_path": "a.ckpt"}, {}], ["a.ckpt", None], None),  # the same path restored: forgotten
+        ([{"fail": True}], [], "a.ckpt"),  # a fit that raised before restoring: the next resumes
+        ([{"fail": True}, {}], ["a.ckpt"], None),
+    ],
+)
+def test_fit_resumes_from_the_path_as_1x_did(
+    calls: list[dict[str, object]], restored: list[str | None], left: str | None
+) -> None:
+    trainer = _Trainer()
+    setattr(trainer, resume.ATTRIBUTE, "a.ckpt")
+    fit = resume.fitting("a_lightning", lambda: _Trainer.fit)
+    for kwargs in calls:
+        with contextlib.suppress(RuntimeError):
+            fit(trainer, object(), **kwargs)
+    assert trainer.restored == restored
+    assert resume.pending_path(trainer) == left
+    assert "resume_end" not in vars(trainer._checkpoint_connector)
+
+
+def test_the_tuners_fit_does_not_read_the_path() -> None:
+    """2.x's `Tuner` runs `fit`; 1.x's tuner ran `_run` in state TUNING, which never read the path."""
+    trainer = _Trainer()
+    setattr(trainer, resume.ATTRIBUTE, "a.ckpt")
+    fit = resume.fitting("a_lightning", lambda: _Trainer.fit)
+    tuner: dict[str, object] = {"__name__": "a_lightning.tuner.tuning", "fit": fit, "trainer": trainer}
+    exec("def lr_find():\n    fit(trainer, None)\nlr_find()", tuner)
+    assert trainer.restored == [None]
+    assert resume.pending_path(trainer) == "a.ckpt"
 
 
 # --- keywords at their defaults are not given ------------------------------------------------------------

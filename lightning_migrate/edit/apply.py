@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-from lightning_migrate.edit.call import Edited, edit_arguments, rebuilt
+from lightning_migrate.edit.call import Edited, edit_arguments, opening, rebuilt
 from lightning_migrate.edit.import_edits import Parsed, add_imports, fix_imports, remove_unused, rename_uses
 from lightning_migrate.edit.imports import ImportChanges, new_module
 from lightning_migrate.edit.splice import Change, Edit, splice
@@ -41,7 +41,29 @@ def trainer_call(
     assert isinstance(updated, cst.Call)
     head, tail = list(updated.args[:skip]), list(updated.args[skip:])
     edited = edit_arguments(tail, old, new, quote)
+    comma = head[-1].comma if head else None
+    if (
+        isinstance(comma, cst.Comma)
+        and tail
+        and not edited.args
+        and not isinstance(tail[-1].comma, cst.Comma)
+    ):
+        # (no argument left after the namespace, and no trailing comma to keep: the call ends after it)
+        head[-1] = head[-1].with_changes(
+            comma=cst.MaybeSentinel.DEFAULT, whitespace_after_arg=_after(tail[-1])
+        )
+    elif isinstance(comma, cst.Comma):
+        space = opening(comma.whitespace_after, edited, tail, after=True)
+        head[-1] = head[-1].with_changes(comma=comma.with_changes(whitespace_after=space))
+    elif not head:
+        updated = updated.with_changes(
+            whitespace_before_args=opening(updated.whitespace_before_args, edited, tail)
+        )
     return updated.with_changes(args=[*head, *edited.args]), edited
+
+
+def _after(arg: cst.Arg) -> cst.BaseParenthesizableWhitespace:
+    return arg.whitespace_after_arg
 
 
 def add_keyword(updated: cst.CSTNode, keyword: str, text: str, quote: str) -> cst.Call:
@@ -100,11 +122,16 @@ def config_dict(
     """A dict display or ``dict(...)`` call passed as ``**cfg``, its entries rewritten like arguments."""
     if isinstance(updated, cst.Call):
         edited = edit_arguments(list(updated.args), old, new, quote)
-        return updated.with_changes(args=edited.args), edited
+        space = opening(updated.whitespace_before_args, edited, updated.args)
+        return updated.with_changes(args=edited.args, whitespace_before_args=space), edited
     assert isinstance(updated, cst.Dict)
     args = [_as_arg(element) for element in updated.elements]
     edited = edit_arguments(args, old, new, quote)
-    return updated.with_changes(elements=[_as_element(arg, updated, args) for arg in edited.args]), edited
+    brace = updated.lbrace.with_changes(
+        whitespace_after=opening(updated.lbrace.whitespace_after, edited, args)
+    )
+    elements = [_as_element(arg, updated, args) for arg in edited.args]
+    return updated.with_changes(lbrace=brace, elements=elements), edited
 
 
 def shim_call(updated: cst.CSTNode, module: str, direct: bool) -> cst.Call:

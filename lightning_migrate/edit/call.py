@@ -29,6 +29,9 @@ class Edited:
     built: set[str] = field(default_factory=set)  # classes of strategy objects written from scratch
     aliased: dict[str, str] = field(default_factory=dict)  # import alias kept at the call -> new class
     comments: dict[str, cst.Comment] = field(default_factory=dict)  # flag -> comment of the list item it was
+    # the comment lines after the arguments dropped before the first one kept (see `opening`)
+    leading: list[cst.EmptyLine] = field(default_factory=list)
+    indent: cst.SimpleWhitespace | None = None  # the indentation after the last of them
 
 
 def edit_arguments(
@@ -51,6 +54,10 @@ def edit_arguments(
         filled = _fill(arg, old[key], slots[key], new, quote, edited)
         if not filled and edited.args:
             edited.args[-1] = _with_lines_of(edited.args[-1], arg)
+        elif not filled:
+            edited.leading += _comment_lines(arg.comma)
+            space = _trailing(arg)
+            edited.indent = space.last_line if isinstance(space, cst.ParenthesizedWhitespace) else None
         edited.args.extend(filled)
     position = next((i for i, a in enumerate(edited.args) if a.star), len(edited.args))
     edited.args[position:position] = [_fresh(k, new[k], quote, edited, None) for k in new if k in unplaced]
@@ -79,6 +86,36 @@ def _with_lines_of(arg: cst.Arg, dropped: cst.Arg) -> cst.Arg:
         return arg
     space = space.with_changes(empty_lines=[*space.empty_lines, *lines])
     return arg.with_changes(comma=comma.with_changes(whitespace_after=space))
+
+
+def opening(
+    space: cst.BaseParenthesizableWhitespace, edited: Edited, args: Sequence[cst.Arg], after: bool = False
+) -> cst.BaseParenthesizableWhitespace:
+    """The whitespace before the first of ``edited.args``, in place of ``space``, the whitespace before the
+    first of ``args`` (after the call's ``(``, or ``after`` an argument the edit leaves, such as
+    ``from_argparse_args``'s namespace): with the comment lines that followed the arguments the edit dropped
+    before it (``edited.leading``: the user's notes on the call), then the indentation of that argument.
+    Where the edit keeps no argument of a multi-line call, the call closes as it closed after its last one
+    (``Trainer()`` where no comment line is left and no argument comes before)."""
+    closing = _trailing(args[-1]) if args else None
+    if not edited.args and isinstance(closing, cst.ParenthesizedWhitespace):
+        if not edited.leading and not after:
+            return cst.SimpleWhitespace("")
+        indent = closing.last_line
+    elif not edited.leading:
+        return space
+    elif isinstance(space, cst.ParenthesizedWhitespace):
+        indent = space.last_line
+    else:
+        indent = edited.indent or cst.SimpleWhitespace("")
+    if isinstance(space, cst.ParenthesizedWhitespace):
+        return space.with_changes(empty_lines=[*space.empty_lines, *edited.leading], last_line=indent)
+    return cst.ParenthesizedWhitespace(empty_lines=edited.leading, indent=True, last_line=indent)
+
+
+def _trailing(arg: cst.Arg) -> cst.BaseParenthesizableWhitespace:
+    """The whitespace after ``arg`` and its comma."""
+    return arg.comma.whitespace_after if isinstance(arg.comma, cst.Comma) else arg.whitespace_after_arg
 
 
 def _comment_lines(comma: cst.Comma | cst.MaybeSentinel) -> list[cst.EmptyLine]:

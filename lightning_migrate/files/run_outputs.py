@@ -14,8 +14,9 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Collection
-from functools import lru_cache
 from pathlib import Path
+
+from lightning_migrate.files import run_cache
 
 _VERSION = re.compile(r"version_\d+\Z")  # what Lightning's loggers name a run's folder when none is given
 _TENSORBOARD_EVENTS = "events.out.tfevents."
@@ -74,7 +75,7 @@ def output_folder(path: Path) -> tuple[Path, str] | None:
     return found
 
 
-@lru_cache(maxsize=1024)
+@run_cache.per_run(1024)
 def _why_folder(folder: Path) -> str | None:
     try:
         entries = [(e.name, e.is_dir()) for e in os.scandir(folder)]

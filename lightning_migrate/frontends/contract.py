@@ -38,6 +38,7 @@ class Request:
     # configs Hydra composes to report, not rewrite (by the 0-based line and column where each starts): a
     # composition checked after the rewrite did not give the Trainer what it must
     refused: Mapping[tuple[int, int], str] = field(default_factory=dict)
+    configs: frozenset[Path] = frozenset()  # the run's YAML files that may hold a Trainer config (resolved)
 
     @property
     def folder(self) -> Path | None:

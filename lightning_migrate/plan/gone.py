@@ -61,6 +61,11 @@ class Added:
         value = "..." if self.value == OLD else repr(self.value)
         return "the object" if self.cls is None else f"`{self.cls}({self.argument}={value})`"
 
+    @property
+    def short(self) -> str:
+        """The callback named without its arguments, for a message that has no room for them."""
+        return "the object" if self.cls is None else f"`{self.cls}`"
+
 
 class _Object:
     def __repr__(self) -> str:
@@ -305,6 +310,11 @@ def _moved(
     known to hold no progress bar (and ``why`` is None), else only with ``unsafe``."""
     fix = f"{added} appended to `callbacks=`"
     reason = why or _UNSURE_CALLBACKS.get(callbacks)
+    said = f"; {'unsafe ' if reason is not None else ''}fix: {fix}"
+    shown = reason is None or unsafe  # (else the message says `--unsafe-fixes`, its evidence the fix)
+    if shown and len(judged.head) + len(said) > MESSAGE_WIDTH:  # (the callback in full: in the evidence)
+        judged = judged.said("", f"the fix appends {added} to `callbacks=`")
+        fix = f"{added.short} appended to `callbacks=`"
     if reason is None:
         return judged.said(f"; fix: {fix}", edit=(_DROPPED, None), added=added)
     return _unsafe(judged, unsafe, fix, reason, edit=(_DROPPED, None), added=added)

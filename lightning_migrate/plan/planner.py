@@ -290,9 +290,12 @@ def _changed_argument(
     parameter in the source that torch DDP would get in the target, or one the target rejects): the reason
     no rewrite keeps the object's behaviour, named."""
     for obj in _objects_in(flags):
-        why = changed_keyword(obj.cls, [key for key, _ in obj.kwargs], sources, target)
-        if why is not None:
-            return Refusal("LM103", why)
+        changed = changed_keyword(obj.cls, [key for key, _ in obj.kwargs], sources, target)
+        if changed is not None:
+            key, why = changed
+            said = f"`{key}=` of `{obj.cls}(...)` means something else in Lightning {target}"
+            said += "; remove the argument"
+            return Refusal("LM103", said, details=(why,))
     return None
 
 
@@ -304,9 +307,9 @@ TRAINER_SET = ("num_nodes", "sync_batchnorm")
 
 def changed_keyword(
     cls: str, keywords: Iterable[str], sources: Sequence[Version], target: Version
-) -> str | None:
+) -> tuple[str, str] | None:
     """Why ``cls(keyword=...)`` built in one of the ``sources`` (those that have ``cls``) does not mean the
-    same to the class ``target`` builds under the new name: the first keyword whose role changed, in
+    same to the class ``target`` builds under the new name: the first keyword whose role changed, and why in
     words; None where every keyword keeps its role (or ``cls`` is not tabled)."""
     row = lookup(cls)
     if row is None:
@@ -322,12 +325,12 @@ def changed_keyword(
                 changed = f"`{key}=` of `{cls}(...)` is {_ROLES[before]} {cls} in Lightning {source} but"
                 changed += f" {_ROLES[after]} {new} in {target}; remove the argument"
                 if key in TRAINER_SET and source < V16:
-                    return (
+                    return key, (
                         f"{changed} and run lightning-migrate again: Lightning {source} replaced it with the"
                         f" Trainer's own `{key}=`, so it never took effect (to set it, pass it to the Trainer"
                         f" as `{key}=`)"
                     )
-                return (
+                return key, (
                     f"{changed} (or say which release the call was written for with --source-version) and"
                     " run lightning-migrate again"
                 )

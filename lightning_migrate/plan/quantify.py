@@ -71,7 +71,7 @@ from lightning_migrate.plan.planner import (
     rereads_otherwise,
     token,
 )
-from lightning_migrate.report.findings import SOURCE_VERSION, written
+from lightning_migrate.report.findings import MESSAGE_WIDTH, SOURCE_VERSION, WRITTEN_WIDTH, written
 from lightning_migrate.semantics.model import RELEASES, Obj, Value, Version
 from lightning_migrate.semantics.signature import current
 
@@ -225,7 +225,7 @@ def _cases(
     if len(combinations) > MAX_CASES:
         return Refusal(
             "LM101",
-            f"{_named(found)}: run-time values with too many combinations to check; use `--shim`",
+            _named(found, ": run-time values with too many combinations to check; use `--shim`"),
             details=(f"{len(combinations)} combinations of values, more than the {MAX_CASES} judged",),
         )
     sources = (source,) if source else tuple(r for r in RELEASES if since <= r < target) or (since,)
@@ -284,7 +284,7 @@ def _nowhere(
     if first is None:
         return None
     values, told = first
-    message = f"{_named(found)}: {told.message}"
+    message = _named(found, f": {told.message}")
     return replace(
         told, message=message, details=(f"when {keywords(values)} (a value it may take)", *told.details)
     )
@@ -662,13 +662,13 @@ def _breaking(
                 values = keywords(case.values)
                 return Refusal(
                     told.code,
-                    f"{_named(found)}: {told.message}",
+                    _named(found, f": {told.message}"),
                     details=(f"when {values} (a value it may take)", *told.details),
                 )
     if best is None:
         return Refusal(
             "LM101",
-            f"{_named(found)}: no rewrite keeps every value; {_advice(found)}",
+            _named(found, f": no rewrite keeps every value; {_advice(found)}"),
             details=(
                 f"no spelling of Lightning {target} keeps this call's behaviour for the values it may take",
             ),
@@ -679,7 +679,7 @@ def _breaking(
     advice = "pass `--source-version`" if disagree else _advice(found)
     return Refusal(
         "LM101",
-        f"{_named(found)}: no rewrite keeps every value; {advice}",
+        _named(found, f": no rewrite keeps every value; {advice}"),
         details=(
             f"the closest rewrite: `{_spelled(flags, template)}`",
             *_breaks(broken),
@@ -766,10 +766,16 @@ def _breaks(broken: Sequence[tuple[Case, str]]) -> tuple[str, str]:
     return f"it breaks for {which}", f"{values}: {why}"
 
 
-def _named(found: Mapping[str, Hole]) -> str:
-    """The run-time values as a message quotes them: the first, cut where long, and how many more."""
-    named = [f"`{k}={written(repr(hole))}`" for k, hole in found.items()]
-    return named[0] + (f" and {len(named) - 1} more" if len(named) > 1 else "")
+def _named(found: Mapping[str, Hole], tail: str = "") -> str:
+    """The run-time values as a message quotes them, then ``tail`` (the rest of the message): the first, cut
+    where long (shorter where the message would not fit the width else), and how many more."""
+    key, hole = next(iter(found.items()))
+    more = f" and {len(found) - 1} more" if len(found) > 1 else ""
+    room = MESSAGE_WIDTH - len(f"`{key}=`{more}{tail}")
+    return f"`{key}={written(repr(hole), max(MIN_WRITTEN, min(WRITTEN_WIDTH, room)))}`{more}{tail}"
+
+
+MIN_WRITTEN = 16  # a run-time value is never cut shorter than this in a message
 
 
 def _listed(values: Sequence[Value], last: str = ", ") -> str:

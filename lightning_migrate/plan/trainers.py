@@ -36,6 +36,12 @@ SHIM_MODULES = {
 SHIM_TRAINERS = {f"{module}.Trainer": namespace for namespace, module in SHIM_MODULES.items()}
 
 
+# The keywords 2.0 removed that the runtime shim's Trainer still takes, on every release, as 1.x read them
+# (`lightning_migrate.shim.resume`; `tests/test_shim.py` checks the two agree): not reported where the shim
+# builds the Trainer
+SHIM_KEEPS = frozenset({"resume_from_checkpoint"})
+
+
 def shim_trainer(trainer: str) -> str:
     """The shim's Trainer for a Lightning Trainer's dotted path (``pytorch_lightning.Trainer``)."""
     namespace = "lightning.pytorch" if trainer.startswith("lightning.") else "pytorch_lightning"

@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from lightning_migrate.files import run_cache
+
 INSTALL = "install `lightning-migrate[hydra]` to have Hydra compose it"
 GROUP = "trainer"  # the config group of Trainer configs, and the node the Trainer is built from by default
 _YAML = (".yaml", ".yml")
@@ -97,7 +99,7 @@ def trainer_node(
     return node
 
 
-@functools.lru_cache(maxsize=1024)
+@run_cache.per_run(1024)
 def _remembered(
     composition: Composition, replaced: tuple[tuple[str, str], ...], more: tuple[str, ...]
 ) -> str | ComposeError:
@@ -218,7 +220,7 @@ def _with_plain_logging(overrides: list[str]) -> list[str]:
 _PACKAGES = "its search path names a Python package (`pkg://`), which composing would import"
 
 
-@functools.lru_cache(maxsize=64)
+@run_cache.per_run(64)
 def _names_packages(folder: Path) -> bool:
     """Whether a config of ``folder`` adds a package to Hydra's search path (``pkg://``): Hydra imports it to
     read its configs, and the codemod never runs the project's code."""
@@ -259,7 +261,7 @@ def _tree(folder: Path, replaced: tuple[tuple[str, str], ...]) -> Path:
     return _copy(folder, replaced) if replaced else folder
 
 
-@functools.lru_cache(maxsize=256)
+@run_cache.per_run(256)
 def _copy(folder: Path, replaced: tuple[tuple[str, str], ...]) -> Path:
     copy = Path(tempfile.mkdtemp(prefix="copy-", dir=_scratch())) / "configs"
     shutil.copytree(folder, copy, ignore=shutil.ignore_patterns(".*"))
@@ -278,7 +280,7 @@ def _scratch() -> str:
 # --- finding the primary configs ---------------------------------------------------------------------------
 
 
-@functools.lru_cache(maxsize=256)
+@run_cache.per_run(256)
 def project_root(folder: Path) -> Path:
     """The project ``folder`` is in: the nearest folder at or above it (six levels at most) with ``.git``,
     ``pyproject.toml``, ``setup.py`` or ``setup.cfg``, else ``folder`` itself."""
@@ -324,7 +326,7 @@ def script_primary(script: Path) -> Primary | None:
     return Primary(folder, name.removesuffix(".yaml").removesuffix(".yml"), key)
 
 
-@functools.lru_cache(maxsize=64)
+@run_cache.per_run(64)
 def primaries(root: Path) -> tuple[Primary, ...]:
     """The primary configs of the ``@hydra.main`` scripts of the project at ``root``."""
     found: dict[Primary, None] = {}

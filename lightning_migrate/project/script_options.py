@@ -26,13 +26,12 @@ The files are read from disk once per process (a run's command lines name few sc
 from __future__ import annotations
 
 import ast
-import functools
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lightning_migrate.files import depth
+from lightning_migrate.files import depth, run_cache
 from lightning_migrate.files.sourcefile import SourceError
 from lightning_migrate.files.text import Text
 from lightning_migrate.plan import domains
@@ -54,7 +53,7 @@ SHIM_BUILDERS = frozenset(f"{module}.from_argparse_args" for module in SHIM_MODU
 BY_SHIM, BY_LIGHTNING = "shim", "lightning"
 
 
-@functools.lru_cache(maxsize=256)
+@run_cache.per_run(256)
 def marked_root(folder: Path) -> Path | None:
     """The nearest folder at or above ``folder`` with ``.git``, ``pyproject.toml``, ``setup.py`` or
     ``setup.cfg`` (a few levels up at most), if any; a package's folder (with ``__init__.py``) is no project
@@ -136,7 +135,7 @@ class _Module:
     classes: dict[str, ast.ClassDef]
 
 
-@functools.lru_cache(maxsize=256)
+@run_cache.per_run(256)
 def _module(path: Path) -> _Module | None:
     try:
         if path.stat().st_size > MAX_BYTES:
@@ -249,7 +248,7 @@ def _parser_calls(script: _Module) -> list[ast.Call]:
     return _calls([script.tree, *functions])
 
 
-@functools.lru_cache(maxsize=64)
+@run_cache.per_run(64)
 def of_script(path: Path) -> Script | None:
     """What the script at ``path`` does with its options (None: it cannot be read)."""
     script = _module(path)

@@ -118,6 +118,7 @@ def _migrate(
         options.loaded,
         options.references,
         options.commands,
+        configs=options.configs,
     )
     if kind.python:
         return _python(text, request, skipped)

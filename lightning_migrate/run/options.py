@@ -33,6 +33,7 @@ class Options:
     loaded: LoadedConfigs = NO_LOADED  # the `Trainer(**cfg.trainer)` calls a config the run finds settles
     references: KeyReferences = NO_REFERENCES  # what in the run's files reads or sets a config's key
     commands: CommandLines = NO_COMMANDS  # the Hydra command lines a rewritten config must not change
+    configs: frozenset[Path] = frozenset()  # the run's YAML files that may hold a Trainer config (resolved)
     # the oldest release the project's own requirement allows (`lightning>=2.0` in its pin files): its code
     # runs there, so a `**dict` of it holds no training type where that release took none (``Run.floor``)
     floor: Version = RELEASES[0]

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from lightning_migrate.files import sourcefile
+from lightning_migrate.files import run_cache, sourcefile
 from lightning_migrate.plan.callsite import Run
 from lightning_migrate.plan.prefilter import may_need_migration, mentions
 from lightning_migrate.plan.trainers import RunSubclasses
@@ -241,10 +241,15 @@ def process_each(
     each worker reads itself, and this process reads again and clears the rest while the workers work. The
     pool starts for two such files or more (for none or one it would only cost its start), and its workers
     are forked with the codemod's front end already imported. Memory stays that of the files at work, not
-    of the tree."""
+    of the tree. What an earlier run in this process remembered of the files by path is forgotten first
+    (``files.run_cache``): they may have changed since."""
+    run_cache.forget()
     first = _first_pass(paths, options)
     sizes, quiet, clis = first.sizes, first.quiet, first.clis
-    options = replace(options, subclasses=first.subclasses, clis=clis, commands=first.commands)
+    configs = frozenset(path.resolve() for path in first.configs)
+    options = replace(
+        options, subclasses=first.subclasses, clis=clis, commands=first.commands, configs=configs
+    )
     options = _project(options, paths, first.loading, first.references, first.configs)
     quiet -= {path for path in quiet if os.path.abspath(path) in clis.scripts}
     distinct = list(dict.fromkeys(paths))

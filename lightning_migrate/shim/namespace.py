@@ -6,9 +6,10 @@ import contextlib
 import functools
 import inspect
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any, Callable, List, Optional, Union  # noqa: UP035 (the types old argparse readers know)
 
-from lightning_migrate.shim import runtime
+from lightning_migrate.shim import resume, runtime
 from lightning_migrate.shim.translate import TRANSLATED
 
 # The types of the keywords the shim adds to a release's signature, as the releases that have them annotate
@@ -23,7 +24,11 @@ ADDED_TYPES: dict[str, Any] = {
     "ipus": Optional[int],
     "num_processes": Optional[int],
     "distributed_backend": Optional[str],
+    resume.KEYWORD: Optional[Union[str, Path]],  # (1.9.5: `Optional[Union[Path, str]]`)
 }
+# The keywords the shim's signature offers where the release lacks them: the flags it translates, and
+# `resume_from_checkpoint=`, which it keeps for `fit` (see `resume`)
+ADDED = TRANSLATED | {resume.KEYWORD}
 
 # `warnings.warn` points at the user's `Trainer(...)`: past _warn, translated_kwargs, translate, __init__
 STACKLEVEL = 2
@@ -38,6 +43,7 @@ class ShimmedNamespace:
         self.module = module
         self._trainer: type | None = None
         self._saved_init: Callable[..., None] | None = None  # the real __init__ while installed
+        self._saved_fit: Callable[..., Any] | None = None  # the real fit, where install() replaced it
 
     def base(self) -> type:
         trainer: type = runtime.load(self.namespace).Trainer
@@ -46,6 +52,10 @@ class ShimmedNamespace:
     def original_init(self) -> Callable[..., None]:
         init: Callable[..., None] = self._saved_init or self.base().__dict__["__init__"]
         return init
+
+    def original_fit(self) -> Callable[..., Any]:
+        fit: Callable[..., Any] = self._saved_fit or self.base().__dict__["fit"]
+        return fit
 
     def translate(self, kwargs: dict[str, Any], defaults: dict[str, Any]) -> dict[str, Any]:
         return runtime.translated_kwargs(self.namespace, kwargs, defaults, STACKLEVEL + 1)
@@ -56,12 +66,22 @@ class ShimmedNamespace:
             # the real __init__ is looked up per call: while installed, the saved one (no second translation)
             __init__ = _translating(self, self.original_init)
             __init__.__doc__ = self.original_init().__doc__
-            self._trainer = type(
-                "Trainer",
-                (self.base(),),
-                {"__init__": __init__, "__module__": self.module, "__qualname__": "Trainer"},
-            )
+            namespace: dict[str, Any] = {
+                "__init__": __init__,
+                "__module__": self.module,
+                "__qualname__": "Trainer",
+            }
+            namespace.update(self._resuming())
+            self._trainer = type("Trainer", (self.base(),), namespace)
         return self._trainer
+
+    def _resuming(self) -> dict[str, Any]:
+        """Where the release removed `resume_from_checkpoint=`: the `fit` and the attribute that keep 1.x's
+        reading of it (``resume``)."""
+        if not resume.removed(self.original_init()):
+            return {}
+        fit = functools.wraps(self.original_fit())(resume.fitting(self.namespace, self.original_fit))
+        return {"fit": fit, resume.KEYWORD: property(resume.pending_path)}
 
     @property
     def is_installed(self) -> bool:
@@ -78,13 +98,23 @@ class ShimmedNamespace:
         __init__.__signature__ = extended_signature(original)  # type: ignore[attr-defined]
         self._saved_init = original
         base.__init__ = __init__  # type: ignore[misc]
+        resuming = self._resuming()
+        if resuming:
+            self._saved_fit = base.__dict__["fit"]
+            for name, value in resuming.items():
+                setattr(base, name, value)
 
     def uninstall(self) -> None:
         """Put the installed ``Trainer.__init__`` back exactly as it was."""
         if self._saved_init is None:
             return
-        self.base().__init__ = self._saved_init  # type: ignore[misc]
+        base = self.base()
+        base.__init__ = self._saved_init  # type: ignore[misc]
         self._saved_init = None
+        if self._saved_fit is not None:
+            base.fit = self._saved_fit  # type: ignore[attr-defined]
+            delattr(base, resume.KEYWORD)
+            self._saved_fit = None
 
     @contextlib.contextmanager
     def installed(self) -> Iterator[None]:
@@ -105,7 +135,11 @@ def _translating(shim: ShimmedNamespace, real_init: Callable[[], Callable[..., N
     def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
         init = real_init()
         args, kwargs = _by_name(init, args, kwargs)
+        kwargs, path = resume.taken(init, kwargs)
         init(self, *args, **shim.translate(kwargs, release_defaults(init)))
+        if path is not None:
+            runtime.warn_deprecated(resume.message(path), shim.namespace, STACKLEVEL)
+            setattr(self, resume.ATTRIBUTE, path)
 
     __init__.__signature__ = extended_signature(real_init())  # type: ignore[attr-defined]
     return __init__
@@ -137,13 +171,13 @@ def release_defaults(init: Callable[..., None]) -> dict[str, Any]:
 
 def extended_signature(init: Callable[..., None]) -> inspect.Signature:
     """The installed ``__init__`` signature plus the flags the shim accepts that this release lacks
-    (``strategy`` on 1.4, ``distributed_backend``/``gpus`` on 2.x): ``from_argparse_args`` and
-    ``LightningCLI`` read the signature to decide which arguments to pass."""
+    (``strategy`` on 1.4, ``distributed_backend``/``gpus``/``resume_from_checkpoint`` on 2.x):
+    ``from_argparse_args`` and ``LightningCLI`` read the signature to decide which arguments to pass."""
     signature = inspect.signature(init)
     params = list(signature.parameters.values())
     var_keyword = [p for p in params if p.kind is p.VAR_KEYWORD]
     params = [p for p in params if p.kind is not p.VAR_KEYWORD]
-    missing = sorted(TRANSLATED - set(signature.parameters))
+    missing = sorted(ADDED - set(signature.parameters))
     params += [
         inspect.Parameter(
             name, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=ADDED_TYPES.get(name, Any)

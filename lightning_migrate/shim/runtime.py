@@ -236,9 +236,14 @@ def _translated(
 
 
 def _warn(result: Translation, namespace: str, stacklevel: int) -> None:
-    """One warning per deprecated spelling, from rank zero only (`ddp` re-runs the script on every rank)."""
-    if not result.deprecated or getattr(load(namespace).utilities.rank_zero_only, "rank", 0) != 0:
-        return
-    category = deprecation_category(namespace)
+    """One warning per deprecated spelling."""
     for spelling in result.deprecated:
-        warnings.warn(spelling.message, category, stacklevel=stacklevel + 1)
+        warn_deprecated(spelling.message, namespace, stacklevel + 1)
+
+
+def warn_deprecated(message: str, namespace: str, stacklevel: int) -> None:
+    """The release's deprecation warning (``stacklevel``: from the caller), from rank zero only (`ddp` re-runs
+    the script on every rank)."""
+    if getattr(load(namespace).utilities.rank_zero_only, "rank", 0) != 0:
+        return
+    warnings.warn(message, deprecation_category(namespace), stacklevel=stacklevel + 1)

@@ -40,7 +40,7 @@ from lightning_migrate.plan.planner import (
     derived,
 )
 from lightning_migrate.plan.ranges import NOTHING_IMPORTED, Imported, RunTimeReader
-from lightning_migrate.plan.trainers import NO_SUBCLASSES, SHIM_MODULES, RunSubclasses
+from lightning_migrate.plan.trainers import NO_SUBCLASSES, SHIM_KEEPS, SHIM_MODULES, RunSubclasses
 from lightning_migrate.project import script_options
 from lightning_migrate.project.lightning_cli import CLIDefaults
 from lightning_migrate.project.loaded_configs import NO_LOADED, LoadedConfigs
@@ -338,14 +338,16 @@ class _Migrator:
             # the keywords a `from_argparse_args` call passes still reach the target's Trainer (through the
             # shim's function too): those it rejects are reported and renamed as in any call (LM007)
             call = trainer_calls.get(id(node))
-            old, new = self._gone_keywords(call) if call is not None else ({}, {})
+            leave = self.text.position(node) in self.run_options.leave
+            shimmed = self.shim and method in SHIM_METHODS and not leave
+            # (the shim's Trainer takes `resume_from_checkpoint=` on every release: not reported there)
+            kept = SHIM_KEEPS if shimmed else frozenset()
+            old, new = self._gone_keywords(call, taken=kept) if call is not None else ({}, {})
             if call is not None:
                 for keyword, (was, renamed) in self._untranslated(call).items():
                     old[keyword] = was
                     if renamed is not None:
                         new[renamed[0]] = renamed[1]
-            leave = self.text.position(node) in self.run_options.leave
-            shimmed = self.shim and method in SHIM_METHODS and not leave
             same = f"{replacement} works the same on every release from 1.4"
             if method not in SHIM_METHODS:
                 self._report(node, "LM105", f"{gone_since}; {_NO_SHIM[method]}")
@@ -609,10 +611,11 @@ class _Migrator:
         self._edit(call.node, change)
 
     def _gone_keywords(
-        self, call: TrainerCall, move: bool = False
+        self, call: TrainerCall, move: bool = False, taken: frozenset[str] = frozenset()
     ) -> tuple[dict[str, Known], dict[str, Known]]:
         """Report the keywords of ``call`` beside the model's that the target rejects or deprecates (LM007,
-        ``gone``), and return those its edit rewrites: old keywords with their values, new ones with theirs.
+        ``gone``), but those of ``taken`` (the Trainer that builds it takes them), and return those its edit
+        rewrites: old keywords with their values, new ones with theirs.
         A call that also passes a ``**dict`` or ``*args``, one to leave (``# noqa``) or a subclass that takes
         flags itself is only reported. With ``move``, a keyword whose fix is a callback appended to
         ``callbacks=`` is fixed so (the callbacks to append kept in ``_added``)."""
@@ -647,6 +650,8 @@ class _Migrator:
         added: list[str] = []
         resumable = move and not opaque and not held and not call.consumes
         for found in gone.judge(written, target, opaque, callbacks, self.run_options.unsafe, fixes=move):
+            if found.old in taken:
+                continue
             judged = (
                 self._resume(found, call, values[_RESUME]) if resumable and found.old == _RESUME else found
             )
@@ -703,7 +708,7 @@ class _Migrator:
             return judged
         fit = sole_fit(call.node, path, self.located, call.scope)
         if fit is None and never_fits(call.node, path, self.located, call.scope):
-            said = "; fix: remove it (the Trainer never runs `fit`, the one method that read it)"
+            said = "; fix: remove it (the Trainer never runs `fit`)"
             why = "1.4-1.9 resumed in `fit` alone; `validate`/`test`/`predict` take their own `ckpt_path=`"
             return judged.said(said, why, edit=(None, None))
         if fit is None:
@@ -1233,7 +1238,8 @@ def _unrenamable(
         where = (call.lineno, call.col_offset)
         if any((a, b) <= where < (c, d) for a, b, c, d in covered if c is not None and d is not None):
             continue
-        why = changed_keyword(cls, [k.arg for k in call.keywords if k.arg is not None], sources, target)
+        changed = changed_keyword(cls, [k.arg for k in call.keywords if k.arg is not None], sources, target)
+        why = None if changed is None else changed[1]
         said = f"`{cls}(...)` not renamed: an argument means something else in Lightning {target}"
         if why is None and call.args and any(map(row.exists_in, before_16)):
             said = f"`{cls}(...)` not renamed: pass its positional arguments by keyword, then run again"

@@ -18,13 +18,13 @@ the launcher's own, before the script) are never read.
 from __future__ import annotations
 
 import ast
-import functools
 import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from lightning_migrate.files import run_cache
 from lightning_migrate.frontends.shell.words import Command, Word
 from lightning_migrate.frontends.yaml.read import group_since
 from lightning_migrate.plan.locate import TRAINER_NAMES
@@ -361,7 +361,7 @@ def _hydra(words: list[Word], source: str) -> Site:
 # --- what the project says ---------------------------------------------------------------------------------
 
 
-@functools.lru_cache(maxsize=64)
+@run_cache.per_run(64)
 def _script_primary(folder: Path, script: str) -> hydra_project.Primary | None:
     """The Hydra primary config of ``script``'s ``@hydra.main``, the script looked for from ``folder`` up
     to the repository's root."""
@@ -374,7 +374,7 @@ def _script_primary(folder: Path, script: str) -> hydra_project.Primary | None:
     return None
 
 
-@functools.lru_cache(maxsize=64)
+@run_cache.per_run(64)
 def _trainer_group(folder: Path) -> Path | None:
     """The project's Hydra ``trainer`` config group whose configs build Lightning's Trainer, if it has one."""
     for ancestor in ancestors(folder):

@@ -8,7 +8,6 @@ read as before, its other flags unknown, and the finding says to install the ``h
 
 from __future__ import annotations
 
-import functools
 import io
 import warnings
 from collections.abc import Callable
@@ -18,6 +17,7 @@ from pathlib import Path
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
+from lightning_migrate.files import run_cache
 from lightning_migrate.files.sourcefile import SourceError
 from lightning_migrate.files.text import Unwritable
 from lightning_migrate.frontends.shell.command_line import spelled_word
@@ -48,6 +48,7 @@ class Variant:
 
     composition: hydra.Composition
     config: Config
+    target: str | None = None  # the class the composed Trainer node names (its `_target_`), if any
 
 
 def variants(config: Config, path: Path, text: str) -> list[Variant] | str:
@@ -85,6 +86,7 @@ def variants(config: Config, path: Path, text: str) -> list[Variant] | str:
                     overrides="",
                     shimmed=target in SHIM_TRAINERS,
                 ),
+                target,
             )
         )
     return found
@@ -143,7 +145,7 @@ def migrated_folder(folder: Path, run: Run, migrate: Migrate) -> tuple[tuple[Pat
     return _migrated(folder, run, migrate)
 
 
-@functools.lru_cache(maxsize=16)
+@run_cache.per_run(16)
 def _migrated(folder: Path, run: Run, migrate: Migrate) -> tuple[tuple[Path, str], ...]:
     changed: list[tuple[Path, str]] = []
     for path in sorted(p for p in folder.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file()):

@@ -14,6 +14,7 @@ from typing import Any
 
 from ruamel.yaml.comments import CommentedMap
 
+from lightning_migrate.files import run_cache
 from lightning_migrate.files.sourcefile import SourceError
 from lightning_migrate.files.text import Unwritable
 from lightning_migrate.frontends.contract import Migrated, Request
@@ -49,7 +50,7 @@ from lightning_migrate.plan.planner import (
     machines,
 )
 from lightning_migrate.plan.site_judge import Unknown, judge, not_fixed
-from lightning_migrate.plan.trainers import shim_trainer
+from lightning_migrate.plan.trainers import SHIM_KEEPS, SHIM_TRAINERS, shim_trainer
 from lightning_migrate.project import hydra
 from lightning_migrate.project.lightning_cli import written_over
 from lightning_migrate.report import noqa
@@ -98,7 +99,7 @@ def migrate(text: str, request: Request, checks: int = CHECKS) -> Migrated:
             if config.shimmed:
                 findings += _shimmed(config, writer, request, spans, written)
             elif config.composed:
-                findings += _composed(config, text, writer, request, spans, written, composed)
+                findings += _composed(config, text, writer, request, spans, written, composed, checks)
             elif config.start in request.refused:  # (a Hydra command line it would change: reported)
                 reason = request.refused[config.start]
                 findings += _config(replace(config, overrides=reason), writer, request, spans, written)
@@ -330,7 +331,7 @@ def _shimmed(
     own = read(config.mapping)
     line, column = config.mapping.lc.key(own.order[0]) if own.order else config.start
     held = (line + 1, column + 1) in request.run.leave
-    found, old, new = _gone_keys(config, request, held)
+    found, old, new = _gone_keys(config, request, held, SHIM_KEEPS)  # (the shim's Trainer takes those)
     if own.order or found:
         spans.append(_span(config, writer.doc))
     return [*_untaken(config, own.flags, request.run.target), *_gone_alone(config, writer, found, old, new)]
@@ -341,7 +342,7 @@ def _untaken(config: Config, flags: dict[str, Known], target: Version) -> list[F
     lacks (LM007): the shim passes them on as they are, and the target's Trainer rejects them."""
     found = []
     for key in flags:
-        if key in PLANNED_FLAGS or key not in config.mapping._ok or accepts(key, target):
+        if key in PLANNED_FLAGS or key in SHIM_KEEPS or key not in config.mapping._ok or accepts(key, target):
             continue
         line, column = config.mapping.lc.key(key)
         message = f"Lightning {target} has no `{key}=`, which the runtime shim passes on; remove it by hand"
@@ -371,10 +372,13 @@ def _composed(
     spans: list[Span],
     written: list[dict[str, Known] | None],
     checks: list[_Composed],
+    depth: int = 0,
 ) -> list[Finding]:
     """A config Hydra composes with others: judged over what each composition merges below it, and
     rewritten where every composition needs the same rewrite (reported, with the compositions named, where
-    they need different ones)."""
+    they need different ones). A config every composition of which builds the runtime shim's Trainer, on
+    disk or once this run has written the others (``_handed_by_run``, with ``depth`` checks), is a shim
+    config."""
     if config.start in request.refused:
         return _config(_uncomposed(config, request.refused[config.start]), writer, request, spans, written)
     found = compose.variants(config, request.path, text)
@@ -382,6 +386,28 @@ def _composed(
         return _config(_uncomposed(config, found), writer, request, spans, written)
     if all(variant.config.shimmed for variant in found):  # (every composition builds the shim's Trainer)
         return _shimmed(config, writer, request, spans, written)
+    if request.shim and _handed_by_run(config, found, text, request, depth):
+        return _shimmed(config, writer, request, spans, written)
+    findings = _judged_composed(config, text, writer, request, spans, written, checks, found)
+    left = [f for f in findings if not f.fixable and not f.remedy]
+    if left and not request.shim and _handed_by_run(config, found, text, replace(request, shim=True), depth):
+        # (the run with `--shim` hands its base to the shim, whose Trainer takes these flags: its remedy)
+        why = "`--shim` hands the config it extends to the runtime shim, whose Trainer takes its flags"
+        return [replace(f, remedy=SHIM, details=(*f.details, why)) if f in left else f for f in findings]
+    return findings
+
+
+def _judged_composed(
+    config: Config,
+    text: str,
+    writer: Writer,
+    request: Request,
+    spans: list[Span],
+    written: list[dict[str, Known] | None],
+    checks: list[_Composed],
+    found: list[compose.Variant],
+) -> list[Finding]:
+    """``_composed``'s config judged over each of its compositions (``found``)."""
     tried = []
     for variant in found:
         scratch = Writer(Document(text), writer.capitalized)
@@ -402,6 +428,64 @@ def _composed(
         if edits and desired:
             checks.append(_Composed(variant.composition, desired[0], config.start))
     return findings
+
+
+def _handed_by_run(
+    config: Config, found: list[compose.Variant], text: str, request: Request, depth: int
+) -> bool:
+    """With ``--shim``, does every composition of ``config`` (no ``_target_`` of its own: a group file that
+    extends another, `defaults: [default]`) build the runtime shim's Trainer once this run has written the
+    other configs of its folder (its base handed to the shim: ``_to_shim``)? Then it is judged as a shim
+    config now, as the next run would judge it (one run reaches the fixed point). The others are written as
+    the run writes them, with ``depth - 1`` checks, where the run writes every one of them that changes (its
+    ``configs``); this file as it is."""
+    if not request.shim or depth < 1 or class_path(config.mapping) is not None or str(request.path) == "-":
+        return False
+    if not all(variant.target in TRAINER_NAMES for variant in found):
+        return False  # (a composition that builds no Lightning Trainer: no shim hands it one)
+    writes = _run_writes(depth - 1, _Held(request))
+    for variant in found:
+        changed = compose.migrated_folder(variant.composition.primary.config_dir, request.run, writes)
+        if any(path not in request.configs for path, _ in changed):
+            return False  # (a file this run does not write: it is not handed to the shim here)
+        try:
+            _, target = compose.composed_read(
+                variant.composition, {request.path.resolve(): text}, request.run, writes
+            )
+        except (hydra.ComposeError, SourceError):
+            return False
+        if target not in SHIM_TRAINERS:
+            return False
+    return True
+
+
+class _Held:
+    """A file's request, compared by the run's knowledge it carries (identity) and its options: the other
+    files of the folder are written alike for every file of the run."""
+
+    def __init__(self, request: Request) -> None:
+        self.request = request
+        self.key = (
+            request.run,
+            request.shim,
+            request.commands,
+            request.configs,
+            *map(id, (request.subclasses, request.clis, request.loaded, request.references)),
+        )
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Held) and other.key == self.key
+
+    def __hash__(self) -> int:
+        return hash(self.key)
+
+
+@run_cache.per_run(16)
+def _run_writes(checks: int, held: _Held) -> compose.Migrate:
+    """A config file as the run of ``held`` writes it, with ``checks`` (one function for each: the folders it
+    writes are remembered by it)."""
+    request = held.request
+    return functools.partial(_as_run_writes, checks=checks, commands=request.commands, request=request)
 
 
 def _composed_again(
@@ -558,12 +642,16 @@ def _writer(checks: int, commands: hydra.CommandLines) -> compose.Migrate:
     return functools.partial(_as_run_writes, checks=checks, commands=commands)
 
 
-def _as_run_writes(text: str, path: Path, run: Run, checks: int, commands: hydra.CommandLines) -> str:
-    """The file as the run writes it: a config whose fixable finding a ``# noqa`` suppresses is left."""
-    migrated = migrate(text, Request(run, path=path, commands=commands), checks)
+def _as_run_writes(
+    text: str, path: Path, run: Run, checks: int, commands: hydra.CommandLines, request: Request | None = None
+) -> str:
+    """The file as the run writes it: a config whose fixable finding a ``# noqa`` suppresses is left
+    (``request``: the run's request for another file, whose options and project it shares)."""
+    asked = Request(run, commands=commands) if request is None else replace(request, run=run, refused={})
+    migrated = migrate(text, replace(asked, path=path), checks)
     left = frozenset((f.line, f.column) for f in migrated.suppress(migrated.findings).suppressed if f.fixable)
     if left and migrated.code != text:
-        migrated = migrate(text, Request(replace(run, leave=left), path=path, commands=commands), checks)
+        migrated = migrate(text, replace(asked, run=replace(run, leave=left), path=path), checks)
     return migrated.code
 
 
@@ -573,11 +661,12 @@ def _order(mapping: CommentedMap, keys: Mapping[str, object]) -> list[str]:
 
 
 def _gone_keys(
-    config: Config, request: Request, held: bool
+    config: Config, request: Request, held: bool, taken: frozenset[str] = frozenset()
 ) -> tuple[list[Finding], dict[str, Known], dict[str, Known]]:
     """The config's own keys beside the model's that the target rejects or deprecates (LM007, ``gone``):
-    the findings, and the keys the rewrite renames or drops with their old and new values. A config whose
-    other flags come from elsewhere (merged, overridden) or one to leave is only reported."""
+    the findings, and the keys the rewrite renames or drops with their old and new values (none of
+    ``taken``: keys the Trainer the config builds takes). A config whose other flags come from elsewhere
+    (merged, overridden) or one to leave is only reported."""
     target = request.run.target
     mapping = config.mapping
     written: dict[str, object] = {}
@@ -594,6 +683,8 @@ def _gone_keys(
     new: dict[str, Known] = {}
     # (no callback is written into a config: its `callbacks` are objects to instantiate, or another file's)
     for judged in gone.judge(written, target, opaque, unsafe=request.run.unsafe, fixes=True):
+        if judged.old in taken:
+            continue
         own = judged.old in mapping._ok
         line, column = mapping.lc.key(judged.old) if own else config.start
         remedy = judged.remedy if own and not held else ""  # (the fix is made only where it is written)

@@ -7,10 +7,10 @@ without importing ruamel.yaml."""
 
 from __future__ import annotations
 
-import functools
 import re
 from pathlib import Path
 
+from lightning_migrate.files import run_cache
 from lightning_migrate.plan.trainers import LIGHTNING_TRAINERS, SHIM_TRAINERS
 
 GROUP_FOLDER = "trainer"  # a Hydra config group of Trainer configs
@@ -52,7 +52,7 @@ def yaml_files(folder: Path) -> list[Path]:
         return []
 
 
-@functools.lru_cache(maxsize=64)
+@run_cache.per_run(64)
 def sibling_is_trainer(path: Path) -> bool:
     """Whether a YAML file names Lightning's Trainer."""
     try:
