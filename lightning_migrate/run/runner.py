@@ -580,9 +580,10 @@ def _trim() -> bool:
     import ctypes
 
     try:
-        return bool(ctypes.CDLL(None).malloc_trim(0) or True)
+        ctypes.CDLL(None).malloc_trim(0)  # (its result only says whether pages went back)
     except (OSError, AttributeError):  # (another C library: musl has no malloc_trim)
         return False
+    return True
 
 
 def _resident() -> int:

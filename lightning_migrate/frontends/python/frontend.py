@@ -231,15 +231,15 @@ class _Migrator:
         self.built: dict[str, str] = {}  # class of an object written from scratch -> namespace
         # id(call building a bound object) -> (the call, its scope, the object, the object it becomes)
         self._objects: dict[int, tuple[ast.Call, Scope, Obj, Obj]] = {}
-        self.rewritten: list[tuple[tuple[int, int], tuple[int, int]]] = []  # (line, byte column) spans
+        self.rewritten: Spans = []  # (line, byte column) spans
         self._splats: dict[int, object] = {}  # id(call with `**`) -> how `_plan_splat` decided it
         self._dict_edits: dict[int, _DictEdit] = {}  # id(dict display or `dict(...)` call) -> its edit
         # id(Trainer call) -> the callbacks its fixes append to `callbacks=`, and whether as `[*value, ...]`
         self._added: dict[int, tuple[list[str], bool]] = {}
         # (line, column) spans of a LightningCLI's defaults reported, not rewritten: their classes keep names
-        self.held_spans: list[tuple[tuple[int, int], tuple[int, int]]] = []
+        self.held_spans: Spans = []
         # (line, column) spans of the old strategy objects a run with `--shim` rebuilds (``_shim_objects``)
-        self.shim_spans: list[tuple[tuple[int, int], tuple[int, int]]] = []
+        self.shim_spans: Spans = []
         # what the run settled of a call's `**` section of a loaded config (``project.loaded_configs``)
         self.loaded: Callable[[ast.Call], str] = lambda call: ""
         self.loaded_reason: Callable[[ast.Call], str] = lambda call: ""  # why it does not settle the call
@@ -285,7 +285,9 @@ class _Migrator:
         and was reported for nothing (the namespace's own flags are Lightning's defaults). Not fixed: the
         script may read the option too. Not where the target removed ``from_argparse_args`` and ``--shim``
         hands the namespace to the shim's, which takes every old flag."""
-        if self.shim and self.run_options.target >= REMOVED_METHODS["from_argparse_args"]:
+        # (where the target removed `from_argparse_args`, `--shim` hands the namespace to the shim's)
+        shim = self.run_options.target >= REMOVED_METHODS["from_argparse_args"]
+        if self.shim and shim:
             return
         for call in self.located.calls:
             namespace = call.namespace
@@ -303,8 +305,6 @@ class _Migrator:
                 sign = self.run_options.old_api(site)
                 if sign is None:
                     continue
-                # (where the target removed `from_argparse_args`, `--shim` hands the namespace to the shim's)
-                shim = self.run_options.target >= REMOVED_METHODS["from_argparse_args"]
                 said = (
                     f"`{flag}={cut(repr(value))}` written to `{namespace.id}` reaches `{callee}` (line"
                     f" {call.node.lineno}); {'use `--shim` or ' if shim else ''}change it by hand"
@@ -1265,10 +1265,10 @@ def _held(located: Located, migrator: _Migrator) -> tuple[set[str], set[str]]:
         where = (node.lineno, node.col_offset)
         if any(
             (a, b) <= where < (c, d) for a, b, c, d in calls if c is not None and d is not None
-        ) and not any(start <= where < end for start, end in rewritten):
-            shim = any(start <= where < end for start, end in migrator.shim_spans)
+        ) and not _inside(where, rewritten):
+            shim = _inside(where, migrator.shim_spans)
             (shimmed if shim else held).add(node.id)
-        if any(start <= where < end for start, end in migrator.held_spans):
+        if _inside(where, migrator.held_spans):
             held.add(node.id)
     return held | shimmed, shimmed - held
 
@@ -1382,6 +1382,14 @@ def _named_in_strings(tree: ast.AST, name: str) -> bool:
     )
 
 
+Spans = list[tuple[tuple[int, int], tuple[int, int]]]  # (line, column) start and end of nodes of the file
+
+
+def _inside(where: tuple[int, int], spans: Spans) -> bool:
+    """Is the (line, column) ``where`` within one of ``spans``?"""
+    return any(start <= where < end for start, end in spans)
+
+
 def _usable(cls: str, target: Version) -> bool:
     row = lookup(cls)
     return row is not None and row.exists_in(target) and not (row.stub_since and target >= row.stub_since)
@@ -1402,12 +1410,12 @@ def _old_names_left(
         if node.id not in names:
             continue
         where = (node.lineno, node.col_offset)
-        if any(start <= where < end for start, end in migrator.rewritten):
+        if _inside(where, migrator.rewritten):
             continue
         _, new = migrator.imports.renamed[node.id]
         row = lookup(node.id)
         new = row.renamed_to if row and row.renamed_to else new
-        if any(start <= where < end for start, end in in_plugins):
+        if _inside(where, in_plugins):
             # (renamed all the same: the import is, for the calls rewritten; but not counted as fixed)
             message = (
                 f"`{node.id}` renamed `{new}`, still in `plugins=`: move it to `strategy=` with the call"
@@ -1435,7 +1443,7 @@ def _old_names_left(
 _STRATEGY_LEAVES_PLUGINS = Version.parse(BY_CODE["LM003"].removed_in)
 
 
-def _left_in_plugins(located: Located, target: Version) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+def _left_in_plugins(located: Located, target: Version) -> Spans:
     """Where the `plugins=` values of the file's Trainer calls are, at a target that takes no strategy there
     (a call the rewrite changed is skipped by its caller: what is still there is of a call left)."""
     if target < _STRATEGY_LEAVES_PLUGINS:
@@ -1524,10 +1532,14 @@ def _attribute_writes(
 def _enclosing_function(tree: ast.Module, call: ast.Call) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
     """The innermost function whose body holds ``call``, or None at module level."""
     found: ast.FunctionDef | ast.AsyncFunctionDef | None = None
+    where = ((call.lineno, call.col_offset), (call.end_lineno or 0, call.end_col_offset or 0))
     for node in ast.walk(tree):
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
-        if (found is None or node.lineno > found.lineno) and any(n is call for n in ast.walk(node)):
+        # (told by position, from its first decorator to its end: no walk of every function's nodes)
+        first = node.decorator_list[0] if node.decorator_list else node
+        span = ((first.lineno, first.col_offset), (node.end_lineno or 0, node.end_col_offset or 0))
+        if span[0] <= where[0] and where[1] <= span[1] and (found is None or node.lineno > found.lineno):
             found = node
     return found
 
