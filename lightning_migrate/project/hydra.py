@@ -11,7 +11,6 @@ Hydra project; without it, ``available`` is False and the front ends report what
 
 from __future__ import annotations
 
-import atexit
 import functools
 import os
 import re
@@ -23,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from lightning_migrate.files import run_cache
+from lightning_migrate.files import run_cache, scratch
 
 INSTALL = "install `lightning-migrate[hydra]` to have Hydra compose it"
 GROUP = "trainer"  # the config group of Trainer configs, and the node the Trainer is built from by default
@@ -255,26 +254,20 @@ def _first_line(exc: Exception) -> str:
 
 def _tree(folder: Path, replaced: tuple[tuple[str, str], ...]) -> Path:
     """The config folder, or a copy of it with the files of ``replaced`` (path, text) in place of those on
-    disk: made once for each such set in a temporary folder of the run (removed when the process ends),
+    disk: made once for each such set in the run's temporary folder (``files.scratch``, removed when it ends),
     since every command line of a project composes over the same migrated configs."""
     folder = folder.resolve()
-    return _copy(folder, replaced) if replaced else folder
+    return _copy(folder, replaced, scratch.folder()) if replaced else folder
 
 
 @run_cache.per_run(256)
-def _copy(folder: Path, replaced: tuple[tuple[str, str], ...]) -> Path:
-    copy = Path(tempfile.mkdtemp(prefix="copy-", dir=_scratch())) / "configs"
+def _copy(folder: Path, replaced: tuple[tuple[str, str], ...], into: str) -> Path:
+    """(``into``, the run's folder, is a key too: a copy made in a run that has ended is gone with it.)"""
+    copy = Path(tempfile.mkdtemp(prefix="copy-", dir=into)) / "configs"
     shutil.copytree(folder, copy, ignore=shutil.ignore_patterns(".*"))
     for path, text in replaced:
         (copy / Path(path).relative_to(folder)).write_text(text, encoding="utf-8")
     return copy
-
-
-@functools.lru_cache(maxsize=1)
-def _scratch() -> str:
-    scratch = tempfile.mkdtemp(prefix="lightning-migrate-hydra-")
-    atexit.register(shutil.rmtree, scratch, True)
-    return scratch
 
 
 # --- finding the primary configs ---------------------------------------------------------------------------

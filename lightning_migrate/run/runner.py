@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from lightning_migrate.files import run_cache, sourcefile
+from lightning_migrate.files import run_cache, scratch, sourcefile
 from lightning_migrate.plan.callsite import Run
 from lightning_migrate.plan.prefilter import may_need_migration, mentions
 from lightning_migrate.plan.trainers import RunSubclasses
@@ -242,8 +242,16 @@ def process_each(
     pool starts for two such files or more (for none or one it would only cost its start), and its workers
     are forked with the codemod's front end already imported. Memory stays that of the files at work, not
     of the tree. What an earlier run in this process remembered of the files by path is forgotten first
-    (``files.run_cache``): they may have changed since."""
+    (``files.run_cache``): they may have changed since. The run's temporary folder (``files.scratch``) is
+    made here, before any worker is forked, and removed when the last result is given."""
     run_cache.forget()
+    with scratch.for_run():
+        yield from _each(paths, options, jobs, progress)
+
+
+def _each(
+    paths: Sequence[Path], options: Options, jobs: int, progress: Callable[[], object]
+) -> Iterator[FileResult]:
     first = _first_pass(paths, options)
     sizes, quiet, clis = first.sizes, first.quiet, first.clis
     configs = frozenset(path.resolve() for path in first.configs)
