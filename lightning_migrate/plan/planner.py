@@ -151,6 +151,7 @@ def _names_package(value: Value) -> bool:
 DEVICE_FLAGS = {"gpus": "cuda", "num_processes": "cpu", "tpu_cores": "tpu", "ipus": "ipu"}
 TRAINING_TYPE_FLAGS = ("distributed_backend", "accelerator", "plugins")
 DEVICE_NAMES = frozenset({"cpu", "gpu", "cuda", "tpu", "ipu", "hpu", "mps", "auto"})
+NOT_CUDA = DEVICE_NAMES - {"gpu", "cuda", "auto"}
 
 
 @dataclass(frozen=True)
@@ -895,6 +896,15 @@ def _device_edits(flags: Mapping[str, Value], target: Version) -> Iterator[Edit]
         yield {"accelerator": "cpu"}
         if not given:  # ... one process, said outright (what a conditional's other branch may also say)
             yield {"accelerator": "cpu", "devices": 1}
+    if target >= V20 and "devices" in flags and flags["devices"] is None and not given:
+        # `devices=None`, 1.x's default (a 1.7-era migration's `devices=n or None`): 1.x took every device
+        # of the accelerator (one CPU process, eight TPU cores); 2.x raises for it. The count said
+        # outright, or 2.x's default, `"auto"`, where it cannot be CUDA: from 2.1 that is one GPU in a
+        # notebook (which the model does not see)
+        yield {"devices": -1}
+        yield {"devices": 1}
+        if device is not None and device.lower() in NOT_CUDA:
+            yield {"devices": _REMOVED}
 
 
 # The flags a default of which the codemod drops: its own (the amp and sampler flags are not its business).
