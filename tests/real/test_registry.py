@@ -85,6 +85,37 @@ def test_constructor_keywords_are_the_releases(name: str) -> None:
     assert _real_parameters(harness.find_class(name)) == expected
 
 
+def _real_positional(cls: type) -> tuple[str, ...]:
+    """The parameters positional arguments of ``cls(...)`` bind to, in order (as ``_real_parameters``
+    finds the ``__init__`` that takes them)."""
+    for klass in cls.__mro__:
+        init = klass.__dict__.get("__init__")
+        if init is None:
+            continue
+        params = list(inspect.signature(init).parameters.values())[1:]
+        if any(
+            p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY, p.POSITIONAL_ONLY) for p in params
+        ) or not any(p.kind is p.VAR_KEYWORD for p in params):
+            return tuple(p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.POSITIONAL_ONLY))
+    return ()
+
+
+@pytest.mark.parametrize("name", sorted(constructors.SIGNATURES), ids=str)
+def test_constructor_parameters_are_in_the_releases_order(name: str) -> None:
+    """Positional arguments are read as the parameters they bind to (``classes.positional_names``): the
+    table's order is the release's, and every parameter may be passed positionally."""
+    version = Version.parse(harness.release())
+    row = lookup(name)
+    assert row is not None
+    if not row.exists_in(version) or (row.stub_since is not None and version >= row.stub_since):
+        pytest.skip(f"{version} cannot build {name}")
+    if name in BROKEN and version >= BROKEN[name][0]:
+        pytest.skip(f"{version} raises when {name} is built")
+    expected = constructors.positional(name, version, row.renamed_to)
+    assert expected is not None
+    assert _real_positional(harness.find_class(name)) == expected[0]
+
+
 def test_trainer_signature_defaults_are_tabled() -> None:
     """Every hardware/distribution keyword the installed Trainer has, and its default, as the model tables
     them (``signature.TRAINER_FLAGS`` and ``signature.DEFAULTS``)."""

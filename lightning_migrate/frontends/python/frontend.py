@@ -47,7 +47,7 @@ from lightning_migrate.project.loaded_configs import NO_LOADED, LoadedConfigs
 from lightning_migrate.report.findings import SHIM, UNSAFE_FIXES, Finding, Result, with_details
 from lightning_migrate.report.findings import written as cut
 from lightning_migrate.report.rules import BY_CODE
-from lightning_migrate.semantics.classes import RENAMED_STRATEGIES, lookup
+from lightning_migrate.semantics.classes import RENAMED_STRATEGIES, lookup, positional_names
 from lightning_migrate.semantics.model import RELEASES, Obj, Value, Version
 from lightning_migrate.semantics.removed import ANCIENT
 from lightning_migrate.semantics.signature import (
@@ -1238,10 +1238,14 @@ def _unrenamable(
         where = (call.lineno, call.col_offset)
         if any((a, b) <= where < (c, d) for a, b, c, d in covered if c is not None and d is not None):
             continue
-        changed = changed_keyword(cls, [k.arg for k in call.keywords if k.arg is not None], sources, target)
+        # (positional arguments bound alike by every release are judged as the keywords they bind to)
+        starred = any(isinstance(a, ast.Starred) for a in call.args)
+        bound = None if starred else positional_names(cls, len(call.args)) if call.args else ()
+        written = [k.arg for k in call.keywords if k.arg is not None] + list(bound or ())
+        changed = changed_keyword(cls, written, sources, target)
         why = None if changed is None else changed[1]
         said = f"`{cls}(...)` not renamed: an argument means something else in Lightning {target}"
-        if why is None and call.args and any(map(row.exists_in, before_16)):
+        if why is None and bound is None and any(map(row.exists_in, before_16)):
             said = f"`{cls}(...)` not renamed: pass its positional arguments by keyword, then run again"
             why = "their meaning changed in Lightning 1.6 (a new first parameter)"
         if why is not None:
