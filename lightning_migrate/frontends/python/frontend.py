@@ -49,7 +49,6 @@ from lightning_migrate.report.findings import written as cut
 from lightning_migrate.report.rules import BY_CODE
 from lightning_migrate.semantics.classes import RENAMED_STRATEGIES, lookup, positional_names
 from lightning_migrate.semantics.model import RELEASES, Obj, Value, Version
-from lightning_migrate.semantics.removed import ANCIENT
 from lightning_migrate.semantics.signature import (
     LAST_REMOVAL,
     MODELLED,
@@ -683,10 +682,9 @@ class _Migrator:
         if not self._shimmable(call):
             return
         for arg in args:
-            if arg.keyword in ANCIENT:
-                said = f"`{arg.keyword}=` is in no Lightning release from 1.4: {ANCIENT[arg.keyword]}"
-                why = ("every release from 1.4 raises TypeError (an unexpected keyword)", "change it by hand")
-                self._report(arg.node, "LM100", said, False, details=why)
+            found = gone.ancient(arg.keyword) if arg.keyword is not None else None
+            if found is not None:
+                self._report(arg.node, gone.ANCIENT_CODE, found[0], False, details=found[1])
 
     def _narrowed(self, node: ast.expr, scope: Scope) -> object:
         """``gone.BOOL`` where ``node`` (a run-time value) is a bool on every run as far as the file says: a

@@ -190,6 +190,12 @@ def _gone_options(words: list[Word], view: str, lines: _Lines, run: Run) -> list
             text = None  # type: ignore[assignment]
         options[name], where[name] = _option_value(text), word.start
     findings = []
+    for name, start in where.items():  # (Lightning 0.x's keywords: every release raises for them)
+        ancient = gone.ancient(name)
+        if ancient is not None:
+            findings.append(
+                Finding(*lines.position(start), gone.ANCIENT_CODE, ancient[0], False, details=ancient[1])
+            )
     for judged in gone.judge(options, run.target, opaque=True):
         message = f"{judged.message} (`{_CLI}{judged.old}`; rename it by hand)"
         findings.append(

@@ -679,6 +679,13 @@ def _gone_keys(
     # (keys merged in with `<<` are shared with other configs: a rename there is not this config's to make)
     opaque = bool(config.overrides) or any(key not in mapping._ok for key in mapping)
     findings: list[Finding] = []
+    for key in _order(mapping, written):  # (Lightning 0.x's keywords: every release raises for them)
+        ancient = gone.ancient(key)
+        if ancient is not None:
+            line, column = mapping.lc.key(key)
+            findings.append(
+                Finding(line + 1, column + 1, gone.ANCIENT_CODE, ancient[0], False, details=ancient[1])
+            )
     old: dict[str, Known] = {}
     new: dict[str, Known] = {}
     # (no callback is written into a config: its `callbacks` are objects to instantiate, or another file's)
