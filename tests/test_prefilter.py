@@ -162,7 +162,11 @@ UNIFIED = "import lightning.pytorch as pl\nfrom lightning.pytorch.strategies imp
             IMPORT + "pl.Trainer(strategy=DDPStrategy(static_graph=True), accelerator='gpu', devices=2)\n",
             id="object-pytorch-lightning",
         ),
-        pytest.param(UNIFIED + "pl.Trainer(strategy=DDPStrategy('x'), devices=2)\n", id="object-positional"),
+        pytest.param(UNIFIED + "pl.Trainer(strategy=DDPStrategy(acc), devices=2)\n", id="object-positional"),
+        pytest.param(
+            UNIFIED + "pl.Trainer(strategy=DDPStrategy(None, None), devices=2)\n",
+            id="object-positional-literal",
+        ),
         pytest.param(
             IMPORT + "pl.Trainer(accelerator='cuda' if gpu else 'cpu', devices=1, strategy='auto')\n",
             id="conditional-expression",
