@@ -184,6 +184,14 @@ def _arguments(call: ast.Call) -> list[_Arg]:
     return sorted(args, key=lambda a: (a.node.lineno, a.node.col_offset))
 
 
+def _flag_arguments(call: TrainerCall) -> list[_Arg]:
+    """The arguments of ``call`` that may be flags: past its leading ones, none a keyword its callee (a
+    Trainer subclass) takes itself and hands to Lightning under no name of its (``trainers.swallowed``)."""
+    return [
+        a for a in _arguments(call.node)[call.skip :] if a.keyword is None or a.keyword not in call.swallowed
+    ]
+
+
 def _names_in(node: ast.expr) -> list[ast.Name]:
     """The bare names an argument value is made of: ``ddp`` or the items of ``[ddp, env]``."""
     items = list(node.elts) if isinstance(node, (ast.List, ast.Tuple)) else [node]
@@ -373,7 +381,7 @@ class _Migrator:
         ``use_distributed_sampler=``, #16829); a keyword with no rename is only reported."""
         target = self.run_options.target
         out: dict[str, tuple[Known, tuple[str, Known] | None]] = {}
-        for arg in _arguments(call.node)[call.skip :]:
+        for arg in _flag_arguments(call):
             if arg.keyword not in MODELLED or arg.keyword in PLANNED_FLAGS or accepts(arg.keyword, target):
                 continue
             value = self.reader.read(arg.value, call.scope)
@@ -423,7 +431,7 @@ class _Migrator:
     def _plan_bound_objects(self, call: TrainerCall) -> None:
         """Where ``call`` passes a name bound to a strategy object and the rewrite renames that object, edit
         it where it is built (``ddp = DDPPlugin(...)`` -> ``ddp = DDPStrategy(...)``) and keep the name."""
-        args = [a for a in _arguments(call.node)[call.skip :] if not a.star]
+        args = [a for a in _flag_arguments(call) if not a.star]
         flags = self._read_flags(call, args, quiet=True)
         if not flags or call.consumes:
             return
@@ -581,7 +589,7 @@ class _Migrator:
         decision: Decision | None = None
         flags: dict[str, Known] | None = None
         if splat is None or splat is _NO_FLAGS:
-            flags = self._read_flags(call, [a for a in _arguments(call.node)[call.skip :] if not a.star])
+            flags = self._read_flags(call, [a for a in _flag_arguments(call) if not a.star])
             if flags:
                 decision = self._decide(call, flags)
         rewrite = decision if isinstance(decision, Rewrite) else None
@@ -619,7 +627,7 @@ class _Migrator:
         flags itself is only reported. With ``move``, a keyword whose fix is a callback appended to
         ``callbacks=`` is fixed so (the callbacks to append kept in ``_added``)."""
         target = self.run_options.target
-        args = _arguments(call.node)[call.skip :]
+        args = _flag_arguments(call)
         self._ancient(call, args)
         written: dict[str, object] = {}
         places: dict[str, ast.expr | ast.keyword] = {}
@@ -854,7 +862,7 @@ class _Migrator:
             return _NO_FLAGS
         if verdict == "settled":
             return _REPORTED  # (its other keywords beside the model's are still renamed: `_gone_keywords`)
-        args = _arguments(call.node)[call.skip :]
+        args = _flag_arguments(call)
         starred = [a for a in args if a.star]
         source = (
             self._dict_of(starred[0].value, call.scope)
