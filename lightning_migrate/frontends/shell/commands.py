@@ -86,6 +86,10 @@ def migrate_commands(
             _python_body(body, view, lines, run, shim, found)
     exported: Site | None = None
     for command in commands(view):
+        if command.words[0].text(view).startswith("-"):
+            # no program: the rest of a command line a `\ ` (a backslash before a space, not the line end)
+            # broke off; the shell runs it on its own, and fails. Not read as the command it was meant to be
+            continue
         first, last = lines.position(command.words[0].start), lines.position(command.words[-1].end)
         gone_found = _gone_options(command.words, view, lines, run)
         if gone_found:
