@@ -382,3 +382,21 @@ def test_a_backslash_before_a_space_ends_the_command_line_as_the_shell_ends_it(
     path.write_text(fence[0] + joined + fence[1])
     check = run("--check", "--output-format", "json", "--extend-include", "*.md", *TARGET, str(path))
     assert sorted(f["code"] for f in json.loads(check.out)) == ["LM001", "LM004"]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "docker run --gpus all -it image",
+        "docker run --gpus '\"device=0\"' image",
+        "nvidia-docker run --gpus=all image",
+        "docker run --rm --gpus all image python train.py --max_epochs 3",
+        "docker run --gpus all image python main.py fit --trainer.max_epochs 1",
+    ],
+)
+@pytest.mark.parametrize("suffix", [".sh", ".md"])
+def test_a_container_runners_gpus_option_is_no_trainer_flag(tmp_path: Path, line: str, suffix: str) -> None:
+    path = _script(tmp_path, f"```bash\n{line}\n```\n" if suffix == ".md" else f"{line}\n")
+    path = path.rename(path.with_suffix(suffix))
+    check = run("--check", "--extend-include", "*.md", *TARGET, str(path))
+    assert check.code == 0, check.out
