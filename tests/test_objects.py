@@ -375,3 +375,18 @@ def test_a_class_renamed_in_a_call_left_is_fixed_only_where_plugins_still_takes_
     assert renamed.fixable is counted_fixed, renamed
     if not counted_fixed:
         assert "still in `plugins=`: move it to `strategy=` with the call" in renamed.message
+
+
+def test_a_precision_plugin_respelled_is_no_strategy_in_plugins_nor_a_training_type_rename() -> None:
+    """`plugins=[NativeMixedPrecisionPlugin(...)]` for 2.x was said to hold a strategy (LM003) and its class
+    to be a renamed training type (LM005): it is a precision plugin spelled otherwise (LM006). Beside a
+    `DDPPlugin` in `plugins=`, LM003 and LM005 are that one's."""
+    head = "import pytorch_lightning as pl\nfrom pytorch_lightning.plugins import DDPPlugin"
+    head += ", NativeMixedPrecisionPlugin\n"
+    call = 'pl.Trainer(gpus=1, plugins=[NativeMixedPrecisionPlugin(16, "cuda")])\n'
+    alone = migrate(head.replace("DDPPlugin, ", "") + call, v("2.6"))
+    assert sorted(f.code for f in alone.findings) == ["LM004", "LM006"]
+    both = head + "pl.Trainer(gpus=2, plugins=[DDPPlugin(), NativeMixedPrecisionPlugin(16, 'cuda')])\n"
+    found = migrate(both, v("2.6"), release("1.5")).findings
+    assert sorted(f.code for f in found) == ["LM003", "LM004", "LM005"]
+    assert "`DDPPlugin` is renamed" in next(f.message for f in found if f.code == "LM005")

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from lightning_migrate.plan.decide import plan
-from lightning_migrate.plan.knowledge import Known, holes, keywords, written_values
+from lightning_migrate.plan.knowledge import Choice, Known, RunTime, holes, keywords, written_values
 from lightning_migrate.plan.planner import (
     DEVICE_FLAGS,
     DEVICE_NAMES,
@@ -23,12 +23,13 @@ from lightning_migrate.plan.planner import (
     Refusal,
     Rewrite,
     Unchanged,
+    strategy_in,
     token,
 )
 from lightning_migrate.report.findings import WRITTEN_WIDTH, Finding, written
 from lightning_migrate.report.rules import BY_CODE, FLAG_RULES
 from lightning_migrate.semantics import Setup, interpret
-from lightning_migrate.semantics.classes import lookup
+from lightning_migrate.semantics.classes import RENAMED_STRATEGIES, lookup
 from lightning_migrate.semantics.model import RELEASES, Hardware, Obj, Value, Version, v
 from lightning_migrate.semantics.signature import accepts, current, is_default
 
@@ -237,11 +238,13 @@ def rewrite_findings(site: CallSite, rewrite: Rewrite) -> list[Finding]:
         rule = FLAG_RULES.get(key, "LM006")
         if key == "accelerator" and isinstance(value, str) and value.lower() in DEVICE_NAMES:
             rule = "LM004"
+        if key == "plugins" and not isinstance(value, (RunTime, Choice)) and strategy_in(value) is None:
+            rule = "LM006"  # (a precision plugin re-spelled, an environment: no strategy in `plugins=`)
         if key == "devices" and None in written_values(value):
             rule = "LM006"  # 1.x's default, which 2.0 rejects: a default that changed, not a count
         rules.setdefault(rule, key)
     kept = {value.cls for value in flat(new.values()) if isinstance(value, Obj)}
-    renamed = [o.cls for o in flat(old.values()) if isinstance(o, Obj) and o.cls.endswith("Plugin")]
+    renamed = [o.cls for o in flat(old.values()) if isinstance(o, Obj) and o.cls in RENAMED_STRATEGIES]
     renamed = [cls for cls in dict.fromkeys(renamed) if cls not in kept]
     if renamed:
         rules.setdefault("LM005", "")  # a `*Plugin` class the rewrite renamed

@@ -782,7 +782,7 @@ def _training_type(flags: Mapping[str, Value]) -> tuple[list[str], Value]:
         if flag == "accelerator" and (not isinstance(given, str) or given.lower() in DEVICE_NAMES):
             continue
         if flag == "plugins":
-            given = _strategy_in(given)
+            given = strategy_in(given)
         if given is not None:
             carriers.append(flag)
             value = given
@@ -794,7 +794,7 @@ STRATEGY_NAMES = frozenset(DISTRIBUTED_TYPES) | {name for r in RELEASES for name
 _DOCUMENTED_NAMES = frozenset(name.lower() for name in STRATEGY_NAMES | DEVICE_NAMES | {"ddp_cpu"})
 
 
-def _strategy_in(plugins: Value) -> Value:
+def strategy_in(plugins: Value) -> Value:
     for item in plugins if isinstance(plugins, list) else [plugins]:
         if (
             isinstance(item, Obj)
@@ -808,7 +808,7 @@ def _strategy_in(plugins: Value) -> Value:
 
 
 def _without_strategy(plugins: Value) -> object:
-    strategy = _strategy_in(plugins)
+    strategy = strategy_in(plugins)
     rest = [p for p in plugins if p != strategy] if isinstance(plugins, list) else []
     return rest or _REMOVED
 
