@@ -256,12 +256,27 @@ def handed_script(script: Path, root: Path, hydra: bool) -> bool:
     return any(SHIM in _read(path) for path in [script, *_module_files(script, text, root)])
 
 
+# A container runner's command (`docker run --gpus all IMAGE ...`, `--gpus '"device=0"'`): its own options,
+# up to the script the container runs (if the line names one), are the runner's, not a Trainer's.
+_CONTAINER = re.compile(r"\b(?:nvidia-docker|docker|podman)\s+(?:container\s+)?(?:run|create|exec)\b")
+
+
+def trainer_part(line: str) -> str:
+    """The part of a command line whose words may be a Trainer's: past a container runner's own options (the
+    script the container runs and what follows it; nothing where the line names no script)."""
+    runner = _CONTAINER.search(line)
+    if runner is None:
+        return line
+    script = _SCRIPT.search(line, runner.end())
+    return line[script.start() :] if script is not None else ""
+
+
 def words_counts(text: str, target: str, path: Path, root: Path) -> tuple[int, int]:
     """(old command-line words, those handed to the shim) of a shell script or document."""
     old = handed = 0
     pattern = words_pattern(target)
     for line in command_lines(text):
-        words = pattern.findall(line)
+        words = pattern.findall(trainer_part(line))
         if not words:
             continue
         script = _script(line, path.parent, root)
@@ -318,7 +333,9 @@ def count_file(path: Path, target: str, root: Path | None = None) -> tuple[str, 
         )
     n, handed = words_counts(text, target, path, root or path.parent)
     if kind == "md":
-        n += len(docs_code_pattern(target).findall(text))
+        code = docs_code_pattern(target)
+        runners = [line[: len(line) - len(trainer_part(line))] for line in command_lines(text)]
+        n += len(code.findall(text)) - sum(len(code.findall(runner)) for runner in runners)
     return kind, n, handed, True
 
 

@@ -352,3 +352,51 @@ def test_heredocs_in_a_markdown_shell_block_and_a_bash_cell(tmp_path: Path) -> N
     migrated = doc.replace(f"{OLD_LINE}\npython", f"{NEW_LINE}\npython").replace(PY_OLD, PY_NEW)
     assert (tmp_path / "README.md").read_text() == migrated
     assert (tmp_path / "nb.ipynb").read_text() == notebook
+
+
+@pytest.mark.parametrize("suffix", [".sh", ".md"])
+def test_a_backslash_before_a_space_ends_the_command_line_as_the_shell_ends_it(
+    tmp_path: Path, suffix: str
+) -> None:
+    """`\\ ` at a line's end (a README's typo for a continuation) escapes the space: the shell ends the
+    command at the line's end and runs the next line on its own, where an option is no program. The first
+    command is read (and rewritten) as the shell reads it, the space word kept; the words the typo broke off
+    are left alone; nothing of the text is lost."""
+    broken = "python main.py fit --trainer.gpus 2 \\ \n    --trainer.accelerator ddp\n"
+    joined = "python main.py fit --trainer.gpus 2 \\\n    --trainer.accelerator ddp\n"
+    first = (
+        "python main.py fit --trainer.devices 2 --trainer.accelerator cuda"
+        " --trainer.strategy ddp_spawn_find_unused_parameters_true \\ \n"
+    )
+    fence = ("```bash\n", "```\n") if suffix == ".md" else ("", "")
+    for text, codes in ((broken, ["LM004"]), ("python main.py fit \\ \n    --trainer.gpus 2\n", [])):
+        path = tmp_path / f"run{suffix}"
+        path.write_text(fence[0] + text + fence[1])
+        check = run("--check", "--output-format", "json", "--extend-include", "*.md", *TARGET, str(path))
+        assert [f["code"] for f in json.loads(check.out)] == codes
+        assert check.code == (1 if codes else 0)
+    path.write_text(fence[0] + broken + fence[1])
+    run("--extend-include", "*.md", *TARGET, str(path))
+    assert path.read_text() == fence[0] + first + "    --trainer.accelerator ddp\n" + fence[1]
+    # the continuation written right is one command line, read and rewritten whole
+    path.write_text(fence[0] + joined + fence[1])
+    check = run("--check", "--output-format", "json", "--extend-include", "*.md", *TARGET, str(path))
+    assert sorted(f["code"] for f in json.loads(check.out)) == ["LM001", "LM004"]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "docker run --gpus all -it image",
+        "docker run --gpus '\"device=0\"' image",
+        "nvidia-docker run --gpus=all image",
+        "docker run --rm --gpus all image python train.py --max_epochs 3",
+        "docker run --gpus all image python main.py fit --trainer.max_epochs 1",
+    ],
+)
+@pytest.mark.parametrize("suffix", [".sh", ".md"])
+def test_a_container_runners_gpus_option_is_no_trainer_flag(tmp_path: Path, line: str, suffix: str) -> None:
+    path = _script(tmp_path, f"```bash\n{line}\n```\n" if suffix == ".md" else f"{line}\n")
+    path = path.rename(path.with_suffix(suffix))
+    check = run("--check", "--extend-include", "*.md", *TARGET, str(path))
+    assert check.code == 0, check.out

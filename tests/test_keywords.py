@@ -185,3 +185,26 @@ def test_a_keyword_of_0x_is_reported_for_every_target(keyword: str) -> None:
         (finding,) = migrate(source, release(target)).findings
         assert (finding.line, finding.code, finding.fixable) == (3, "LM100", False)
         assert finding.message == f"`{keyword}=` is in no Lightning release from 1.4: {ANCIENT[keyword]}"
+
+
+@pytest.mark.parametrize("keyword", sorted(ANCIENT))
+def test_a_keyword_of_0x_is_reported_alike_in_a_yaml_config_and_a_command_line(keyword: str) -> None:
+    """The Trainer config of a YAML file and LightningCLI's `--trainer.` options say what Python says (LM100,
+    not fixed); the same key of another section, or another script's option, is not the Trainer's."""
+    said = f"`{keyword}=` is in no Lightning release from 1.4: {ANCIENT[keyword]}"
+    text = f"trainer:\n  max_epochs: 3\n  {keyword}: 1\nmodel:\n  {keyword}: 1\n"
+    for target in ("1.4", "1.9", "2.6"):
+        migrated = migrate_yaml(text, Request(Run(release(target)), False, Path("config.yaml")))
+        assert migrated.code == text
+        assert [(f.line, f.code, f.fixable, f.message) for f in migrated.findings] == [
+            (3, "LM100", False, said)
+        ]
+        view = f"python main.py fit --trainer.{keyword} 1 --model.{keyword} 1\n"
+        (found,) = migrate_commands(view, Run(release(target)), None).findings
+        assert (found.line, found.column, found.code, found.fixable, found.message) == (
+            1,
+            20,
+            "LM100",
+            False,
+            said,
+        )

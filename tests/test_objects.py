@@ -13,6 +13,7 @@ from lightning_migrate.frontends.python.frontend import migrate
 from lightning_migrate.plan.decide import plan
 from lightning_migrate.plan.planner import Refusal, Rewrite, derived
 from lightning_migrate.semantics import Obj, constructors
+from lightning_migrate.semantics.classes import positional_names
 from lightning_migrate.semantics.model import release, v
 
 # Arguments a user writes on DDP-family objects; the model reads only some of them.
@@ -231,6 +232,54 @@ def test_positional_arguments_of_a_renamed_class_are_not_renamed() -> None:
     assert "plugin = DDPStrategy(static_graph=True)" in migrate(plain, v("1.6")).code
 
 
+@pytest.mark.parametrize(
+    ("cls", "count", "names"),
+    [
+        ("NativeMixedPrecisionPlugin", 2, ("precision", "device")),  # 1.4 takes none: TypeError both ways
+        ("NativeMixedPrecisionPlugin", 3, ("precision", "device", "scaler")),
+        ("NativeMixedPrecisionPlugin", 4, None),  # more than any release takes
+        ("MixedPrecision", 2, ("precision", "device")),
+        ("SLURMEnvironment", 1, ("auto_requeue",)),
+        ("SingleDevicePlugin", 1, ("device",)),  # `device` first before and after 1.6
+        ("DDPPlugin", 1, None),  # 1.6 put `accelerator` first
+        ("DDPStrategy", 1, ("accelerator",)),
+        ("DDPSpawnPlugin", 2, None),
+        ("LightningEnvironment", 1, None),  # no release takes one
+        ("HorovodPlugin", 1, None),  # its constructor is not tabled
+    ],
+)
+def test_positional_arguments_bind_where_every_release_binds_them_alike(
+    cls: str, count: int, names: tuple[str, ...] | None
+) -> None:
+    assert positional_names(cls, count) == names
+
+
+def test_positional_precision_plugin_arguments_are_read_as_their_keywords() -> None:
+    """`NativeMixedPrecisionPlugin(16, "cuda")` is `(precision=16, device="cuda")` in every release that
+    takes arguments: judged as the keyword form is, not as a value only known at run time."""
+    call = "pl.Trainer(gpus=1, plugins=[NativeMixedPrecisionPlugin({}), DDPPlugin()])\n"
+    head = "import pytorch_lightning as pl\n"
+    head += "from pytorch_lightning.plugins import DDPPlugin, NativeMixedPrecisionPlugin\n"
+    positional = migrate(head + call.format('16, "cuda"'), v("2.6"), release("1.5"))
+    keywords = migrate(head + call.format('precision=16, device="cuda"'), v("2.6"), release("1.5"))
+    assert "LM101" not in {f.code for f in positional.findings}
+    assert positional.code == keywords.code
+    assert 'MixedPrecision(device="cuda", precision="16-mixed")' in positional.code
+    # a run-time argument is still a run-time value
+    assert "LM101" in {f.code for f in migrate(head + call.format("16, d"), v("2.6")).findings}
+
+
+def test_a_renamed_class_with_positional_arguments_every_release_binds_alike_is_renamed() -> None:
+    source = (
+        "from pytorch_lightning.plugins import SingleDevicePlugin\n\nplugin = SingleDevicePlugin('cuda:0')\n"
+    )
+    result = migrate(source, v("1.7"))
+    assert "plugin = SingleDeviceStrategy('cuda:0')" in result.code
+    assert "LM103" not in {f.code for f in result.findings}
+    starred = source.replace("'cuda:0'", "*args")
+    assert "LM103" in {f.code for f in migrate(starred, v("1.7")).findings}
+
+
 def test_a_try_import_falling_back_to_the_same_class_follows_the_rename() -> None:
     source = (
         "try:\n"
@@ -326,3 +375,18 @@ def test_a_class_renamed_in_a_call_left_is_fixed_only_where_plugins_still_takes_
     assert renamed.fixable is counted_fixed, renamed
     if not counted_fixed:
         assert "still in `plugins=`: move it to `strategy=` with the call" in renamed.message
+
+
+def test_a_precision_plugin_respelled_is_no_strategy_in_plugins_nor_a_training_type_rename() -> None:
+    """`plugins=[NativeMixedPrecisionPlugin(...)]` for 2.x was said to hold a strategy (LM003) and its class
+    to be a renamed training type (LM005): it is a precision plugin spelled otherwise (LM006). Beside a
+    `DDPPlugin` in `plugins=`, LM003 and LM005 are that one's."""
+    head = "import pytorch_lightning as pl\nfrom pytorch_lightning.plugins import DDPPlugin"
+    head += ", NativeMixedPrecisionPlugin\n"
+    call = 'pl.Trainer(gpus=1, plugins=[NativeMixedPrecisionPlugin(16, "cuda")])\n'
+    alone = migrate(head.replace("DDPPlugin, ", "") + call, v("2.6"))
+    assert sorted(f.code for f in alone.findings) == ["LM004", "LM006"]
+    both = head + "pl.Trainer(gpus=2, plugins=[DDPPlugin(), NativeMixedPrecisionPlugin(16, 'cuda')])\n"
+    found = migrate(both, v("2.6"), release("1.5")).findings
+    assert sorted(f.code for f in found) == ["LM003", "LM004", "LM005"]
+    assert "`DDPPlugin` is renamed" in next(f.message for f in found if f.code == "LM005")

@@ -162,7 +162,11 @@ UNIFIED = "import lightning.pytorch as pl\nfrom lightning.pytorch.strategies imp
             IMPORT + "pl.Trainer(strategy=DDPStrategy(static_graph=True), accelerator='gpu', devices=2)\n",
             id="object-pytorch-lightning",
         ),
-        pytest.param(UNIFIED + "pl.Trainer(strategy=DDPStrategy('x'), devices=2)\n", id="object-positional"),
+        pytest.param(UNIFIED + "pl.Trainer(strategy=DDPStrategy(acc), devices=2)\n", id="object-positional"),
+        pytest.param(
+            UNIFIED + "pl.Trainer(strategy=DDPStrategy(None, None), devices=2)\n",
+            id="object-positional-literal",
+        ),
         pytest.param(
             IMPORT + "pl.Trainer(accelerator='cuda' if gpu else 'cpu', devices=1, strategy='auto')\n",
             id="conditional-expression",
@@ -325,6 +329,32 @@ def test_a_source_version_makes_modern_calls_candidates() -> None:
     assert migrate(text, target, source).code != text
 
 
+@pytest.mark.parametrize(
+    "call",
+    [
+        'pl.Trainer(accelerator="gpu", devices=n or None)',
+        'pl.Trainer(accelerator="gpu", devices=args.gpus or None, strategy="ddp")',
+        'pl.Trainer(accelerator="cpu", devices=n and None)',
+        'pl.Trainer(accelerator="gpu", devices=0 or n or None)',
+        'pl.Trainer(accelerator="gpu", devices=None)',
+    ],
+)
+@pytest.mark.parametrize("target", ["2.0", "2.6"])
+def test_devices_none_of_a_17_era_migration_is_seen_from_20(call: str, target: str) -> None:
+    """`devices=None` (1.x's default) raises from 2.0: a value written in a boolean operation is one the
+    value may take, as it is to the codemod (``plan.ranges``)."""
+    text = IMPORT + f"\n\ndef build(n, args):\n    return {call}\n"
+    assert may_need_migration(text, (release(target),), (None,))
+    assert migrate(text, release(target)).findings
+
+
+def test_a_constant_that_never_decides_a_boolean_operation_is_no_reading() -> None:
+    """The `0` of `0 or n` is never the value: it makes no world of its own (the file stays skipped)."""
+    text = UNIFIED + 'pl.Trainer(accelerator="gpu", devices=0 or n, strategy="ddp")\n'
+    assert not may_need_migration(text, (release("2.6"),), (None,))
+    assert_untouched(text, release("2.6"), None)
+
+
 # --- generated Trainer calls --------------------------------------------------------------------------------
 
 IMPORTS = {  # import line -> how the file spells the Trainer
@@ -363,7 +393,7 @@ MODERN = {  # the strategy= form, with literals, objects and run-time values: wh
         "STRAT",
     ],
     "plugins": ["[SLURMEnvironment()]"],
-    "devices": ["1", "2", "4", "-1", "'auto'", "'2'", "0", "devs"],
+    "devices": ["1", "2", "4", "-1", "'auto'", "'2'", "0", "devs", "devs or 1"],
     "num_nodes": ["1", "2", "nodes"],
     "precision": ["16", "32", "'16-mixed'", "'bf16'"],
     "sync_batchnorm": ["True", "False"],
@@ -384,7 +414,7 @@ LEGACY = {  # old spellings, and values only known at run time or bound by an as
         "'ddp' if g else 'auto'",
         "args.strategy",
     ],
-    "devices": ["[0, 1]", "n"],
+    "devices": ["[0, 1]", "n", "n or None", "None"],
     "gpus": ["0", "1", "2", "-1", "'1'", "[0]", "None", "g", "Y", "2 if g else 0"],
     "num_processes": ["1", "2"],
     "tpu_cores": ["8", "[1]"],

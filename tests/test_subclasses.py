@@ -4,6 +4,7 @@ file of the run defines the class and however another file imports it."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -207,3 +208,63 @@ def test_a_subclass_a_package_re_exports_is_a_trainer_under_the_package(project:
     # takes (`from scvi.train import Trainer; Trainer(progress_bar_refresh_rate=1)`, 2.x scvi-tools)
     assert 'Fixed(accelerator="ddp", gpus=2)' in text
     assert f"{script}:4:1:" not in outcome.out
+
+
+SWALLOWING = '''import pytorch_lightning as pl
+
+
+class Own(pl.Trainer):
+    """Takes `gpus=` and hands Lightning `accelerator=` + `devices=` instead."""
+
+    def __init__(self, gpus=None, max_epochs=400, **kwargs):
+        accelerator = "gpu" if gpus else "cpu"
+        super().__init__(accelerator=accelerator, devices=gpus or 1, max_epochs=max_epochs, **kwargs)
+
+
+class Handed(pl.Trainer):
+    def __init__(self, gpus=1, **kwargs):
+        super().__init__(gpus=gpus, **kwargs)
+
+
+class Keyed(pl.Trainer):
+    def __init__(self, gpus=1, **kwargs):
+        kwargs["gpus"] = gpus
+        super().__init__(**kwargs)
+
+
+class Inherits(Own):
+    pass
+'''
+
+
+@pytest.mark.parametrize(
+    ("call", "codes"),
+    [
+        ("Own(gpus=2, max_epochs=3)", []),  # `gpus=` never reaches Lightning as `gpus=`
+        ("Inherits(gpus=2)", []),
+        ("Own(gpus=2, num_processes=2)", ["LM004"]),  # `num_processes=` reaches it through `**kwargs`
+        ("Own(gpus=2, distributed_backend='ddp')", ["LM002"]),
+        ("Handed(gpus=2)", ["LM004"]),  # handed on as `gpus=`: a Trainer flag
+        ("Keyed(gpus=2)", ["LM004"]),  # ... or set in `**kwargs` under its name
+    ],
+)
+def test_a_keyword_a_subclass_takes_itself_is_a_flag_only_if_it_reaches_lightning_so(
+    tmp_path: Path, call: str, codes: list[str]
+) -> None:
+    """A call's keyword is a Trainer flag only where it reaches ``Trainer.__init__`` under that name (old
+    scverse/scvi-tools: a subclass's own parameters were reported at every call)."""
+    (tmp_path / "trainers.py").write_text(SWALLOWING)
+    (tmp_path / "train.py").write_text(f"from trainers import Handed, Inherits, Keyed, Own\n\nt = {call}\n")
+    outcome = run("--check", "--target-version", "2.6", "--output-format", "json", str(tmp_path))
+    found = [f for f in json.loads(outcome.out) if f["path"].endswith("train.py")]
+    assert sorted({f["code"] for f in found}) == codes
+    assert all(not f["fixable"] for f in found)  # (a subclass that takes flags itself is never rewritten)
+
+
+def test_the_run_knows_which_flags_a_subclass_swallows() -> None:
+    found = of_run([(Path("mypkg/trainers.py"), SWALLOWING)])
+    swallowing = dict(found.swallowing)
+    assert swallowing["mypkg.trainers.Own"] == ("gpus",)
+    assert swallowing["mypkg.trainers.Inherits"] == ("gpus",)
+    assert "mypkg.trainers.Handed" not in swallowing
+    assert "mypkg.trainers.Keyed" not in swallowing

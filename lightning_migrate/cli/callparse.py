@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
+from lightning_migrate.semantics.classes import positional_names
 from lightning_migrate.semantics.model import Hardware, Obj, Value
 from lightning_migrate.semantics.signature import MODELLED
 
@@ -131,14 +132,16 @@ def literal(
     asked, value = _machine_value(node, names, followed, machine)
     if asked:
         return value
-    if isinstance(node, ast.Call) and not node.args:
+    if isinstance(node, ast.Call):
         name = _name(node.func)
+        # positional arguments: the parameters every release binds them to (`classes.positional_names`)
+        bound = positional_names(name, len(node.args)) if name is not None and node.args else ()
         if name is None:
             raise NotLiteral(ast.unparse(node))
-        return Obj.of(
-            name,
-            **{k.arg: literal(k.value, names, followed, machine) for k in node.keywords if k.arg is not None},
-        )
+        if bound is None or any(isinstance(a, ast.Starred) for a in node.args):
+            raise NotLiteral(f"`{ast.unparse(node)}` is only known at run time")
+        written = [*zip(bound, node.args), *((k.arg, k.value) for k in node.keywords if k.arg is not None)]
+        return Obj.of(name, **{key: literal(value, names, followed, machine) for key, value in written})
     if isinstance(node, (ast.List, ast.Tuple)):
         return [literal(element, names, followed, machine) for element in node.elts]
     try:

@@ -14,7 +14,7 @@ from typing import Protocol
 from lightning_migrate.files.text import Text
 from lightning_migrate.plan.locate import Scope
 from lightning_migrate.plan.trainers import PACKAGES
-from lightning_migrate.semantics.classes import lookup
+from lightning_migrate.semantics.classes import lookup, positional_names
 from lightning_migrate.semantics.model import Obj, Value
 
 LIGHTNING_PREFIXES = tuple(f"{package}." for package in PACKAGES)
@@ -104,19 +104,22 @@ class Reader:
             return Unknown(
                 f"`{self.text.segment(node.func)}` is {named}, whichever the installed release has", name
             )
-        if node.args or any(k.arg is None for k in node.keywords):
+        # positional arguments are read as the keywords they bind to, where every release binds them alike
+        bound = positional_names(name, len(node.args)) if node.args else ()
+        starred = any(isinstance(a, ast.Starred) for a in node.args)
+        if bound is None or starred or any(k.arg is None or k.arg in bound for k in node.keywords):
             return Unknown(
                 f"`{self.text.segment(node)}` passes positional arguments, whose meaning changed between"
                 " releases",
                 name,
             )
         kwargs: dict[str, Value] = {}
-        for keyword in node.keywords:
-            assert keyword.arg is not None
-            value = self.read(keyword.value, scope, depth + 1)
+        for keyword, written in [*zip(bound, node.args), *((k.arg, k.value) for k in node.keywords)]:
+            assert keyword is not None
+            value = self.read(written, scope, depth + 1)
             if isinstance(value, Unknown):
                 return Unknown(value.reason, value.cls or name)
-            kwargs[keyword.arg] = value
+            kwargs[keyword] = value
         return Obj.of(name, **kwargs)
 
 

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from lightning_migrate.plan.decide import plan
-from lightning_migrate.plan.knowledge import Known, holes, keywords, written_values
+from lightning_migrate.plan.knowledge import Choice, Known, RunTime, holes, keywords, written_values
 from lightning_migrate.plan.planner import (
     DEVICE_FLAGS,
     DEVICE_NAMES,
@@ -23,12 +23,13 @@ from lightning_migrate.plan.planner import (
     Refusal,
     Rewrite,
     Unchanged,
+    strategy_in,
     token,
 )
 from lightning_migrate.report.findings import WRITTEN_WIDTH, Finding, written
 from lightning_migrate.report.rules import BY_CODE, FLAG_RULES
 from lightning_migrate.semantics import Setup, interpret
-from lightning_migrate.semantics.classes import lookup
+from lightning_migrate.semantics.classes import RENAMED_STRATEGIES, lookup
 from lightning_migrate.semantics.model import RELEASES, Hardware, Obj, Value, Version, v
 from lightning_migrate.semantics.signature import accepts, current, is_default
 
@@ -215,6 +216,12 @@ _WRONG_FLAG = {
     "devices": "is numbered differently in the target",
     "accelerator": "is spelled differently in the target",
 }
+# `devices=None` (or a run-time value the file writes None for): every 1.x release's default, a `TypeError`
+# from 2.0
+_DEVICES_NONE = (
+    "`devices=None`, 1.x's default, took every device of the accelerator (one CPU process); 2.0 raises"
+    " `TypeError` for it, and its default is `'auto'`"
+)
 
 
 def rewrite_findings(site: CallSite, rewrite: Rewrite) -> list[Finding]:
@@ -231,12 +238,18 @@ def rewrite_findings(site: CallSite, rewrite: Rewrite) -> list[Finding]:
         rule = FLAG_RULES.get(key, "LM006")
         if key == "accelerator" and isinstance(value, str) and value.lower() in DEVICE_NAMES:
             rule = "LM004"
+        if key == "plugins" and not isinstance(value, (RunTime, Choice)) and strategy_in(value) is None:
+            rule = "LM006"  # (a precision plugin re-spelled, an environment: no strategy in `plugins=`)
+        if key == "devices" and None in written_values(value):
+            rule = "LM006"  # 1.x's default, which 2.0 rejects: a default that changed, not a count
         rules.setdefault(rule, key)
     kept = {value.cls for value in flat(new.values()) if isinstance(value, Obj)}
-    renamed = [o.cls for o in flat(old.values()) if isinstance(o, Obj) and o.cls.endswith("Plugin")]
+    renamed = [o.cls for o in flat(old.values()) if isinstance(o, Obj) and o.cls in RENAMED_STRATEGIES]
     renamed = [cls for cls in dict.fromkeys(renamed) if cls not in kept]
     if renamed:
         rules.setdefault("LM005", "")  # a `*Plugin` class the rewrite renamed
+    if not rules and old.get("devices", 0) is None and new.get("devices", 0) is not None:
+        rules["LM006"] = "devices"  # (written out: `devices=-1`, `devices=1, accelerator="cpu"`)
     if not rules and new != old:
         # only defaults written out or keywords added, where the target's default differs (`tpu_cores=1`
         # spawned one process until 1.5: `strategy=` says so; 2.0 picks the accelerator itself): LM006
@@ -247,9 +260,16 @@ def rewrite_findings(site: CallSite, rewrite: Rewrite) -> list[Finding]:
         info = BY_CODE[rule]
         head = _written_flag(old, key, rule == first) if key else ", ".join(f"`{cls}`" for cls in renamed)
         wrong = _WRONG_FLAG.get(key, _WRONG["LM004"]) if rule == "LM004" else _WRONG[rule]
+        none = key == "devices" and None in written_values(old[key])
+        if none:
+            wrong = (
+                "is 1.x's default, which 2.0 rejects"
+                if old[key] is None
+                else "may be None, which 2.0 rejects"
+            )
         said = f"{head} {wrong}" if head else "defaults the target changed, written out"
         title = _TITLES.get((rule, key in DEVICE_FLAGS), info.title).format(key)
-        details = [f"{title} ({info.dates()})" if info.dates() else title]
+        details = [f"{title} ({info.dates()})" if info.dates() else title, *([_DEVICES_NONE] if none else [])]
         if rule == first:
             said += f"; {'unsafe fix' if rewrite.changes else 'fix'}: {_fix(old, new)}"
             details += [*rewrite.notes, *(f"changes behaviour: {change}" for change in rewrite.changes)]

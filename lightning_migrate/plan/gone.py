@@ -24,6 +24,19 @@ from lightning_migrate.semantics.removed import ANCIENT, BY_KEYWORD, GONE, Gone
 from lightning_migrate.semantics.signature import MODELLED
 
 CODE = "LM007"
+ANCIENT_CODE = "LM100"  # a keyword of Lightning 0.x's Trainer: every release the model knows raises
+
+
+def ancient(keyword: str) -> tuple[str, tuple[str, ...]] | None:
+    """The finding's message and details for a keyword of Lightning 0.x's Trainer that no release from 1.4
+    takes (``removed.ANCIENT``), in every front end's words alike; None for any other keyword. Reported,
+    never fixed."""
+    advice = ANCIENT.get(keyword)
+    if advice is None:
+        return None
+    said = f"`{keyword}=` is in no Lightning release from 1.4: {advice}"
+    # (a Trainer call raises TypeError; LightningCLI's parser refuses the key or option)
+    return said, ("every release from 1.4 rejects it (an unexpected keyword)", "change it by hand")
 
 
 class _RunTime:

@@ -119,6 +119,8 @@ class TrainerCall:
     # of its ``__init__`` the call hands on (its callers' flags, judged where it is called)
     owner: str = ""
     forwarded: frozenset[str] = frozenset()
+    # the callee's own parameters that never reach Lightning's Trainer under their name: not flags of the call
+    swallowed: frozenset[str] = frozenset()
 
     @property
     def namespace(self) -> ast.expr | None:
@@ -146,6 +148,7 @@ class Located:
     # flags through; and the subclasses that consume flags, with why (``trainers``)
     trainers: frozenset[str] = TRAINER_NAMES
     consuming: dict[str, str] = field(default_factory=dict)
+    swallowing: dict[str, frozenset[str]] = field(default_factory=dict)  # (``trainers.swallowed``)
     # the calls of a Trainer class's method 2.0 removed (``Trainer.add_argparse_args(parser)``), each with its
     # scope and the classes it names (``signature.REMOVED_METHODS``)
     methods: list[tuple[ast.Call, Scope, frozenset[str]]] = field(default_factory=list)
@@ -290,11 +293,15 @@ def locate(
     module = walker.scopes[0]
     known = TRAINER_NAMES | ECOSYSTEM | run.passing
     located.consuming = dict(run.consuming)
+    located.swallowing = {name: frozenset(own) for name, own in run.swallowing}
     located.trainers = known
     if walker.classes:  # the file's own Trainer subclasses
         qualified = lambda base: _named(located, base, module)  # noqa: E731
-        passing, consuming = subclasses(walker.classes, qualified, known, dict(run.consuming))
+        passing, consuming, swallowing = subclasses(
+            walker.classes, qualified, known, dict(run.consuming), located.swallowing
+        )
         located.consuming.update(consuming)
+        located.swallowing.update(swallowing)
         located.trainers = known | passing
     every = located.trainers | frozenset(located.consuming)
     raising: set[int] | None = None  # (worked out for a file with a Trainer call only)
@@ -312,11 +319,15 @@ def locate(
         found = trainer_callee(located, call, scope, every)
         if found is not None:
             skip, built = found
-            why = next((located.consuming[n] for n in sorted(built) if n in located.consuming), "")
+            consumer = next((n for n in sorted(built) if n in located.consuming), None)
+            why = located.consuming[consumer] if consumer is not None else ""
+            swallowed = located.swallowing.get(consumer, frozenset()) if consumer is not None else frozenset()
             if raising is None:
                 raising = expected_raises(located, walker.withs, walker.calls)
             indent = walker.indents[id(call)]
-            located.calls.append(TrainerCall(call, skip, scope, indent, why, id(call) in raising))
+            located.calls.append(
+                TrainerCall(call, skip, scope, indent, why, id(call) in raising, swallowed=swallowed)
+            )
         if isinstance(call.func, ast.Attribute) and call.func.attr in REMOVED_METHODS:
             named = _named(located, call.func.value, scope) & every
             if named:

@@ -151,6 +151,7 @@ def _names_package(value: Value) -> bool:
 DEVICE_FLAGS = {"gpus": "cuda", "num_processes": "cpu", "tpu_cores": "tpu", "ipus": "ipu"}
 TRAINING_TYPE_FLAGS = ("distributed_backend", "accelerator", "plugins")
 DEVICE_NAMES = frozenset({"cpu", "gpu", "cuda", "tpu", "ipu", "hpu", "mps", "auto"})
+NOT_CUDA = DEVICE_NAMES - {"gpu", "cuda", "auto"}
 
 
 @dataclass(frozen=True)
@@ -781,7 +782,7 @@ def _training_type(flags: Mapping[str, Value]) -> tuple[list[str], Value]:
         if flag == "accelerator" and (not isinstance(given, str) or given.lower() in DEVICE_NAMES):
             continue
         if flag == "plugins":
-            given = _strategy_in(given)
+            given = strategy_in(given)
         if given is not None:
             carriers.append(flag)
             value = given
@@ -793,7 +794,7 @@ STRATEGY_NAMES = frozenset(DISTRIBUTED_TYPES) | {name for r in RELEASES for name
 _DOCUMENTED_NAMES = frozenset(name.lower() for name in STRATEGY_NAMES | DEVICE_NAMES | {"ddp_cpu"})
 
 
-def _strategy_in(plugins: Value) -> Value:
+def strategy_in(plugins: Value) -> Value:
     for item in plugins if isinstance(plugins, list) else [plugins]:
         if (
             isinstance(item, Obj)
@@ -807,7 +808,7 @@ def _strategy_in(plugins: Value) -> Value:
 
 
 def _without_strategy(plugins: Value) -> object:
-    strategy = _strategy_in(plugins)
+    strategy = strategy_in(plugins)
     rest = [p for p in plugins if p != strategy] if isinstance(plugins, list) else []
     return rest or _REMOVED
 
@@ -895,6 +896,15 @@ def _device_edits(flags: Mapping[str, Value], target: Version) -> Iterator[Edit]
         yield {"accelerator": "cpu"}
         if not given:  # ... one process, said outright (what a conditional's other branch may also say)
             yield {"accelerator": "cpu", "devices": 1}
+    if target >= V20 and "devices" in flags and flags["devices"] is None and not given:
+        # `devices=None`, 1.x's default (a 1.7-era migration's `devices=n or None`): 1.x took every device
+        # of the accelerator (one CPU process, eight TPU cores); 2.x raises for it. The count said
+        # outright, or 2.x's default, `"auto"`, where it cannot be CUDA: from 2.1 that is one GPU in a
+        # notebook (which the model does not see)
+        yield {"devices": -1}
+        yield {"devices": 1}
+        if device is not None and device.lower() in NOT_CUDA:
+            yield {"devices": _REMOVED}
 
 
 # The flags a default of which the codemod drops: its own (the amp and sampler flags are not its business).

@@ -228,8 +228,10 @@ class RunTimeReader:
             last = index == len(node.values) - 1
             kept = tuple(v for v in part.values if last or bool(v) == decides)
             parts.append(Domain(kept, part.told, tuple(v for v in part.written if v in kept)))
-            if len(kept) == len(part.values) and not last:
+            if len(kept) == len(part.values) and not last and part.told:
                 break  # (every value decides: the operands after it are never read)
+            # (a domain assumed for want of better, a flag's or a type's, leaves out the values that flag
+            # never runs with: `devices` no 0; but `n or None` is the idiom that hands 0 on as None)
         return domains.union(parts)
 
     def _parsed(self, node: ast.expr, scope: Scope) -> bool:

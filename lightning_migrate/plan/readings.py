@@ -230,6 +230,8 @@ def _branch(node: ast.expr, reader: Reader) -> ast.expr:
     values written there), or unknown: one world each."""
     world = reader.located
     assert isinstance(world, _World)
+    if isinstance(node, ast.BoolOp):
+        return _operand(node, reader)
     if not isinstance(node, ast.IfExp):
         return node
     branches: list[ast.expr] = []
@@ -239,6 +241,23 @@ def _branch(node: ast.expr, reader: Reader) -> ast.expr:
     branches.append(node)
     chosen = world.choose(len(branches) + 1)  # unknown, or one branch
     return _branch(branches[chosen - 1], reader) if chosen else _RUN_TIME
+
+
+def _operand(node: ast.BoolOp, reader: Reader) -> ast.expr:
+    """`a or b` is any operand that may be its value to the codemod (``plan.ranges``: the values written
+    there are the value's, `devices=n or None` may be None), or unknown: one world each. (A constant that
+    never decides, the `0` of `0 or n`, is left out.)"""
+    world = reader.located
+    assert isinstance(world, _World)
+    decides = isinstance(node.op, ast.Or)
+    last = len(node.values) - 1
+    operands = [
+        operand
+        for index, operand in enumerate(node.values)
+        if index == last or not isinstance(operand, ast.Constant) or bool(operand.value) == decides
+    ]
+    chosen = world.choose(len(operands) + 1)  # unknown, or one operand
+    return _branch(operands[chosen - 1], reader) if chosen else _RUN_TIME
 
 
 def _splat(call: ast.Call, file: File) -> list[ast.expr | None] | None:

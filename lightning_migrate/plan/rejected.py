@@ -32,7 +32,6 @@ from lightning_migrate.plan.planner import (
     _built,
     _documented,
     _rejects,
-    _strategy_in,
     _training_type,
     _unmodelled_hardware,
     _without_strategy,
@@ -40,6 +39,7 @@ from lightning_migrate.plan.planner import (
     interpreter,
     machines,
     reported_on,
+    strategy_in,
 )
 from lightning_migrate.semantics import Rejected, Setup, Unmodelled, Value, Version
 from lightning_migrate.semantics.classes import lookup
@@ -213,7 +213,7 @@ def _carried(flags: Mapping[str, Value], carrier: str) -> str:
     """The training type ``carrier`` gives, as written: `accelerator='ddp'`, or the entry of `plugins=`."""
     value = flags[carrier]
     if carrier == "plugins" and isinstance(value, list) and len(value) > 1:
-        return f"`{_strategy_in(value)!r}` from `plugins=`"
+        return f"`{strategy_in(value)!r}` from `plugins=`"
     return f"`{carrier}={value!r}`"
 
 

@@ -64,6 +64,9 @@ class RunSubclasses:
 
     passing: frozenset[str] = frozenset()
     consuming: tuple[tuple[str, str], ...] = ()
+    # the flags each consuming class takes itself and hands to Lightning under no name of theirs
+    # (``swallowed``)
+    swallowing: tuple[tuple[str, tuple[str, ...]], ...] = ()
     # the names each file of the run gets from star imports of the project's own modules, that the codemod
     # cares about (``from icevision.all import *`` giving ``pl``): (the file's resolved path, ((name, the
     # dotted name it is), ...)) (``project.star_imports``)
@@ -90,36 +93,48 @@ def subclasses(
     qualified: Callable[[ast.expr], AbstractSet[str]],
     known: frozenset[str],
     consumers: dict[str, str] | None = None,
-) -> tuple[frozenset[str], dict[str, str]]:
+    swallowers: dict[str, frozenset[str]] | None = None,
+) -> tuple[frozenset[str], dict[str, str], dict[str, frozenset[str]]]:
     """The file's module-level ``classes`` that subclass a Trainer of ``known`` (or of ``consumers``, which
-    consume flags, or of each other): those that pass the flags through, and those that consume one, with
-    why (qualified ``<file>.Name``)."""
+    consume flags, or of each other): those that pass the flags through, those that consume one, with why,
+    and the flags each of those swallows (``swallowed``; ``swallowers``: those of ``consumers``) (qualified
+    ``<file>.Name``)."""
     passing: set[str] = set(known)
     consuming: dict[str, str] = dict(consumers or {})
+    swallowing: dict[str, frozenset[str]] = dict(swallowers or {})
     pending = list(classes)
     changed = True
     while changed:  # a subclass of a subclass defined further down is found on a later round
         changed = False
         for node in list(pending):
             bases = set().union(*(qualified(base) for base in node.bases)) if node.bases else set()
-            inherited = next((consuming[b] for b in bases if b in consuming), None)
+            inherited = next((b for b in sorted(bases) if b in consuming), None)
             if not bases & passing and inherited is None:
                 continue
             name = f"{LOCAL}.{node.name}"
-            why = inherited or consumes(node)
+            why = consuming[inherited] if inherited is not None else consumes(node)
             if why:
                 consuming[name] = why
+                init = _init(node)
+                # (a subclass with an `__init__` of its own swallows only what that `__init__` does)
+                own = (
+                    swallowing.get(inherited, frozenset()) if init is None and inherited else swallowed(node)
+                )
+                if own:
+                    swallowing[name] = own
             else:
                 passing.add(name)
             pending.remove(node)
             changed = True
-    return frozenset(passing - known), {k: why for k, why in consuming.items() if k.startswith(LOCAL)}
+    return (
+        frozenset(passing - known),
+        {k: why for k, why in consuming.items() if k.startswith(LOCAL)},
+        {k: own for k, own in swallowing.items() if k.startswith(LOCAL)},
+    )
 
 
-def consumes(node: ast.ClassDef) -> str:
-    """Why ``node``'s ``__init__`` does not hand the Trainer flags it is called with to Lightning as they are
-    ("" when it does)."""
-    init = next(
+def _init(node: ast.ClassDef) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    return next(
         (
             s
             for s in node.body
@@ -127,6 +142,31 @@ def consumes(node: ast.ClassDef) -> str:
         ),
         None,
     )
+
+
+def swallowed(node: ast.ClassDef) -> frozenset[str]:
+    """The flags ``node``'s ``__init__`` takes as parameters and hands to Lightning under no name of theirs:
+    no keyword and no string of that name anywhere in its body (``super().__init__(devices=gpus or 1)``, a
+    callback's argument). A call's keyword of that name is the subclass's own, not a Trainer flag: it never
+    reaches ``Trainer.__init__`` as that keyword. (``gpus=gpus`` handed on, ``kwargs["gpus"] = gpus``: it
+    does.)"""
+    init = _init(node)
+    if init is None:
+        return frozenset()
+    args = init.args
+    taken = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs) if a.arg in MODELLED}
+    for child in ast.walk(init):
+        if isinstance(child, ast.keyword) and child.arg in taken:
+            taken.discard(child.arg)
+        elif isinstance(child, ast.Constant) and isinstance(child.value, str) and child.value in taken:
+            taken.discard(child.value)
+    return frozenset(taken)
+
+
+def consumes(node: ast.ClassDef) -> str:
+    """Why ``node``'s ``__init__`` does not hand the Trainer flags it is called with to Lightning as they are
+    ("" when it does)."""
+    init = _init(node)
     if init is None:
         return ""
     args = init.args

@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Iterable
+from dataclasses import replace
 from pathlib import Path
 
 from lightning_migrate.files import depth
@@ -59,7 +60,7 @@ def of_run(files: Iterable[tuple[Path, str]]) -> RunSubclasses:
                 continue
     found = NO_SUBCLASSES
     while trees:
-        passing, consuming = set(found.passing), dict(found.consuming)
+        passing, consuming, swallowing = set(found.passing), dict(found.consuming), dict(found.swallowing)
         for path, (tree, text) in trees.items():
             located = locate(tree, text, found)
             own = {name for name in located.trainers if name.startswith(LOCAL)}
@@ -70,7 +71,14 @@ def of_run(files: Iterable[tuple[Path, str]]) -> RunSubclasses:
                     for k, why in located.consuming.items()
                     if k.startswith(LOCAL)
                 }
-        more = RunSubclasses(frozenset(passing), tuple(sorted(consuming.items())))
+                swallowing |= {
+                    k.replace(LOCAL, module, 1): tuple(sorted(own))
+                    for k, own in located.swallowing.items()
+                    if k.startswith(LOCAL)
+                }
+        more = RunSubclasses(
+            frozenset(passing), tuple(sorted(consuming.items())), tuple(sorted(swallowing.items()))
+        )
         if more == found:
             return _reexported(found, inits)
         found = more
@@ -104,4 +112,4 @@ def _reexported(found: RunSubclasses, inits: list[tuple[Path, str]]) -> RunSubcl
                     passing |= {f"{package}.{local}" for package in packages}
     if len(passing) == len(found.passing):
         return found
-    return RunSubclasses(frozenset(passing), found.consuming, found.starred)
+    return replace(found, passing=frozenset(passing))

@@ -434,7 +434,7 @@ def _in_pool(
     workers = _Workers(jobs, options)
 
     def take(future: _Future) -> None:
-        batch = workers.pending.pop(future)
+        batch, pool = workers.pending.pop(future)
         try:
             done = future.result()
         except BrokenProcessPool:  # (every batch not done yet when a worker dies)
@@ -444,7 +444,7 @@ def _in_pool(
             ordered.add(result)
             progress()
         if done.left:  # (the worker's memory passed the limit)
-            workers.renew(future, done.left)
+            workers.renew(pool, done.left)
 
     try:
         with _ended_by_sigterm(workers.pools):
@@ -478,13 +478,13 @@ if TYPE_CHECKING:
 
 class _Workers:
     """The run's pool, and those it retired that still finish batches their workers started. ``pending``:
-    each batch handed out and not taken back yet (in the order handed out, the largest files first)."""
+    each batch handed out and not taken back yet, with the pool it went to (in the order handed out, the
+    largest files first)."""
 
     def __init__(self, jobs: int, options: Options) -> None:
         self.jobs, self.options = jobs, options
         self.pools = [_pool(jobs)]  # (the last one takes new batches)
-        self.pending: dict[_Future, list[Path]] = {}
-        self.owner: dict[_Future, ProcessPoolExecutor] = {}
+        self.pending: dict[_Future, tuple[list[Path], ProcessPoolExecutor]] = {}
         self.lost: list[Path] = []  # the files of the batches a dead worker took with it
 
     def submit(self, batch: list[Path]) -> None:
@@ -495,20 +495,18 @@ class _Workers:
         except BrokenProcessPool:  # (a worker of the pool at work died: it takes nothing more)
             self.lost.extend(batch)
             return
-        self.pending[future] = batch
-        self.owner[future] = self.pools[-1]
+        self.pending[future] = (batch, self.pools[-1])
 
-    def renew(self, future: _Future, left: list[Path]) -> None:
-        """A worker of the pool that ran ``future`` stopped with its memory past the limit, the files ``left``
-        of its batch not migrated: where that pool is the one at work, the batches it has not started move
-        to a fresh pool with them (a pool cannot replace one worker: Python's ``max_tasks_per_child`` is
-        3.11's, and refuses forked workers); else (a pool already retired) they go to the one at work."""
-        pool = self.owner.pop(future)
+    def renew(self, pool: ProcessPoolExecutor, left: list[Path]) -> None:
+        """A worker of ``pool`` stopped with its memory past the limit, the files ``left`` of its batch not
+        migrated: where that pool is the one at work, the batches it has not started move to a fresh pool
+        with them (a pool cannot replace one worker: Python's ``max_tasks_per_child`` is 3.11's, and refuses
+        forked workers); else (a pool already retired) they go to the one at work."""
         moved = [left]
         if pool is self.pools[-1]:
-            for waiting, batch in list(self.pending.items()):
-                if self.owner[waiting] is pool and waiting.cancel():  # (not started by a worker)
-                    del self.pending[waiting], self.owner[waiting]
+            for waiting, (batch, owner) in list(self.pending.items()):
+                if owner is pool and waiting.cancel():  # (not started by a worker)
+                    del self.pending[waiting]
                     moved.append(batch)
             pool.shutdown(wait=False)  # (its workers end once the batches they started are done)
             self.pools.append(_pool(self.jobs))

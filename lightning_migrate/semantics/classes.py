@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from lightning_migrate.semantics import constructors, precision
-from lightning_migrate.semantics.model import Obj, Reject, Strategy, Value, Version, v
+from lightning_migrate.semantics import constructors, plugins, precision
+from lightning_migrate.semantics.model import RELEASES, Obj, Reject, Strategy, Value, Version, v
 from lightning_migrate.semantics.registry import resolve
 
 STRATEGY, PRECISION, ENVIRONMENT, CHECKPOINT_IO = "strategy", "precision", "environment", "checkpoint_io"
@@ -141,6 +141,49 @@ def construct(obj: Obj, version: Version) -> LightningClass:
             owner = constructors.defining_class(obj.cls, version, row.renamed_to)
             raise Reject("TypeError", f"{owner}.__init__() got an unexpected keyword argument {keyword!r}")
     return row
+
+
+def positional_names(cls: str, count: int) -> tuple[str, ...] | None:
+    """The parameters the first ``count`` positional arguments of ``cls(...)`` bind to, where that is the
+    same in every release that builds the class (``NativeMixedPrecisionPlugin(16, "cuda")`` is
+    ``(precision=16, device="cuda")`` from 1.5; 1.4's takes no argument, and raises ``TypeError`` either
+    way). None where a release binds them otherwise (1.6 put ``accelerator`` first in ``DDPPlugin``), or
+    takes fewer and forwards keywords through ``**kwargs`` (the keyword would go on where the positional
+    argument raises), or the constructor is not tabled."""
+    row = lookup(cls)
+    if row is None:
+        return None
+    names: tuple[str, ...] | None = None
+    for version in RELEASES:
+        if not row.exists_in(version) or (row.stub_since is not None and version >= row.stub_since):
+            continue  # (cannot be imported, or raises whatever it is given)
+        if cls in BROKEN and version >= BROKEN[cls][0]:
+            continue
+        found = _positional(row, version)
+        if found is None:
+            return None
+        params, forwards = found
+        if len(params) < count:
+            if forwards:
+                return None
+            continue  # (too many arguments, or an unexpected keyword: TypeError both ways)
+        if names is None:
+            names = params[:count]
+        elif params[:count] != names:
+            return None
+    return names
+
+
+def _positional(row: LightningClass, version: Version) -> tuple[tuple[str, ...], bool] | None:
+    """The parameters of ``row``'s constructor in ``version``, in order, and whether it forwards others."""
+    if row.kind == STRATEGY:
+        return constructors.positional(row.name, version, row.renamed_to)
+    if row.kind == PRECISION:
+        amp = precision.lookup(row.name)
+        found = amp.constructor(version) if amp is not None else None
+    else:
+        found = plugins.constructor(row.name, version)
+    return None if found is None else (tuple(name for name, _ in found.params), False)
 
 
 # The module each training-type class lives in (`pl.plugins.training_type.<m>` / `pl.strategies.<m>`).

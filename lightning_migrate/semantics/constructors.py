@@ -369,6 +369,15 @@ def parameters(cls: str, version: Version, renamed_to: str = "") -> tuple[frozen
     return (rows[-1][1], rows[-1][2]) if rows else None
 
 
+def positional(cls: str, version: Version, renamed_to: str = "") -> tuple[tuple[str, ...], bool] | None:
+    """``parameters``, in the order ``__init__`` takes them: every one may be passed positionally (none is
+    keyword-only in any release; a deprecated alias hands ``*args`` on to the class it forwards to)."""
+    if renamed_to and version >= v("1.6"):
+        cls = renamed_to
+    rows = [row for row in _ROWS.get(cls, ()) if v(row[0]) <= version]
+    return (tuple(rows[-1][1].split()), rows[-1][2]) if rows else None
+
+
 def role(cls: str, keyword: str, version: Version, renamed_to: str = "") -> str | None:
     """What ``cls(keyword=...)`` does with the keyword in ``version`` (None: the class is not tabled)."""
     found = parameters(cls, version, renamed_to)

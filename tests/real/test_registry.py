@@ -54,9 +54,10 @@ def test_class_exists_where_the_model_says(row) -> None:  # type: ignore[no-unty
     assert found == row.exists_in(version)
 
 
-def _real_parameters(cls: type) -> tuple[frozenset[str], bool]:
-    """The keywords ``cls(...)`` takes: a ``__init__(self, *args, **kwargs)`` that only hands everything to
-    its base (the 1.6/1.7 ``*Plugin`` aliases, 1.9's FairScale strategies) is read through to the base."""
+def _real_parameters(cls: type) -> tuple[frozenset[str], bool, tuple[str, ...]]:
+    """The keywords ``cls(...)`` takes, whether it forwards others, and those positional arguments bind to,
+    in order: a ``__init__(self, *args, **kwargs)`` that only hands everything to its base (the 1.6/1.7
+    ``*Plugin`` aliases, 1.9's FairScale strategies) is read through to the base."""
     for klass in cls.__mro__:
         init = klass.__dict__.get("__init__")
         if init is None:
@@ -67,12 +68,17 @@ def _real_parameters(cls: type) -> tuple[frozenset[str], bool]:
         )
         forwards = any(p.kind is p.VAR_KEYWORD for p in params)
         if named or not forwards:
-            return named, forwards
-    return frozenset(), False
+            positional = tuple(
+                p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.POSITIONAL_ONLY)
+            )
+            return named, forwards, positional
+    return frozenset(), False, ()
 
 
 @pytest.mark.parametrize("name", sorted(constructors.SIGNATURES), ids=str)
 def test_constructor_keywords_are_the_releases(name: str) -> None:
+    """The keywords, and their order: positional arguments are read as the parameters they bind to
+    (``classes.positional_names``), so the table's order is the release's and none is keyword-only."""
     version = Version.parse(harness.release())
     row = lookup(name)
     assert row is not None
@@ -81,8 +87,12 @@ def test_constructor_keywords_are_the_releases(name: str) -> None:
     if name in BROKEN and version >= BROKEN[name][0]:
         pytest.skip(f"{version} raises when {name} is built")
     expected = constructors.parameters(name, version, row.renamed_to)
+    ordered = constructors.positional(name, version, row.renamed_to)
     assert expected is not None, f"the table has no row for {name} in {version}"
-    assert _real_parameters(harness.find_class(name)) == expected
+    assert ordered is not None
+    named, forwards, positional = _real_parameters(harness.find_class(name))
+    assert (named, forwards) == expected
+    assert positional == ordered[0]
 
 
 def test_trainer_signature_defaults_are_tabled() -> None:

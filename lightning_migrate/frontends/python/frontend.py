@@ -47,9 +47,8 @@ from lightning_migrate.project.loaded_configs import NO_LOADED, LoadedConfigs
 from lightning_migrate.report.findings import SHIM, UNSAFE_FIXES, Finding, Result, with_details
 from lightning_migrate.report.findings import written as cut
 from lightning_migrate.report.rules import BY_CODE
-from lightning_migrate.semantics.classes import RENAMED_STRATEGIES, lookup
+from lightning_migrate.semantics.classes import RENAMED_STRATEGIES, lookup, positional_names
 from lightning_migrate.semantics.model import RELEASES, Obj, Value, Version
-from lightning_migrate.semantics.removed import ANCIENT
 from lightning_migrate.semantics.signature import (
     LAST_REMOVAL,
     MODELLED,
@@ -183,6 +182,14 @@ def _arguments(call: ast.Call) -> list[_Arg]:
     ]
     args += [_Arg(k.arg, "" if k.arg else "**", k.value, k) for k in call.keywords]
     return sorted(args, key=lambda a: (a.node.lineno, a.node.col_offset))
+
+
+def _flag_arguments(call: TrainerCall) -> list[_Arg]:
+    """The arguments of ``call`` that may be flags: past its leading ones, none a keyword its callee (a
+    Trainer subclass) takes itself and hands to Lightning under no name of its (``trainers.swallowed``)."""
+    return [
+        a for a in _arguments(call.node)[call.skip :] if a.keyword is None or a.keyword not in call.swallowed
+    ]
 
 
 def _names_in(node: ast.expr) -> list[ast.Name]:
@@ -374,7 +381,7 @@ class _Migrator:
         ``use_distributed_sampler=``, #16829); a keyword with no rename is only reported."""
         target = self.run_options.target
         out: dict[str, tuple[Known, tuple[str, Known] | None]] = {}
-        for arg in _arguments(call.node)[call.skip :]:
+        for arg in _flag_arguments(call):
             if arg.keyword not in MODELLED or arg.keyword in PLANNED_FLAGS or accepts(arg.keyword, target):
                 continue
             value = self.reader.read(arg.value, call.scope)
@@ -424,7 +431,7 @@ class _Migrator:
     def _plan_bound_objects(self, call: TrainerCall) -> None:
         """Where ``call`` passes a name bound to a strategy object and the rewrite renames that object, edit
         it where it is built (``ddp = DDPPlugin(...)`` -> ``ddp = DDPStrategy(...)``) and keep the name."""
-        args = [a for a in _arguments(call.node)[call.skip :] if not a.star]
+        args = [a for a in _flag_arguments(call) if not a.star]
         flags = self._read_flags(call, args, quiet=True)
         if not flags or call.consumes:
             return
@@ -582,7 +589,7 @@ class _Migrator:
         decision: Decision | None = None
         flags: dict[str, Known] | None = None
         if splat is None or splat is _NO_FLAGS:
-            flags = self._read_flags(call, [a for a in _arguments(call.node)[call.skip :] if not a.star])
+            flags = self._read_flags(call, [a for a in _flag_arguments(call) if not a.star])
             if flags:
                 decision = self._decide(call, flags)
         rewrite = decision if isinstance(decision, Rewrite) else None
@@ -620,7 +627,7 @@ class _Migrator:
         flags itself is only reported. With ``move``, a keyword whose fix is a callback appended to
         ``callbacks=`` is fixed so (the callbacks to append kept in ``_added``)."""
         target = self.run_options.target
-        args = _arguments(call.node)[call.skip :]
+        args = _flag_arguments(call)
         self._ancient(call, args)
         written: dict[str, object] = {}
         places: dict[str, ast.expr | ast.keyword] = {}
@@ -683,10 +690,9 @@ class _Migrator:
         if not self._shimmable(call):
             return
         for arg in args:
-            if arg.keyword in ANCIENT:
-                said = f"`{arg.keyword}=` is in no Lightning release from 1.4: {ANCIENT[arg.keyword]}"
-                why = ("every release from 1.4 raises TypeError (an unexpected keyword)", "change it by hand")
-                self._report(arg.node, "LM100", said, False, details=why)
+            found = gone.ancient(arg.keyword) if arg.keyword is not None else None
+            if found is not None:
+                self._report(arg.node, gone.ANCIENT_CODE, found[0], False, details=found[1])
 
     def _narrowed(self, node: ast.expr, scope: Scope) -> object:
         """``gone.BOOL`` where ``node`` (a run-time value) is a bool on every run as far as the file says: a
@@ -856,7 +862,7 @@ class _Migrator:
             return _NO_FLAGS
         if verdict == "settled":
             return _REPORTED  # (its other keywords beside the model's are still renamed: `_gone_keywords`)
-        args = _arguments(call.node)[call.skip :]
+        args = _flag_arguments(call)
         starred = [a for a in args if a.star]
         source = (
             self._dict_of(starred[0].value, call.scope)
@@ -1238,10 +1244,14 @@ def _unrenamable(
         where = (call.lineno, call.col_offset)
         if any((a, b) <= where < (c, d) for a, b, c, d in covered if c is not None and d is not None):
             continue
-        changed = changed_keyword(cls, [k.arg for k in call.keywords if k.arg is not None], sources, target)
+        # (positional arguments bound alike by every release are judged as the keywords they bind to)
+        starred = any(isinstance(a, ast.Starred) for a in call.args)
+        bound = None if starred else positional_names(cls, len(call.args)) if call.args else ()
+        written = [k.arg for k in call.keywords if k.arg is not None] + list(bound or ())
+        changed = changed_keyword(cls, written, sources, target)
         why = None if changed is None else changed[1]
         said = f"`{cls}(...)` not renamed: an argument means something else in Lightning {target}"
-        if why is None and call.args and any(map(row.exists_in, before_16)):
+        if why is None and bound is None and any(map(row.exists_in, before_16)):
             said = f"`{cls}(...)` not renamed: pass its positional arguments by keyword, then run again"
             why = "their meaning changed in Lightning 1.6 (a new first parameter)"
         if why is not None:

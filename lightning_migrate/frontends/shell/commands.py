@@ -86,6 +86,10 @@ def migrate_commands(
             _python_body(body, view, lines, run, shim, found)
     exported: Site | None = None
     for command in commands(view):
+        if command.words[0].text(view).startswith("-"):
+            # no program: the rest of a command line a `\ ` (a backslash before a space, not the line end)
+            # broke off; the shell runs it on its own, and fails. Not read as the command it was meant to be
+            continue
         first, last = lines.position(command.words[0].start), lines.position(command.words[-1].end)
         gone_found = _gone_options(command.words, view, lines, run)
         if gone_found:
@@ -190,6 +194,12 @@ def _gone_options(words: list[Word], view: str, lines: _Lines, run: Run) -> list
             text = None  # type: ignore[assignment]
         options[name], where[name] = _option_value(text), word.start
     findings = []
+    for name, start in where.items():  # (Lightning 0.x's keywords: every release raises for them)
+        ancient = gone.ancient(name)
+        if ancient is not None:
+            findings.append(
+                Finding(*lines.position(start), gone.ANCIENT_CODE, ancient[0], False, details=ancient[1])
+            )
     for judged in gone.judge(options, run.target, opaque=True):
         message = f"{judged.message} (`{_CLI}{judged.old}`; rename it by hand)"
         findings.append(

@@ -443,7 +443,7 @@ def _handed_by_run(
         return False
     if not all(variant.target in TRAINER_NAMES for variant in found):
         return False  # (a composition that builds no Lightning Trainer: no shim hands it one)
-    writes = _run_writes(depth - 1, _Held(request))
+    writes = _writes(depth - 1, request.commands, _Held(request))
     for variant in found:
         changed = compose.migrated_folder(variant.composition.primary.config_dir, request.run, writes)
         if any(path not in request.configs for path, _ in changed):
@@ -478,14 +478,6 @@ class _Held:
 
     def __hash__(self) -> int:
         return hash(self.key)
-
-
-@run_cache.per_run(16)
-def _run_writes(checks: int, held: _Held) -> compose.Migrate:
-    """A config file as the run of ``held`` writes it, with ``checks`` (one function for each: the folders it
-    writes are remembered by it)."""
-    request = held.request
-    return functools.partial(_as_run_writes, checks=checks, commands=request.commands, request=request)
 
 
 def _composed_again(
@@ -632,14 +624,17 @@ def _same(got: dict[str, Known], desired: dict[str, Known], target: Version) -> 
 
 
 def written_with(checks: int, commands: hydra.CommandLines = hydra.NO_COMMANDS) -> compose.Migrate:
-    """A config file as written by ``migrate`` with ``checks`` and the run's Hydra ``commands`` (one function
-    for each pair: the folders it writes are remembered by it)."""
-    return _writer(checks, commands)
+    """A config file as written by ``migrate`` with ``checks`` and the run's Hydra ``commands``."""
+    return _writes(checks, commands, None)
 
 
-@functools.lru_cache(maxsize=64)
-def _writer(checks: int, commands: hydra.CommandLines) -> compose.Migrate:
-    return functools.partial(_as_run_writes, checks=checks, commands=commands)
+@run_cache.per_run(64)
+def _writes(checks: int, commands: hydra.CommandLines, held: _Held | None) -> compose.Migrate:
+    """A config file as the run writes it, with ``checks`` and the run's Hydra ``commands``; ``held``: the
+    run's request for another file, whose options and project it shares (None: those of a bare request).
+    One function for each: the folders it writes are remembered by it."""
+    request = held.request if held is not None else None
+    return functools.partial(_as_run_writes, checks=checks, commands=commands, request=request)
 
 
 def _as_run_writes(
@@ -679,6 +674,13 @@ def _gone_keys(
     # (keys merged in with `<<` are shared with other configs: a rename there is not this config's to make)
     opaque = bool(config.overrides) or any(key not in mapping._ok for key in mapping)
     findings: list[Finding] = []
+    for key in _order(mapping, written):  # (Lightning 0.x's keywords: every release raises for them)
+        ancient = gone.ancient(key)
+        if ancient is not None:
+            line, column = mapping.lc.key(key)
+            findings.append(
+                Finding(line + 1, column + 1, gone.ANCIENT_CODE, ancient[0], False, details=ancient[1])
+            )
     old: dict[str, Known] = {}
     new: dict[str, Known] = {}
     # (no callback is written into a config: its `callbacks` are objects to instantiate, or another file's)
