@@ -10,10 +10,15 @@ from lightning_migrate.cli.main import main
 
 # Rewritten for 2.6 (LM001 + LM004, both fixable).
 FIXABLE = 'import pytorch_lightning as pl\n\ntrainer = pl.Trainer(accelerator="ddp", gpus=2, max_epochs=3)\n'
+# (wrapped: one line would pass 88 characters, black's and ruff's line length)
 FIXED = (
     "import pytorch_lightning as pl\n\n"
-    'trainer = pl.Trainer(strategy="ddp_find_unused_parameters_true", accelerator="cuda", devices=2,'
-    " max_epochs=3)\n"
+    "trainer = pl.Trainer(\n"
+    '    strategy="ddp_find_unused_parameters_true",\n'
+    '    accelerator="cuda",\n'
+    "    devices=2,\n"
+    "    max_epochs=3,\n"
+    ")\n"
 )
 # Reported, never rewritten (LM101: a value only known at run time).
 UNFIXABLE = "import pytorch_lightning as pl\n\n\ndef build(args):\n    return pl.Trainer(gpus=args.gpus)\n"

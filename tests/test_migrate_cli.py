@@ -15,8 +15,12 @@ from lightning_migrate.cli.main import main
 OLD = 'import pytorch_lightning as pl\n\ntrainer = pl.Trainer(accelerator="ddp", gpus=2, max_epochs=3)\n'
 NEW = (
     "import pytorch_lightning as pl\n\n"
-    'trainer = pl.Trainer(strategy="ddp_find_unused_parameters_true", accelerator="cuda", devices=2,'
-    " max_epochs=3)\n"
+    "trainer = pl.Trainer(\n"
+    '    strategy="ddp_find_unused_parameters_true",\n'
+    '    accelerator="cuda",\n'
+    "    devices=2,\n"
+    "    max_epochs=3,\n"
+    ")\n"
 )
 
 

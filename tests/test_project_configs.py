@@ -7,6 +7,7 @@ fixed point, and every rewritten call and config must build in the target what i
 from __future__ import annotations
 
 import ast
+import re
 import shutil
 from pathlib import Path
 
@@ -389,3 +390,14 @@ def _assert_may_hold_is_sound(text: str, path: Path) -> int:
             skipped += 1
             assert not found & sections, (path, sections)
     return skipped
+
+
+def test_the_code_a_config_is_left_for_is_named_in_reading_order(tmp_path: Path) -> None:
+    """(``ast.walk`` goes breadth first: the read nested deeper, line 4, came after line 5.)"""
+    (tmp_path / "a.yaml").write_text("trainer:\n  accelerator: ddp\n  gpus: 2\n")
+    (tmp_path / "check.py").write_text(
+        "def check(cfg):\n    if cfg.trainer.accelerator:\n        if cfg.x:\n"
+        "            cfg.trainer.accelerator = 'ddp'\n    print(cfg.trainer.accelerator)\n"
+    )
+    details = _migrate(tmp_path)["a.yaml"].findings[0].details
+    assert [int(line) for line in re.findall(r"check\.py:(\d+) ", "\n".join(details))] == [2, 4, 5]

@@ -17,6 +17,7 @@ from pathlib import Path
 import click
 
 from lightning_migrate.cli import style
+from lightning_migrate.cli.config import formatter_line_length
 from lightning_migrate.cli.output import Stream
 from lightning_migrate.cli.settings import Settings, start_of
 from lightning_migrate.files import sourcefile
@@ -107,6 +108,8 @@ def _run(
     # (--check needs to know only that a file would change: its texts stay in the worker)
     floor = required_floor(start)
     options = replace(options, ignore=options.ignore + ignore, texts=mode != "check", floor=floor)
+    width = settings["line-length"] or formatter_line_length(start)
+    options = replace(options, line_length=width)
     options = replace(options, only_diffs=mode == "diff")  # (a diff's texts wait for no one in this process)
     stdout_taken = mode == "diff" or (mode == "rewrite" and list(paths) == [Path("-")])
     stream = Stream(settings["output-format"], mode, stdout_taken, how.quiet, live=False)

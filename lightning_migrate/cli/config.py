@@ -46,6 +46,10 @@ KEYS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "shim": (_bool, "true or false"),
     "statistics": (_bool, "true or false"),
     "show-fixes": (_bool, "true or false"),
+    "line-length": (
+        lambda v: isinstance(v, int) and not isinstance(v, bool) and v > 0,
+        "a whole number such as 88",
+    ),
 }
 
 
@@ -73,16 +77,53 @@ def find(start: Path) -> Config:
     return Config(None, Path.cwd().resolve())
 
 
-def _section(path: Path) -> dict[str, Any] | None:
+# where a project's formatter says how long its lines are: (file, the table in it), nearest folder first
+FORMATTERS = (
+    ("ruff.toml", ()),
+    (".ruff.toml", ()),
+    ("pyproject.toml", ("tool", "ruff")),
+    ("pyproject.toml", ("tool", "black")),
+)
+DEFAULT_LINE_LENGTH = 88  # black's and ruff's
+
+
+def formatter_line_length(start: Path) -> int:
+    """The ``line-length`` of the project's ruff or black configuration, the nearest at or above ``start``
+    (a rewrite wraps a call it makes longer where the project's formatter would); else 88, theirs."""
+    folder = start.resolve()
+    if not folder.is_dir():
+        folder = folder.parent
+    for directory in (folder, *folder.parents):
+        for name, table in FORMATTERS:
+            candidate = directory / name
+            if not candidate.is_file():
+                continue
+            try:
+                found: Any = _document(candidate)
+            except ConfigError:  # (a formatter's file we cannot read is not ours to complain about)
+                continue
+            for key in table:
+                found = found.get(key, {}) if isinstance(found, dict) else {}
+            length = found.get("line-length") if isinstance(found, dict) else None
+            if isinstance(length, int) and KEYS["line-length"][0](length):
+                return length
+    return DEFAULT_LINE_LENGTH
+
+
+def _document(path: Path) -> dict[str, Any]:
     if sys.version_info >= (3, 11):  # (imported here: a project without pyproject.toml needs no TOML parser)
         import tomllib
     else:
         import tomli as tomllib
     try:
         with path.open("rb") as handle:
-            document = tomllib.load(handle)
+            return tomllib.load(handle)
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read: {exc}") from exc
+
+
+def _section(path: Path) -> dict[str, Any] | None:
+    document = _document(path)
     table = document.get("tool", {}).get(SECTION)
     if table is not None and not isinstance(table, dict):
         raise ConfigError(f"{path}: [tool.{SECTION}] must be a table")

@@ -130,6 +130,12 @@ def main() -> None:
     " text format (json and sarif always carry it).",
 )
 @click.option(
+    "--line-length",
+    type=click.IntRange(min=1),
+    help="Wrap a call a rewrite makes longer than this, one argument a line (default: the project's ruff or"
+    " black line-length, else 88). Calls already over several lines keep their layout.",
+)
+@click.option(
     "--stdin-filename",
     type=click.Path(path_type=Path),
     help="Name of the file read from `-` (standard input): for messages, configuration and excludes.",

@@ -91,6 +91,10 @@ CONVERSIONS: dict[str, tuple[Callable[[Any], Any], Any]] = {
     "shim": (bool, False),
     "statistics": (bool, False),
     "show-fixes": (bool, False),
+    "line-length": (
+        int,
+        None,
+    ),  # (None: the project's ruff or black setting, ``config.formatter_line_length``)
 }
 
 

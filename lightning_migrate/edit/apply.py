@@ -23,8 +23,9 @@ from lightning_migrate.semantics.model import Obj
 Asked = tuple[object, str, Change]
 
 
-def write(text: Text, edits: Sequence[Asked]) -> str:
-    return splice(text, [Edit(node, indent, change) for node, indent, change in edits])  # type: ignore[arg-type]
+def write(text: Text, edits: Sequence[Asked], width: int | None = None) -> str:
+    """``text`` with ``edits`` made; a one-line call made longer than ``width`` is wrapped (``splice``)."""
+    return splice(text, [Edit(node, indent, change) for node, indent, change in edits], width)  # type: ignore[arg-type]
 
 
 def object_call(updated: cst.CSTNode, old: Obj, new: Obj, quote: str) -> tuple[cst.CSTNode, Edited]:

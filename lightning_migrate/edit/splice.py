@@ -33,9 +33,10 @@ class Edit:
     change: Change
 
 
-def splice(text: Text, edits: Sequence[Edit]) -> str:
+def splice(text: Text, edits: Sequence[Edit], width: int | None = None) -> str:
     """``text`` with every edit applied; edits are applied in the order a LibCST transformer would leave
-    their nodes (inner before outer, then in source order)."""
+    their nodes (inner before outer, then in source order). A call written on one line that fitted in
+    ``width`` characters and no longer does is written with one argument a line (``_exploded``)."""
     if not edits:
         return text.source
     spans = sorted(((text.start(e.node), -text.end(e.node)), e) for e in edits)
@@ -44,24 +45,25 @@ def splice(text: Text, edits: Sequence[Edit]) -> str:
     for (start, negative_end), edit in spans:
         if group and start >= group_end:
             out.append(text.source[position : text.start(group[0].node)])
-            out.append(_apply(text, group))
+            out.append(_apply(text, group, width))
             position, group = group_end, []
         if not group:
             group_end = -negative_end
         group.append(edit)
     out.append(text.source[position : text.start(group[0].node)])
-    out.append(_apply(text, group))
+    out.append(_apply(text, group, width))
     out.append(text.source[group_end:])
     return "".join(out)
 
 
-def _apply(text: Text, group: list[Edit]) -> str:
+def _apply(text: Text, group: list[Edit], width: int | None = None) -> str:
     """The new text of ``group[0]``'s expression, with every edit of ``group`` (inside it) applied."""
     outer = group[0]
     start, end = text.start(outer.node), text.end(outer.node)
-    header = f"if 1:{text.newline}" if outer.indent else ""
+    newline = _line_end(text, outer.node)  # (the line breaks a wrap writes)
+    header = f"if 1:{newline}" if outer.indent else ""
     prefix = f"{header}{outer.indent}_ = "
-    snippet = f"{prefix}{text.source[start:end]}{text.newline}"
+    snippet = f"{prefix}{text.source[start:end]}{newline}"
     module = cst.parse_module(snippet)
     if len(group) == 1:
         node = _value(module, bool(header))
@@ -75,10 +77,78 @@ def _apply(text: Text, group: list[Edit]) -> str:
         if transformer.applied != len(changes):
             raise AssertionError("an edit did not find its node")  # never write a partial rewrite
     assert isinstance(new, cst.Module)
-    code = cst_code(new.code, snippet)
+    code = _code(new, snippet, prefix, newline)
+    wrap = _wrap(text, outer, code, width)
+    if wrap is not None:
+        value = _value(new, bool(header))
+        if isinstance(value, cst.Call) and _explodable(value):
+            exploded: cst.CSTNode = _exploded(value, wrap)
+            wrapped = new.deep_replace(value, exploded)
+            assert isinstance(wrapped, cst.Module)
+            code = _code(wrapped, snippet, prefix, newline)
+    return code
+
+
+def _line_end(text: Text, node: ast.Call | ast.Dict) -> str:
+    """The line end of a node written on one line (a file may mix them), else the file's first."""
+    if node.lineno != node.end_lineno or node.lineno >= len(text.starts):
+        return text.newline
+    line = text.source[text.starts[node.lineno - 1] : text.starts[node.lineno]]
+    return line[len(line.rstrip("\r\n")) :] or text.newline
+
+
+def _code(module: cst.Module, snippet: str, prefix: str, newline: str) -> str:
+    code = cst_code(module.code, snippet)
     assert code.startswith(prefix)
-    assert code.endswith(text.newline)
-    return code[len(prefix) : len(code) - len(text.newline)]
+    assert code.endswith(newline)
+    return code[len(prefix) : len(code) - len(newline)]
+
+
+def _wrap(text: Text, edit: Edit, code: str, width: int | None) -> str | None:
+    """The indentation to write the call's arguments under, past its line's, where ``code`` (the call's new
+    text) makes a line that fitted in ``width`` too long; None where it is left on its line: a call written
+    over several lines keeps its own layout, a line already too long was the user's choice, a call after a
+    quote on its line may be inside an f-string (whose braces span no lines before Python 3.12), and one on
+    a line indented less than its statement is not re-indented."""
+    node = edit.node
+    if width is None or not isinstance(node, ast.Call) or node.lineno != node.end_lineno or "\n" in code:
+        return None
+    assert node.end_col_offset is not None
+    line = text.line(node.lineno)
+    start, end = text.column(node.lineno, node.col_offset), text.column(node.lineno, node.end_col_offset)
+    if len(line) > width or len(line[:start] + code + line[end:]) <= width or _QUOTES & set(line[:start]):
+        return None
+    indent = _indent(line)
+    return indent[len(edit.indent) :] if indent.startswith(edit.indent) else None
+
+
+_QUOTES = set("'\"")
+
+
+def _explodable(call: cst.Call) -> bool:
+    """The call has arguments, and a trailing comma can follow them (not a lone generator argument written
+    without its own parentheses, ``f(x for x in y)``)."""
+    lone = call.args[0].value if len(call.args) == 1 else None
+    return bool(call.args) and not (isinstance(lone, cst.GeneratorExp) and not lone.lpar)
+
+
+def _exploded(call: cst.Call, indent: str) -> cst.Call:
+    """``call`` with each argument on a line of its own, indented four spaces past ``indent`` (relative to
+    its statement's block), and the closing parenthesis on a line of its own: the layout black and ruff
+    give a call that does not fit on its line, with the trailing comma that keeps it so."""
+
+    def line(extra: str) -> cst.ParenthesizedWhitespace:
+        return cst.ParenthesizedWhitespace(indent=True, last_line=cst.SimpleWhitespace(extra))
+
+    inner, args = line(indent + "    "), list(call.args)
+    args = [
+        arg.with_changes(
+            comma=cst.Comma(whitespace_after=inner if i < len(args) - 1 else line(indent)),
+            whitespace_after_arg=cst.SimpleWhitespace(""),
+        )
+        for i, arg in enumerate(args)
+    ]
+    return call.with_changes(whitespace_before_args=inner, args=args)
 
 
 def _value(module: cst.Module, indented: bool) -> cst.BaseExpression:

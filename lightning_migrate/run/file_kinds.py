@@ -121,7 +121,7 @@ def _migrate(
         configs=options.configs,
     )
     if kind.python:
-        return _python(text, request, skipped)
+        return _python(text, request, skipped, options.line_length)
     if not skipped:
         return kind.front_end().migrate(text, request)
     # no flag in the file: only unused suppressions (LM900) can be found, where comments are the file's own
@@ -129,9 +129,11 @@ def _migrate(
     return Migrated(text, [], lambda found: noqa.apply(text, found, comments=comments))
 
 
-def _python(text: str, request: Request, skipped: bool) -> Migrated:
+def _python(text: str, request: Request, skipped: bool, width: int | None) -> Migrated:
     """Python: argument lists of string literals (``subprocess.run([... "--gpus", "2"])``) first, then the
-    Trainer calls (the prefilter may have ``skipped`` those: then only unused suppressions are looked for)."""
+    Trainer calls (the prefilter may have ``skipped`` those: then only unused suppressions are looked for).
+    A one-line call made longer than ``width`` is wrapped (a Python file's only: a notebook cell or a code
+    block in docs is written back by its lines)."""
     source, found = text, []
     if ("--" in text or "PL_TRAINER_" in text) and _ARGUMENT_WORDS.search(text):
         from lightning_migrate.files import depth
@@ -165,6 +167,7 @@ def _python(text: str, request: Request, skipped: bool) -> Migrated:
         request.clis.of_script(request.path),
         request.loaded,
         run.floor,
+        width=width,
     )
     return Migrated(
         result.code, [*result.findings, *found], lambda seen: noqa.apply(text, seen, result.calls)

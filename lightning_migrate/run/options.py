@@ -44,6 +44,9 @@ class Options:
     # else of a changed file, and a result waits in the main process until those of every path before it are
     # done (the largest files are migrated first, so most wait to the end of the run)
     only_diffs: bool = False
+    # the line length past which a one-line call a rewrite makes longer is written one argument a line
+    # (`--line-length`, else the project's ruff or black setting, else 88); None: never
+    line_length: int | None = None
 
     def selects(self, code: str, path: Path) -> bool:
         """The most specific prefix wins; on a tie, ignore wins (``--select LM0 --ignore LM0`` is off)."""

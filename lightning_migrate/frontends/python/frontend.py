@@ -83,6 +83,7 @@ def migrate(
     loaded: LoadedConfigs = NO_LOADED,
     floor: Version = RELEASES[0],
     starred: tuple[tuple[str, str], ...] = (),
+    width: int | None = None,
 ) -> Result:
     """Rewrite ``source`` (a whole Python file) for Lightning ``target``; with ``unsafe``, in the idiomatic
     modern spelling even where it adopts a changed default (each such finding says what changes). The calls
@@ -93,7 +94,8 @@ def migrate(
     file's LightningCLI calls whose ``trainer_defaults`` the run judged with their configs; ``loaded``: the
     calls of the file whose ``**`` section of a loaded config the run settles; ``floor``: the oldest release
     the project requires (``Run.floor``); ``starred``: the names star imports of the project's modules bind
-    in it (else those ``subclasses`` knows for ``path``)."""
+    in it (else those ``subclasses`` knows for ``path``); ``width``: the line length a one-line call made
+    longer is wrapped past (None: never)."""
     tree = _parse(source)
     text = Text(source)
     located = locate(tree, text, subclasses, starred or subclasses.starred_in(path))
@@ -117,7 +119,7 @@ def migrate(
         # the applier, and LibCST with it, is imported only for a file with something to write
         from lightning_migrate.edit import apply
 
-        new_code = apply.write(text, migrator.edits)
+        new_code = apply.write(text, migrator.edits, width)
     if migrator.imports or migrator.built or migrator.shim_imports:
         renames = _other_uses(migrator, target, kept)
         new_code, still_used = apply.write_imports(

@@ -247,7 +247,8 @@ def _referred(
     referred = [key for key in changed if request.references.of(config.section, key)]
     if not referred:
         return ()
-    refs = [ref for key in referred for ref in request.references.of(config.section, key)]
+    found = (ref for key in referred for ref in request.references.of(config.section, key))
+    refs = sorted(set(found), key=lambda ref: (ref.path, ref.line, ref.column))  # (in reading order)
     keys = " and ".join(f"`{config.section}.{key}`" for key in referred)
     more = (f"and {len(refs) - SHOWN_REFERENCES} more",) if len(refs) > SHOWN_REFERENCES else ()
     verb = "is" if len(referred) == 1 else "are"
