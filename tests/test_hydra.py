@@ -14,6 +14,7 @@ import pytest
 from cli_helpers import run
 from test_fixtures import assert_flags_kept
 
+from lightning_migrate.files import run_cache
 from lightning_migrate.frontends.yaml.read import load, read
 from lightning_migrate.project import hydra as hydra_project
 from lightning_migrate.semantics.model import RELEASES, Value, release
@@ -435,3 +436,40 @@ def test_the_files_hydra_loads_are_remembered_as_hydra_reads_them(tmp_path: Path
         types.update(remembering)
     assert first == again == plain
     assert sum(node.startswith("error: ") for node in plain) == 2
+
+
+def test_a_composition_over_a_tree_that_changes_no_file_it_reads_is_not_composed_again(
+    tmp_path: Path,
+) -> None:
+    """A composition over a copy of the folder with some files replaced gets the answer it gave over a tree
+    whose files it read hold the same texts, without Hydra composing it again (``_traces``); a replaced file
+    it reads is composed again, and so is every composition over a folder with a hidden file (its copies
+    leave it out)."""
+    from unittest import mock
+
+    configs = tmp_path / "configs"
+    shutil.copytree(PROJECT / "configs", configs)
+    train = hydra_project.Composition(
+        hydra_project.Primary(configs.resolve(), "train"), ("experiment=four_gpus",)
+    )
+    ddp = (configs / "trainer" / "ddp.yaml").resolve()  # (not read by that composition)
+    experiment = (configs / "experiment" / "four_gpus.yaml").resolve()
+    composed = mock.Mock(wraps=hydra_project._composed)
+    with mock.patch.object(hydra_project, "_composed", composed):
+        run_cache.forget()
+        on_disk = hydra_project.trainer_node(train)
+        assert hydra_project.trainer_node(train, {ddp: "accelerator: ddp\ngpus: 8\n"}) == on_disk
+        assert composed.call_count == 1
+        text = experiment.read_text().replace("gpus: 4", "gpus: 2")
+        assert hydra_project.trainer_node(train, {experiment: text}) != on_disk
+        assert composed.call_count == 2
+        # the tree with the same texts of the files it reads as another, one of those replaced
+        assert hydra_project.trainer_node(train, {experiment: text, ddp: "gpus: 3\n"}) != on_disk
+        assert composed.call_count == 2
+
+        (configs / ".hidden").mkdir()
+        run_cache.forget()
+        assert hydra_project.trainer_node(train) == on_disk
+        assert hydra_project.trainer_node(train, {ddp: "accelerator: ddp\ngpus: 8\n"}) == on_disk
+        assert composed.call_count == 4
+    run_cache.forget()

@@ -12,6 +12,7 @@ Hydra project; without it, ``available`` is False and the front ends report what
 from __future__ import annotations
 
 import functools
+import hashlib
 import os
 import re
 import shutil
@@ -102,13 +103,107 @@ def trainer_node(
 def _remembered(
     composition: Composition, replaced: tuple[tuple[str, str], ...], more: tuple[str, ...]
 ) -> str | ComposeError:
+    shared = _same_names(composition.primary.config_dir, replaced)
+    traces = _traces(composition, more)
+    folder, texts = str(composition.primary.config_dir.resolve()), dict(replaced)
+    for files, node in traces if shared else []:
+        if all(_digest(_text_now(folder, texts, file)) == digest for file, digest in files):
+            return node
+    loads: list[tuple[str, str | None]] = []
     try:
-        return _composed(composition, replaced, more)
+        node = _composed(composition, replaced, more, loads)
     except ComposeError as exc:
         return exc
+    read = _read_files(composition.primary.config_dir, replaced, loads) if shared else None
+    if read is not None and len(traces) < _TRACES:
+        traces.append((read, node))
+    return node
 
 
-def _composed(composition: Composition, replaced: tuple[tuple[str, str], ...], more: tuple[str, ...]) -> str:
+# --- sharing a composition's answer between the trees it is composed over -----------------------------------
+#
+# A file's check composes the same composition over several trees: the folder on disk, and copies of it with
+# some configs replaced (the rewrite, the folder as the run writes it, with one check less or none). A
+# composition reads only some of the folder's files (its primary, the group files its defaults tree selects),
+# and what Hydra gives is made of those files' texts alone: the same composition, the same overrides, over a
+# tree whose files Hydra reads hold the same texts, reads the same files and gives the same node (the folder's
+# other files are not read; the copies hold the same names). So each answer is kept with the texts of the
+# files it read (a digest of each), and a composition over another tree whose files at those paths hold those
+# texts gets it without composing (a state-spaces group file feeds 21 compositions, each composed over 4
+# trees, some of which change no file it reads). Only a node is shared, never an error (one
+# names the folder's path); and nothing of a folder with hidden files or links, which its copies do not hold
+# alike (the copy leaves out `.*`, and holds a link's target).
+_TRACES = 8  # answers kept for each composition and its overrides
+
+
+@run_cache.per_run(1024)
+def _traces(
+    composition: Composition, more: tuple[str, ...]
+) -> list[tuple[tuple[tuple[str, bytes], ...], str]]:
+    """The nodes ``composition`` gave with ``more``, each with the files it read (path, digest of the text):
+    a path inside the config folder relative to it, another absolute (filled by ``_remembered``)."""
+    return []
+
+
+# the files the composition Hydra runs now reads (real path, text; None: not read as text), while it runs
+_LOADING: list[list[tuple[str, str | None]]] = []
+
+
+def _digest(text: str | None) -> bytes | None:
+    return (
+        None
+        if text is None
+        else hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+    )
+
+
+def _read_files(
+    config_dir: Path, replaced: tuple[tuple[str, str], ...], loads: list[tuple[str, str | None]]
+) -> tuple[tuple[str, bytes], ...] | None:
+    """The files a composition over the tree of ``replaced`` read, as ``_traces`` keeps them; None where its
+    answer is not to be shared (a file it did not read as text)."""
+    if any(text is None for _, text in loads):
+        return None
+    tree = os.path.realpath(_tree(config_dir, replaced))
+    read: dict[str, bytes] = {}
+    for path, text in loads:
+        inside = os.path.relpath(path, tree)
+        read[path if inside.startswith("..") or os.path.isabs(inside) else inside] = _digest(text)  # type: ignore[assignment]
+    return tuple(read.items())
+
+
+def _text_now(folder: str, replaced: dict[str, str], file: str) -> str | None:
+    """The text of ``file`` (relative to the config ``folder``, or absolute) in the tree of ``replaced``."""
+    path = os.path.join(folder, file)
+    if path in replaced:
+        return replaced[path]
+    try:
+        with open(path, encoding="utf-8") as opened:
+            return opened.read()
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _same_names(config_dir: Path, replaced: tuple[tuple[str, str], ...]) -> bool:
+    """Whether the tree of ``replaced`` holds the names the folder on disk holds, as every other such tree:
+    no name of the folder is hidden or a link, and each file replaced is one of the folder's."""
+    return _plain_folder(config_dir) and all(os.path.isfile(path) for path, _ in replaced)
+
+
+@run_cache.per_run(64)
+def _plain_folder(folder: Path) -> bool:
+    """Whether no file or folder below ``folder`` is hidden (``.x``) or a link (its copies hold it alike)."""
+    return not any(path.name.startswith(".") or path.is_symlink() for path in folder.resolve().rglob("*"))
+
+
+def _composed(
+    composition: Composition,
+    replaced: tuple[tuple[str, str], ...],
+    more: tuple[str, ...],
+    loads: list[tuple[str, str | None]] | None = None,
+) -> str:
+    """The Trainer's node of ``composition`` composed by Hydra over the tree of ``replaced``; the files Hydra
+    reads are added to ``loads`` (real path, text)."""
     if _names_packages(composition.primary.config_dir):
         raise ComposeError(_PACKAGES)
     from hydra import compose, initialize_config_dir
@@ -121,6 +216,7 @@ def _composed(composition: Composition, replaced: tuple[tuple[str, str], ...], m
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # (Hydra's advice on `_self_` and version_base is not the user's)
         GlobalHydra.instance().clear()
+        _LOADING.append([] if loads is None else loads)
         try:
             with initialize_config_dir(config_dir=str(folder), version_base=None):
                 overrides = _with_plain_logging([*composition.overrides, *more])
@@ -128,6 +224,7 @@ def _composed(composition: Composition, replaced: tuple[tuple[str, str], ...], m
         except Exception as exc:  # Hydra's own errors, and OmegaConf's on a file it cannot read
             raise ComposeError(_first_line(exc)) from exc
         finally:
+            _LOADING.pop()
             GlobalHydra.instance().clear()
     node = OmegaConf.select(config, primary.key)
     if not isinstance(node, DictConfig):
@@ -182,11 +279,16 @@ def _remember_loaded_files() -> None:
     class _RememberingFiles(FileConfigSource):
         def load_config(self, config_path: str) -> ConfigResult:
             full_path = os.path.realpath(os.path.join(self.path, self._normalize_file_name(config_path)))
+            text = None
             try:
                 with open(full_path, encoding="utf-8") as file:
-                    return result(self, file.read())
+                    text = file.read()
+                return result(self, text)
             except Exception:
                 return super().load_config(config_path)
+            finally:
+                if _LOADING:  # (what this composition read: `_traces`)
+                    _LOADING[-1].append((full_path, text))
 
     class _RememberingPackages(ImportlibResourcesConfigSource):
         def _read_config(self, res: Any) -> ConfigResult:
