@@ -669,7 +669,11 @@ def _why_not(
     built = [m for m, s in keep.items() if s is not None]
     failing = [[m for m in built if difference(c, {m: keep[m]}, target, same)] for c in candidates[:_CLOSEST]]
     closest = min(failing, key=len) if failing else []
-    machine = closest[0] if closest else built[0]
+    # the machine named is one where the call as written builds something else in the target too: one where
+    # only the closest candidate breaks said "as written, Lightning 2.6.6 gives" what the call built there
+    # (`accelerator="gpu"` from 1.7 differs on several GPUs, not on one)
+    otherwise = [m for m in built if difference(flags, {m: keep[m]}, target, same)]
+    machine = next((m for m in closest if m in otherwise), None) or (otherwise or closest or built)[0]
     setup = keep[machine]
     assert setup is not None
     missing = why_not(setup, target)
