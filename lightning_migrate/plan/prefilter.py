@@ -101,7 +101,9 @@ _ASCII_WORD = re.compile(r"[A-Za-z0-9_]")
 GAP = scan.GAP
 # The names a Trainer call's callee can end with: qualified names come from imports and attributes, never
 # from assignments (`T = pl.Trainer; T(...)` is not resolved by the codemod either).
-CALLEES = ("Trainer", "partial", "from_argparse_args")
+CALLEES = ("Trainer", "partial", "builds", "pbuilds", "from_argparse_args")
+# the callees that pass their keywords on to the class their first argument names (``locate.PARTIAL_NAMES``)
+_PARTIALS = frozenset({"partial", "builds", "pbuilds"})
 # (Patterns that start with a word, not with `\b`, which would keep the regex engine from searching for that
 # word at C speed; the word boundary before it is checked by `_words`.)
 _ALIASES = {callee: re.compile(rf"{callee}{GAP}\bas\b{GAP}(\w+)") for callee in CALLEES}
@@ -190,7 +192,7 @@ def _quiet_call(
     if not (_MODELLED_WORD.search(text, call.open, close) or "*" in text[call.open : close]):
         return True  # no modelled keyword, no `**`: the codemod has no flag to read
     arguments = text[call.open + 1 : close]
-    if call.callee is not None and file.roles[call.callee] == {"partial"} and not file.partial_of(arguments):
+    if call.callee is not None and file.roles[call.callee] <= _PARTIALS and not file.partial_of(arguments):
         return True
     found = readings(arguments, file)
     return found is not None and all(
