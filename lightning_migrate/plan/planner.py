@@ -49,7 +49,7 @@ from lightning_migrate.semantics.render import (
     strategy_spellings,
     why_not,
 )
-from lightning_migrate.semantics.signature import DEPRECATED_KEYWORDS, MODELLED, accepts, is_default
+from lightning_migrate.semantics.signature import MODELLED, accepts, is_default
 
 V15, V16, V20 = v("1.5"), v("1.6"), v("2.0")
 
@@ -422,18 +422,8 @@ def _documented(value: Value) -> bool:
 PLANNED_FLAGS = frozenset({*TRAINING_TYPE_FLAGS, *DEVICE_FLAGS, "strategy", "devices", "num_nodes"})
 
 
-# Modelled keywords beside the planned ones whose deprecation is old usage the codemod answers for: 1.9
-# warns for `auto_select_gpus=True`, and a rewrite that kept it was counted fixed (the replacement,
-# `devices=find_usable_cuda_devices(n)`, is said by the refusal: ``_why_not``).
-DEPRECATED_BESIDE = frozenset({"auto_select_gpus"})
-
-
 def codemod_deprecations(deprecations: Sequence[Deprecation]) -> list[Deprecation]:
-    return [
-        d
-        for d in deprecations
-        if d.flag in PLANNED_FLAGS or d.flag in DEPRECATED_BESIDE or d.flag not in MODELLED
-    ]
+    return [d for d in deprecations if d.flag in PLANNED_FLAGS or d.flag not in MODELLED]
 
 
 def builds_the_same(written: Mapping[str, Value], planned: Mapping[str, Value], target: Version) -> bool:
@@ -690,12 +680,11 @@ def _why_not(
     builds = f"on {machine.describe()}, this call builds {describe(setup)}"
     if missing.startswith(f"Lightning {target} has no"):
         return Refusal("LM103", f"{missing}; move off it by hand", details=(builds,))
-    if flags.get("auto_select_gpus") is True and target >= DEPRECATED_KEYWORDS["auto_select_gpus"]:
-        # 1.9 deprecated the flag and 2.0 removed it with its free-GPU search: a function picks the devices
-        said = "is deprecated in" if accepts("auto_select_gpus", target) else "is not in"
+    if flags.get("auto_select_gpus") is True and not accepts("auto_select_gpus", target):
+        # 2.0 removed the flag and its free-GPU search: the devices are picked by a function instead
         return Refusal(
             "LM103",
-            f"`auto_select_gpus=True` {said} Lightning {target}; pick the devices by hand",
+            f"`auto_select_gpus=True` is not in Lightning {target}; pick the devices by hand",
             details=(builds, AUTO_SELECT_ADVICE),
         )
     outcome = interpret(flags, target, machine).outcome
