@@ -803,6 +803,14 @@ def test_an_option_the_file_writes_holds_what_it_writes(write: str) -> None:
         assert [f.code for f in result.findings] == ["LM101"], target
 
 
+@pytest.mark.parametrize("read", ["model = build(**args.__dict__)", "model = build(**vars(args))"])
+def test_reading_the_namespace_as_a_mapping_writes_nothing(read: str) -> None:
+    """`SAC(**hparams.__dict__)` reads the namespace (lightning-bolts' tests): it writes no option, and the
+    call is rewritten for the option's values as before."""
+    text = _file(*_OPTION, read, "trainer = pl.Trainer(gpus=args.gpus)")
+    assert 'pl.Trainer(accelerator="cuda", devices=args.gpus)' in migrate(text, release("1.7")).code
+
+
 @pytest.mark.parametrize(
     "write",
     [

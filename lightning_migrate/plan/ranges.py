@@ -275,17 +275,17 @@ class RunTimeReader:
                 and id(node) not in assigned
             ):
                 found.setdefault((node.value.id, node.attr), []).append(None)  # `+=`, `for args.x in`
-            elif isinstance(node, ast.Attribute) and node.attr == "__dict__":
-                if isinstance(node.value, ast.Name):
-                    found.setdefault((node.value.id, "*"), []).append(None)
             elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.args:
                 first = node.args[0]
-                if node.func.id in ("setattr", "vars") and isinstance(first, ast.Name):
-                    key = node.args[1] if node.func.id == "setattr" and len(node.args) == 3 else None
+                if node.func.id == "setattr" and isinstance(first, ast.Name):
+                    key = node.args[1] if len(node.args) == 3 else None
                     named = isinstance(key, ast.Constant) and isinstance(key.value, str)
                     attribute = key.value if named else "*"  # type: ignore[union-attr]
                     value = node.args[2] if named else None
                     found.setdefault((first.id, attribute), []).append(value)
+            written = _written_mapping(node)
+            if written is not None:
+                found.setdefault((written, "*"), []).append(None)
         return found
 
     def _either(self, node: ast.BoolOp, scope: Scope, flag: str, depth: int) -> Domain | None:
@@ -415,6 +415,33 @@ class RunTimeReader:
         if not any(self._parses(call) for call in self.located.every_call):
             return own, trainer
         return {**dict(imported.options), **own}, trainer or imported.trainer
+
+
+_MAPPING_WRITES = frozenset({"update", "setdefault", "__setitem__", "pop", "clear"})
+
+
+def _written_mapping(node: ast.AST) -> str | None:
+    """The name whose attributes ``node`` writes through its mapping: ``args.__dict__.update(cfg)``,
+    ``vars(args)[key] = v`` (a read, ``Trainer(**vars(args))``, writes nothing)."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        if node.func.attr not in _MAPPING_WRITES:
+            return None
+        mapping = node.func.value
+    elif isinstance(node, ast.Subscript) and isinstance(node.ctx, (ast.Store, ast.Del)):
+        mapping = node.value
+    else:
+        return None
+    if isinstance(mapping, ast.Attribute) and mapping.attr == "__dict__":
+        return mapping.value.id if isinstance(mapping.value, ast.Name) else None
+    if (
+        isinstance(mapping, ast.Call)
+        and isinstance(mapping.func, ast.Name)
+        and mapping.func.id == "vars"
+        and len(mapping.args) == 1
+        and isinstance(mapping.args[0], ast.Name)
+    ):
+        return mapping.args[0].id
+    return None
 
 
 class _NotLiteral:
