@@ -180,6 +180,28 @@ def test_fix_names_only_the_keywords_it_changes() -> None:
     assert any("deprecated in 1.7, removed in 2.0" in d for d in count.details), count.details
 
 
+def test_auto_select_gpus_is_named_where_2x_lacks_it() -> None:
+    """`gpus=n, auto_select_gpus=True` was refused for 2.x with "cannot build what this call built" and
+    2.x's TypeError on `gpus`: the flag that blocks the rewrite, and its replacement, went unsaid."""
+    code = "import pytorch_lightning as pl\n\npl.Trainer(gpus=1, auto_select_gpus=True)\n"
+    (found,) = migrate(code, release("2.6")).findings
+    assert found.code == "LM103"
+    assert found.message.startswith("`auto_select_gpus=True` is not in Lightning 2.6")
+    assert any("devices=find_usable_cuda_devices(n)" in d for d in found.details), found.details
+
+
+def test_a_refusal_names_a_machine_where_the_call_changes() -> None:
+    """`Trainer(accelerator="gpu")` from 1.7 is all GPUs with ddp_spawn there, ddp (popen) in 2.x: the
+    refusal named one GPU, where both build one device, and said "as written, Lightning 2.6.6 gives cuda x1,
+    single_device" of a call that built cuda x1, single_device (sc_depth_pl, which pins 1.7.3)."""
+    code = 'import pytorch_lightning as pl\n\npl.Trainer(accelerator="gpu", max_epochs=3)\n'
+    (found,) = migrate(code, release("2.6"), release("1.7")).findings
+    assert found.code == "LM103"
+    built, written = found.details[:2]
+    assert built.startswith("on 2 CUDA GPUs, this call builds cuda x2, ddp(start_method=spawn"), built
+    assert "start_method=popen" in written, written
+
+
 def test_choices_are_not_told_to_narrow(tmp_path: Path) -> None:
     """A value whose script lists every choice is not told to narrow it; one with any value is. (Strings:
     `"0"` is the CPU yet true, so no test of the value splits them.)"""

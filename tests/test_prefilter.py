@@ -297,6 +297,19 @@ def test_syntax_this_python_cannot_read_is_an_error_that_says_so() -> None:
             UNIFIED + "def build(*, strategy=None):\n    return pl.Trainer(**dict(strategy=strategy))\n",
             id="keyword-only-default-in-a-dict",
         ),
+        pytest.param(
+            IMPORT + "import argparse\n\nparser = argparse.ArgumentParser()\n"
+            'parser.add_argument("--accelerator", choices=["ddp", "dp"], default="ddp")\n'
+            "args = parser.parse_args()\npl.Trainer(accelerator=args.accelerator, devices=2)\n",
+            id="option-choices-told",  # (the codemod reads the choices as written values: LM101)
+        ),
+        pytest.param(
+            IMPORT + "import argparse\n\ndef get_args():\n    parser = argparse.ArgumentParser()\n"
+            '    parser.add_argument("--accelerator", choices=["ddp", "dp"])\n'
+            "    return parser.parse_args()\n\n"
+            "args = get_args()\npl.Trainer(accelerator=args.accelerator, devices=2)\n",
+            id="option-choices-told-in-a-parser-function",
+        ),
         pytest.param("import \uff50ytorch_lightning as pl\npl.Trainer(gpus=2)\n", id="nfkc-import"),
         pytest.param(IMPORT + "pl.Trainer(\uff47pus=2)\n", id="nfkc-keyword"),
     ],

@@ -739,6 +739,106 @@ def test_an_attribute_of_another_object_is_not_narrowed_by_an_option() -> None:
     check(text, release("2.6"), release("1.5"), False, Tally())
 
 
+_PARSER_FUNCTION = (
+    "def get_args():",
+    "    parser = argparse.ArgumentParser()",
+    '    parser.add_argument("--gpus", type=int, choices=[0, 1], default=1)',
+    "    return parser.parse_args()",
+    "",
+)
+_READ = ("args = get_args()", "trainer = pl.Trainer(gpus=args.gpus)")
+
+
+def test_a_parser_function_of_the_file_narrows_its_options() -> None:
+    """`args = get_args()`, a function of the file that returns what its parser parsed, holds the file's
+    options as `parser.parse_args()` in place does (seen in pykale and torchmd-net: `args.gpus` was taken
+    for any value, and the call reported as LM101 where the options allow a rewrite)."""
+    text = _file(*_PARSER_FUNCTION, *_READ)
+    result = migrate(text, release("2.6"))
+    assert 'pl.Trainer(accelerator="cuda" if args.gpus else "cpu", devices=1)' in result.code
+    check(f"# values: args.gpus in (0, 1)\n{text}", release("2.6"), None, False, Tally())
+
+
+@pytest.mark.parametrize(
+    "other",
+    [
+        pytest.param(("get_args = load_namespace",), id="rebound"),
+        pytest.param(("def get_args():", "    return load_namespace()"), id="defined-twice"),
+    ],
+)
+def test_a_parser_function_bound_twice_narrows_nothing(other: tuple[str, ...]) -> None:
+    """Which binding of `get_args` a call sees is not known where the file binds the name twice: its
+    options say nothing of the result."""
+    text = _file(*_PARSER_FUNCTION, *other, "", *_READ)
+    result = migrate(text, release("2.6"))
+    assert "pl.Trainer(gpus=args.gpus)" in result.code
+    assert [f.code for f in result.findings] == ["LM101"]
+
+
+_OPTION = (
+    "parser = argparse.ArgumentParser()",
+    'parser.add_argument("--gpus", type=int, choices=[1, 2], default=1)',
+    "args = parser.parse_args()",
+)
+
+
+@pytest.mark.parametrize(
+    "write",
+    [
+        pytest.param('args.gpus = [int(i) for i in args.ids.split(",")]', id="computed"),
+        pytest.param("args.gpus += 1", id="augmented"),
+        pytest.param("vars(args).update(config)", id="vars"),
+        pytest.param("args.__dict__.update(config)", id="dict"),
+    ],
+)
+def test_an_option_the_file_writes_holds_what_it_writes(write: str) -> None:
+    """`args.gpus` holds what the file writes into it too, not only what its option parses: with the
+    option's `choices=[1, 2]` alone, 2.6 got `strategy=... if args.gpus > 1 else "auto", devices=args.gpus`,
+    which raises TypeError for a list the script wrote (`[0, 1] > 1`) where 1.x trained on GPUs 0 and 1. A
+    value not written out may be any value of the flag."""
+    text = _file(*_OPTION, "if args.ids:", f"    {write}", "trainer = pl.Trainer(gpus=args.gpus)")
+    for target in ("1.7", "2.6"):
+        result = migrate(text, release(target))
+        assert "pl.Trainer(gpus=args.gpus)" in result.code, target
+        assert [f.code for f in result.findings] == ["LM101"], target
+
+
+@pytest.mark.parametrize("read", ["model = build(**args.__dict__)", "model = build(**vars(args))"])
+def test_reading_the_namespace_as_a_mapping_writes_nothing(read: str) -> None:
+    """`SAC(**hparams.__dict__)` reads the namespace (lightning-bolts' tests): it writes no option, and the
+    call is rewritten for the option's values as before."""
+    text = _file(*_OPTION, read, "trainer = pl.Trainer(gpus=args.gpus)")
+    assert 'pl.Trainer(accelerator="cuda", devices=args.gpus)' in migrate(text, release("1.7")).code
+
+
+@pytest.mark.parametrize(
+    "write",
+    [
+        pytest.param("args.gpus = [0, 1]", id="assigned"),
+        pytest.param("args.gpus, args.nodes = [0, 1], 2", id="tuple"),
+        pytest.param('setattr(args, "gpus", [0, 1])', id="setattr"),
+    ],
+)
+def test_a_literal_the_file_writes_is_one_more_value(write: str) -> None:
+    """A literal written into the option is one more value the rewrite must keep: for 1.7,
+    `accelerator="cuda", devices=args.gpus` keeps 1, 2 and [0, 1]; for 2.6 the strategy is chosen by a test
+    that a list passes too (`== 1`, not `> 1`)."""
+    text = _file(*_OPTION, "if args.ids:", f"    {write}", "trainer = pl.Trainer(gpus=args.gpus)")
+    assert 'pl.Trainer(accelerator="cuda", devices=args.gpus)' in migrate(text, release("1.7")).code
+    assert "args.gpus > 1" not in migrate(text, release("2.6")).code
+    for target in ("1.7", "2.6"):
+        check(f"# values: args.gpus in (1, 2, [0, 1])\n{text}", release(target), None, False, Tally())
+
+
+def test_a_written_value_among_the_options_keeps_the_rewrite() -> None:
+    """A literal the file writes that the option could give anyway narrows nothing away: the call is still
+    rewritten for the option's values (`args.gpus = 1`, as mvsnerf writes before its Trainer)."""
+    text = _file(*_OPTION, "if args.debug:", "    args.gpus = 1", "trainer = pl.Trainer(gpus=args.gpus)")
+    result = migrate(text, release("1.7"))
+    assert 'pl.Trainer(accelerator="cuda", devices=args.gpus)' in result.code
+    check(f"# values: args.gpus in (1, 2)\n{text}", release("1.7"), None, False, Tally())
+
+
 @pytest.mark.parametrize(
     ("lines", "target", "source"),
     [

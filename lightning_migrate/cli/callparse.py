@@ -246,6 +246,6 @@ def _trainer_skip(call: ast.Call, aliases: set[str]) -> int | None:
         return 0
     if isinstance(call.func, ast.Attribute) and call.func.attr == "from_argparse_args":
         return 1 if _name(call.func.value) in aliases else None
-    if _name(call.func) == "partial" and call.args and _name(call.args[0]) in aliases:
+    if _name(call.func) in ("partial", "builds", "pbuilds") and call.args and _name(call.args[0]) in aliases:
         return 1
     return None

@@ -171,6 +171,31 @@ def dotted(node: ast.expr) -> str:
     return node.id if isinstance(node, ast.Name) else ""
 
 
+PARSE = ("parse_args", "parse_known_args")
+
+
+def returns_parsed(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Does ``function`` return what a parser parsed: ``return parser.parse_args()``, or a name bound to
+    that (``args = parser.parse_args(); ...; return args``)?"""
+    parsed: set[str] = set()
+    for node in ast.walk(function):
+        if isinstance(node, ast.Assign) and parse_call(node.value):
+            parsed |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+    for node in ast.walk(function):
+        if isinstance(node, ast.Return) and node.value is not None:
+            value = node.value
+            if parse_call(value):
+                return True
+            if isinstance(value, ast.Name) and value.id in parsed:
+                return True
+    return False
+
+
+def parse_call(node: ast.expr) -> bool:
+    """Is ``node`` a call of ``parse_args`` or ``parse_known_args``?"""
+    return isinstance(node, ast.Call) and dotted(node.func).endswith(PARSE)
+
+
 def of_annotation(flag: str, annotation: ast.expr | None, default: object) -> tuple[Value, ...] | None:
     """The values a function's parameter may give ``flag``: the domain's values of the kinds its
     annotation names (``gpus: int``, ``Optional[int]``, ``int | str``, ``List[int]``), and its default."""

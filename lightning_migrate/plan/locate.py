@@ -44,7 +44,9 @@ from lightning_migrate.semantics.classes import CLASSES
 from lightning_migrate.semantics.signature import REMOVED_METHODS
 
 TRAINER_NAMES = LIGHTNING_TRAINERS
-PARTIAL_NAMES = frozenset({"functools.partial"})
+# what passes its keywords on to the class its first argument names: ``partial(Trainer, gpus=2)``, and
+# hydra-zen's config builders (``builds(Trainer, gpus=2)``: a Hydra config that instantiates that call)
+PARTIAL_NAMES = frozenset({"functools.partial", "hydra_zen.builds", "hydra_zen.pbuilds"})
 CLASS_NAMES = frozenset(row.name for row in CLASSES)
 
 

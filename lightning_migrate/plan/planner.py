@@ -649,6 +649,15 @@ def difference(
     return None
 
 
+# What 2.0 (#16147) has in place of `auto_select_gpus=True`, as 1.9's deprecation message says.
+AUTO_SELECT_ADVICE = (
+    '2.0 removed it (deprecated in 1.9): write `accelerator="cuda", devices=find_usable_cuda_devices(n)`'
+    " (`lightning.pytorch.accelerators`; `pytorch_lightning.accelerators` from 1.9) in place of"
+    " `gpus=n, auto_select_gpus=True`, with the strategy `devices=n` needs: it picks the first n CUDA devices"
+    " that can take a tensor, as 1.x's search did"
+)
+
+
 def _why_not(
     flags: Mapping[str, Value],
     keep: Behaviour,
@@ -661,13 +670,24 @@ def _why_not(
     built = [m for m, s in keep.items() if s is not None]
     failing = [[m for m in built if difference(c, {m: keep[m]}, target, same)] for c in candidates[:_CLOSEST]]
     closest = min(failing, key=len) if failing else []
-    machine = closest[0] if closest else built[0]
+    # the machine named is one where the call as written builds something else in the target too: one where
+    # only the closest candidate breaks said "as written, Lightning 2.6.6 gives" what the call built there
+    # (`accelerator="gpu"` from 1.7 differs on several GPUs, not on one)
+    otherwise = [m for m in built if difference(flags, {m: keep[m]}, target, same)]
+    machine = next((m for m in closest if m in otherwise), None) or (otherwise or closest or built)[0]
     setup = keep[machine]
     assert setup is not None
     missing = why_not(setup, target)
     builds = f"on {machine.describe()}, this call builds {describe(setup)}"
     if missing.startswith(f"Lightning {target} has no"):
         return Refusal("LM103", f"{missing}; move off it by hand", details=(builds,))
+    if flags.get("auto_select_gpus") is True and not accepts("auto_select_gpus", target):
+        # 2.0 removed the flag and its free-GPU search: the devices are picked by a function instead
+        return Refusal(
+            "LM103",
+            f"`auto_select_gpus=True` is not in Lightning {target}; pick the devices by hand",
+            details=(builds, AUTO_SELECT_ADVICE),
+        )
     outcome = interpret(flags, target, machine).outcome
     now = str(outcome) if isinstance(outcome, Rejected) else describe(outcome)
     return Refusal(

@@ -92,6 +92,7 @@ FLAG_WORDS = re.compile(
 # A class and its bases: one that subclasses a Trainer (or such a class) is called as a Trainer is.
 _CLASS = re.compile(r"class\s+(\w+)\s*\(([^)]*)\)")
 _MODELLED_WORD = re.compile(rf"\b(?:{FLAG_NAMES})\b")
+_READS_ATTRIBUTE = re.compile(r"\w\s*\.\s*[A-Za-z_]")  # (`args.gpus`; a float's `1.5` is not one)
 # The `*Plugin` training-type classes 1.6 renamed: a file that imports one follows the rename (from 1.6 on)
 # even without a Trainer call (`edit.imports.stale_imports`).
 V16 = Version(1, 6)
@@ -101,7 +102,9 @@ _ASCII_WORD = re.compile(r"[A-Za-z0-9_]")
 GAP = scan.GAP
 # The names a Trainer call's callee can end with: qualified names come from imports and attributes, never
 # from assignments (`T = pl.Trainer; T(...)` is not resolved by the codemod either).
-CALLEES = ("Trainer", "partial", "from_argparse_args")
+CALLEES = ("Trainer", "partial", "builds", "pbuilds", "from_argparse_args")
+# the callees that pass their keywords on to the class their first argument names (``locate.PARTIAL_NAMES``)
+_PARTIALS = frozenset({"partial", "builds", "pbuilds"})
 # (Patterns that start with a word, not with `\b`, which would keep the regex engine from searching for that
 # word at C speed; the word boundary before it is checked by `_words`.)
 _ALIASES = {callee: re.compile(rf"{callee}{GAP}\bas\b{GAP}(\w+)") for callee in CALLEES}
@@ -190,8 +193,13 @@ def _quiet_call(
     if not (_MODELLED_WORD.search(text, call.open, close) or "*" in text[call.open : close]):
         return True  # no modelled keyword, no `**`: the codemod has no flag to read
     arguments = text[call.open + 1 : close]
-    if call.callee is not None and file.roles[call.callee] == {"partial"} and not file.partial_of(arguments):
+    if call.callee is not None and file.roles[call.callee] <= _PARTIALS and not file.partial_of(arguments):
         return True
+    if file.lists_choices and _READS_ATTRIBUTE.search(arguments):
+        # an argparse option's `choices=` are values the file writes, which the codemod reads as told (old
+        # usage on their own: `choices=["ddp", "dp"]` for `accelerator=args.accelerator`); the readings here
+        # take an attribute for a value nothing narrows
+        return False
     found = readings(arguments, file)
     return found is not None and all(
         _quiet(reading, target, source, since)
@@ -267,6 +275,8 @@ class _File:
 
     def __init__(self, text: str, callees: frozenset[str], roles: dict[str, set[str]]) -> None:
         self.text = text
+        # an argparse option with `choices=` (the codemod reads an option's choices as values the file writes)
+        self.lists_choices = "choices" in text and "add_argument" in text
         self.callees = callees
         self.roles = roles
         self._values: dict[str, list[ast.expr] | None] = {}

@@ -70,7 +70,6 @@ _COMPARISONS: dict[type, str] = {
     ast.In: "in",
     ast.NotIn: "not in",
 }
-_PARSE = ("parse_args", "parse_known_args")
 
 
 @dataclass(frozen=True)
@@ -207,13 +206,87 @@ class RunTimeReader:
         if isinstance(node, ast.Attribute) and self._parsed(node.value, scope):
             options, trainer = self._options
             option = options.get(node.attr)
+            found = None
             if option is not None:
-                return domains.of_option(flag, option)
-            if trainer and node.attr == flag:
-                return domains.whole(domains.TRAINER_OPTIONS.get(flag))
+                found = domains.of_option(flag, option)
+            elif trainer and node.attr == flag:
+                found = domains.whole(domains.TRAINER_OPTIONS.get(flag))
+            if found is not None:
+                assert isinstance(node.value, ast.Name)  # (``_parsed``)
+                return self._rewritten(found, node.value.id, node.attr, flag)
         if isinstance(node, ast.Call) and not node.keywords:
             return self._called(node, scope, flag, depth)
         return domains.whole(domains.DOMAINS.get(flag))
+
+    def _rewritten(self, parsed: Domain, name: str, attribute: str, flag: str) -> Domain | None:
+        """What ``name.attribute``, an option the parser gave, may hold where the file also writes it
+        (``args.gpus = [int(i) for i in args.gpu_ids.split(",")]``): the option's values and each written
+        value (a literal as written, anything else the flag's whole domain). The option's own values were
+        taken for the only ones, and a rewrite made for them alone (`... if args.gpus > 1 else ...`) raised
+        for the list the script wrote."""
+        writes = self._attribute_writes
+        written = writes.get((name, attribute), []) + writes.get((name, "*"), [])
+        if not written:
+            return parsed
+        parts: list[Domain | None] = [parsed]
+        for value in written:
+            literal = _literal(value)
+            parts.append(
+                domains.whole(domains.DOMAINS.get(flag))
+                if isinstance(literal, _NotLiteral)
+                else Domain((literal,), told=True)
+            )
+        return domains.union(parts)
+
+    @functools.cached_property
+    def _attribute_writes(self) -> dict[tuple[str, str], list[ast.expr | None]]:
+        """(name, attribute) -> every value the file assigns to ``name.attribute`` (None: one not known as an
+        expression: an augmented assignment, a loop's target, a tuple unpacked from one value); (name, "*")
+        for a write to any attribute (``setattr(name, key, v)``, ``vars(name)``, ``name.__dict__``)."""
+        found: dict[tuple[str, str], list[ast.expr | None]] = {}
+
+        def add(target: ast.expr, value: ast.expr | None) -> None:
+            if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
+                found.setdefault((target.value.id, target.attr), []).append(value)
+            elif isinstance(target, (ast.Tuple, ast.List)):
+                pairs = (
+                    isinstance(value, (ast.Tuple, ast.List))
+                    and len(value.elts) == len(target.elts)
+                    and not any(isinstance(e, ast.Starred) for e in (*value.elts, *target.elts))
+                )
+                for index, element in enumerate(target.elts):
+                    item = value.elts[index] if pairs and isinstance(value, (ast.Tuple, ast.List)) else None
+                    add(element.value if isinstance(element, ast.Starred) else element, item)
+
+        assigned: set[int] = set()
+        for statement in ast.walk(self.located.tree):
+            if isinstance(statement, ast.Assign):
+                for target in statement.targets:
+                    add(target, statement.value)
+                    assigned.update(id(n) for n in ast.walk(target))
+            elif isinstance(statement, ast.AnnAssign) and statement.value is not None:
+                add(statement.target, statement.value)
+                assigned.update(id(n) for n in ast.walk(statement.target))
+        for node in ast.walk(self.located.tree):
+            if (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.ctx, ast.Store)
+                and isinstance(node.value, ast.Name)
+                and id(node) not in assigned
+            ):
+                found.setdefault((node.value.id, node.attr), []).append(None)  # `+=`, `for args.x in`
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.args:
+                first = node.args[0]
+                if node.func.id == "setattr" and isinstance(first, ast.Name):
+                    key = node.args[1] if len(node.args) == 3 else None
+                    named = isinstance(key, ast.Constant) and isinstance(key.value, str)
+                    attribute = key.value if named else "*"  # type: ignore[union-attr]
+                    value = node.args[2] if named else None
+                    found.setdefault((first.id, attribute), []).append(value)
+            written = _written_mapping(node)
+            if written is not None:
+                found.setdefault((written, "*"), []).append(None)
+        return found
 
     def _either(self, node: ast.BoolOp, scope: Scope, flag: str, depth: int) -> Domain | None:
         """What `a or b` gives, as Python computes it: the true values of `a`, and those of `b` where `a`
@@ -250,12 +323,32 @@ class RunTimeReader:
         )
 
     def _parses(self, call: ast.Call) -> bool:
-        """Does ``call`` return what an argparse parser parsed: ``parser.parse_args()``, or a function of
-        another module of the project that returns it (``get_opts()``, ``Imported.parsers``)?"""
+        """Does ``call`` return what an argparse parser parsed: ``parser.parse_args()``, a function of the
+        file's own (``args = get_args()``, ``_own_parsers``) or of another module of the project that returns
+        it (``get_opts()``, ``Imported.parsers``)?"""
         name = domains.dotted(call.func)
-        if name.endswith(_PARSE):
+        if name.endswith(domains.PARSE):
+            return True
+        if isinstance(call.func, ast.Name) and name in self._own_parsers:
             return True
         return bool(name) and not call.args and name in self._imported.parsers
+
+    @functools.cached_property
+    def _own_parsers(self) -> frozenset[str]:
+        """The functions defined once at the file's top level, and bound nowhere else there, that return what
+        their parser parsed (``def get_args(): ...; return parser.parse_args()``): what a call of one gives
+        holds the file's own options."""
+        module = self.located.scopes[0] if self.located.scopes else None
+        functions = [
+            node
+            for node in self.located.tree.body
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and domains.returns_parsed(node)
+        ]
+        return frozenset(
+            function.name
+            for function in functions
+            if module is not None and len(module.bindings.get(function.name, ())) == 1
+        )
 
     def _named(self, node: ast.Name, scope: Scope, flag: str, depth: int) -> Domain | None:
         """A name bound once is what it is bound to; a parameter what its test's parametrize lists, or its
@@ -324,6 +417,56 @@ class RunTimeReader:
         if not any(self._parses(call) for call in self.located.every_call):
             return own, trainer
         return {**dict(imported.options), **own}, trainer or imported.trainer
+
+
+_MAPPING_WRITES = frozenset({"update", "setdefault", "__setitem__", "pop", "clear"})
+
+
+def _written_mapping(node: ast.AST) -> str | None:
+    """The name whose attributes ``node`` writes through its mapping: ``args.__dict__.update(cfg)``,
+    ``vars(args)[key] = v`` (a read, ``Trainer(**vars(args))``, writes nothing)."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        if node.func.attr not in _MAPPING_WRITES:
+            return None
+        mapping = node.func.value
+    elif isinstance(node, ast.Subscript) and isinstance(node.ctx, (ast.Store, ast.Del)):
+        mapping = node.value
+    else:
+        return None
+    if isinstance(mapping, ast.Attribute) and mapping.attr == "__dict__":
+        return mapping.value.id if isinstance(mapping.value, ast.Name) else None
+    if (
+        isinstance(mapping, ast.Call)
+        and isinstance(mapping.func, ast.Name)
+        and mapping.func.id == "vars"
+        and len(mapping.args) == 1
+        and isinstance(mapping.args[0], ast.Name)
+    ):
+        return mapping.args[0].id
+    return None
+
+
+class _NotLiteral:
+    pass
+
+
+_NOT_LITERAL = _NotLiteral()
+
+
+def _literal(node: ast.expr | None) -> Value | _NotLiteral:
+    """The value ``node`` writes out, of a kind the model reads (``1``, ``"0,1"``, ``[0, 1]``, ``None``);
+    else ``_NOT_LITERAL``."""
+    if node is None:
+        return _NOT_LITERAL
+    try:
+        value = ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return _NOT_LITERAL
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, (list, tuple)) and all(type(v) is int for v in value):
+        return value
+    return _NOT_LITERAL
 
 
 def _pure(node: ast.expr) -> bool:

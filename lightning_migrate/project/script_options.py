@@ -44,7 +44,6 @@ from lightning_migrate.semantics.signature import MODELLED
 _PROJECT_MARKERS = (".git", "pyproject.toml", "setup.py", "setup.cfg")
 MAX_BYTES = 1 << 20  # a module larger than this is not read (generated code, vendored libraries)
 MAX_MODULES = 40  # the modules read for one script at most
-_PARSE = ("parse_args", "parse_known_args")
 
 # The runtime shim's names, as `--shim` writes them: its Trainer and its `from_argparse_args`
 SHIM_TRAINERS = frozenset(SHIM_TRAINERS_BY_PATH)
@@ -413,31 +412,10 @@ def imported(path: Path) -> Imported:
             continue
         if name:
             function = other.functions.get(name)
-            if function is not None and _returns_parsed(function):
+            if function is not None and domains.returns_parsed(function):
                 parsers.add(local)
         else:
-            parsers |= {f"{local}.{n}" for n, f in other.functions.items() if _returns_parsed(f)}
+            parsers |= {f"{local}.{n}" for n, f in other.functions.items() if domains.returns_parsed(f)}
     if not options and not parsers:
         return NOTHING_IMPORTED
     return Imported(tuple(sorted(options.items())), frozenset(parsers), trainer)
-
-
-def _returns_parsed(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    """Does ``function`` return what a parser parsed: ``return parser.parse_args()``, or a name bound to
-    that (``args = parser.parse_args(); ...; return args``)?"""
-    parsed: set[str] = set()
-    for node in ast.walk(function):
-        if isinstance(node, ast.Assign) and _parse_call(node.value):
-            parsed |= {t.id for t in node.targets if isinstance(t, ast.Name)}
-    for node in ast.walk(function):
-        if isinstance(node, ast.Return) and node.value is not None:
-            value = node.value
-            if _parse_call(value):
-                return True
-            if isinstance(value, ast.Name) and value.id in parsed:
-                return True
-    return False
-
-
-def _parse_call(node: ast.expr) -> bool:
-    return isinstance(node, ast.Call) and domains.dotted(node.func).endswith(_PARSE)
