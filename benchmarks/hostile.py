@@ -36,6 +36,18 @@ MODES = {"check": ("--check",), "diff": ("--diff",), "rewrite": ("--show-fixes",
 OLD = 'import pytorch_lightning as pl\n\ntrainer = pl.Trainer(accelerator="ddp", gpus=2, max_epochs=3)\n'
 NEW = {  # what each target makes of OLD
     "1.5": 'import pytorch_lightning as pl\n\ntrainer = pl.Trainer(strategy="ddp", gpus=2, max_epochs=3)\n',
+    "2.6": (  # (wrapped: on one line it would pass 88 characters, the line length where none is configured)
+        "import pytorch_lightning as pl\n\n"
+        "trainer = pl.Trainer(\n"
+        '    strategy="ddp_find_unused_parameters_true",\n'
+        '    accelerator="cuda",\n'
+        "    devices=2,\n"
+        "    max_epochs=3,\n"
+        ")\n"
+    ),
+}
+IN_CELLS = {  # what each target makes of OLD in a notebook cell or a docs code block (never wrapped)
+    **NEW,
     "2.6": (
         "import pytorch_lightning as pl\n\n"
         'trainer = pl.Trainer(strategy="ddp_find_unused_parameters_true", accelerator="cuda", devices=2,'
@@ -137,9 +149,11 @@ def _hard_link(target: str) -> Callable[[Path], None]:
     return lambda path: os.link(path.parent / target, path)
 
 
-def _new(transform: Callable[[str], bytes] = str.encode) -> Callable[[str], bytes]:
-    """The bytes a rewrite gives: ``transform`` of what the target makes of ``OLD``."""
-    return lambda target: transform(NEW[target])
+def _new(
+    transform: Callable[[str], bytes] = str.encode, made: dict[str, str] = NEW
+) -> Callable[[str], bytes]:
+    """The bytes a rewrite gives: ``transform`` of what the target makes of ``OLD`` (``made``)."""
+    return lambda target: transform(made[target])
 
 
 def _lines(end: str) -> Callable[[str], bytes]:
@@ -356,7 +370,8 @@ CASES: tuple[Case, ...] = (
                             "outputs": [{"output_type": "stream", "text": [_long()]}],
                         }
                     ]
-                ).encode()
+                ).encode(),
+                IN_CELLS,
             )
         },
     ),
@@ -365,7 +380,7 @@ CASES: tuple[Case, ...] = (
         _text({"nb.ipynb": _notebook3(OLD)}),
         (1, 1, 1),
         "LM001",
-        {"nb.ipynb": _new(lambda t: _notebook3(t).encode())},
+        {"nb.ipynb": _new(lambda t: _notebook3(t).encode(), IN_CELLS)},
     ),
     Case(
         "an nbformat 2 notebook", _text({"nb.ipynb": _notebook([_CELL], nbformat=2)}), (2, 2, 2), "nbformat 2"
@@ -375,7 +390,7 @@ CASES: tuple[Case, ...] = (
         _text({"guide.md": "# Train\n\n```python\n" + OLD}),
         (1, 1, 1),
         "guide.md:6:",
-        {"guide.md": _new(lambda t: ("# Train\n\n```python\n" + t).encode())},
+        {"guide.md": _new(lambda t: ("# Train\n\n```python\n" + t).encode(), IN_CELLS)},
         args=("guide.md",),
     ),
     Case("a shell here-document's body", _text({"run.sh": HEREDOC}), (0, 0, 0), "", args=("run.sh",)),

@@ -20,6 +20,12 @@ FIXED = (
     "    max_epochs=3,\n"
     ")\n"
 )
+# the same through the API, which wraps nothing unless asked (``Options.line_length``)
+FIXED_ON_ONE_LINE = (
+    "import pytorch_lightning as pl\n\n"
+    'trainer = pl.Trainer(strategy="ddp_find_unused_parameters_true", accelerator="cuda", devices=2,'
+    " max_epochs=3)\n"
+)
 # Reported, never rewritten (LM101: a value only known at run time).
 UNFIXABLE = "import pytorch_lightning as pl\n\n\ndef build(args):\n    return pl.Trainer(gpus=args.gpus)\n"
 CLEAN = 'import pytorch_lightning as pl\n\ntrainer = pl.Trainer(accelerator="cuda", devices=2)\n'

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from cli_helpers import FIXABLE, FIXED, run
+from cli_helpers import FIXABLE, FIXED, FIXED_ON_ONE_LINE, run
 
 from lightning_migrate.files import depth
 from lightning_migrate.frontends.yaml import words as yaml_words
@@ -169,7 +169,7 @@ def test_a_dead_worker_is_a_per_file_error(tmp_path: Path, monkeypatch: pytest.M
     assert not by_name["crash.py"].changed
     for name in ("a.py", "b.py", "c.py"):
         assert by_name[name].error == ""
-        assert by_name[name].new == FIXED
+        assert by_name[name].new == FIXED_ON_ONE_LINE
 
 
 # --- YAML ---------------------------------------------------------------------------------------------------

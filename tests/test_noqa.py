@@ -121,7 +121,11 @@ def test_a_suppressed_call_is_left_and_the_other_calls_are_still_rewritten(tmp_p
     assert path.read_text() == (
         "import pytorch_lightning as pl\n\n"
         'kept = pl.Trainer(accelerator="ddp", gpus=2)  # noqa: LM001\n'
-        'fixed = pl.Trainer(strategy="ddp_find_unused_parameters_true", accelerator="cuda", devices=4)\n'
+        "fixed = pl.Trainer(\n"
+        '    strategy="ddp_find_unused_parameters_true",\n'
+        '    accelerator="cuda",\n'
+        "    devices=4,\n"
+        ")\n"
     )
     assert "train.py:3:8: LM004" in outcome.out
     assert "not fixed" in outcome.out
