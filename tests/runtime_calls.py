@@ -80,9 +80,13 @@ class Impossible(Exception):
 
 def _derived(node: ast.expr, names: dict[str, ast.expr]) -> ast.expr:
     """A name the file binds once to `a or b` / `a and b` is that expression (`n = args.gpus or 1`: never 0),
-    with ``names`` inlined into it; any other expression as it is."""
+    and one bound to a conditional expression that conditional (`gpus = -1 if torch.cuda.is_available() else
+    None`: its test is chosen once for every keyword that reads it), with ``names`` inlined into it; any
+    other expression as it is."""
     bound = names.get(node.id) if isinstance(node, ast.Name) else None
-    return _Inline(names).visit(copy.deepcopy(bound)) if isinstance(bound, ast.BoolOp) else node
+    if isinstance(bound, (ast.BoolOp, ast.IfExp)):
+        return _Inline(names).visit(copy.deepcopy(bound))  # type: ignore[no-any-return]
+    return node
 
 
 class _Inline(ast.NodeTransformer):

@@ -59,8 +59,13 @@ class Choice:
     split: bool = False  # made by the planner of a run-time value and its truth (``x if n else y``)
     # the tests as the planner evaluates them (``evaluate``), where it can: one per test, or None
     conditions: tuple[Expr, ...] | None = None
+    # the name the call passes, where the conditional is bound to one (``gpus=gpus`` after ``gpus = -1 if
+    # torch.cuda.is_available() else None``): written as that name while its branches are kept
+    name: str | None = None
 
     def __repr__(self) -> str:
+        if self.name is not None:
+            return self.name
         if self.split and or_form(self):
             return f"{self.tests[0]} or {self.branches[1]!r}"
         parts = [f"{branch!r} if {test} else " for branch, test in zip(self.branches, self.tests)]

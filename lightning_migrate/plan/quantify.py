@@ -43,6 +43,7 @@ from lightning_migrate.plan.knowledge import (
     holds,
     holes,
     joint,
+    key_of,
     keywords,
     or_form,
     reads,
@@ -457,8 +458,9 @@ def _by_branch(
 ) -> Template | None:
     """The cheapest merge of rewrites of each branch of ``choice`` that keeps every case, if any."""
     per_branch: list[list[Template]] = []
+    group = _same_tests(choice, flags)
     for index, branch in enumerate(choice.branches):
-        sub = {**flags, choice.flag: branch}
+        sub = {**flags, choice.flag: branch, **{other.flag: other.branches[index] for other in group}}
         mine = [case for case in cases if case.branches[choice.flag] == index]
         templates = _templates(sub, holes(sub), mine, target, unsafe, _split_reads(choice))
         ranked = sorted(templates, key=lambda t: len(_left(t, target)))
@@ -470,7 +472,7 @@ def _by_branch(
     merges = [
         merged
         for combination in itertools.product(*per_branch)
-        for merged in _merges(choice, combination, target, tests)
+        for merged in _merges(choice, combination, target, tests, group)
     ]
     # no deprecated keyword left first, then the fewest tests written, then the fewest branches left at a
     # default (`devices=n or 1` says more than `devices=n or None`), then the smallest edit
@@ -480,20 +482,52 @@ def _by_branch(
     return None
 
 
+def _same_tests(choice: Choice, flags: Mapping[str, Known]) -> tuple[Choice, ...]:
+    """The other conditionals of the call chosen by the very tests of ``choice`` (``gpus=gpus,
+    distributed_backend=backend`` after ``gpus = -1 if torch.cuda.is_available() else None`` and ``backend
+    = "ddp" if torch.cuda.is_available() else None``): one outcome of the tests picks the same branch of
+    each, so they are rewritten together, branch by branch. Only tests that read values alone (``pure``)
+    and that the planner evaluates (``joint`` then took the branches together)."""
+    if choice.split or not choice.pure or choice.conditions is None:
+        return ()
+    keys = tuple(map(key_of, choice.tests))
+    return tuple(
+        other
+        for flag, other in flags.items()
+        if isinstance(other, Choice)
+        and flag != choice.flag
+        and other.pure
+        and not other.split
+        and other.conditions is not None
+        and len(other.branches) == len(choice.branches)
+        and tuple(map(key_of, other.tests)) == keys
+    )
+
+
 def _merges(
-    choice: Choice, templates: Sequence[Template], target: Version, tests: Sequence[ValueTest] = ()
+    choice: Choice,
+    templates: Sequence[Template],
+    target: Version,
+    tests: Sequence[ValueTest] = (),
+    group: Sequence[Choice] = (),
 ) -> Iterator[Template]:
     """Templates whose keywords take, branch by branch, the values of ``templates`` (one per branch of
     ``choice``): equal values once, different ones as a conditional expression, with ``choice``'s tests
     (one the call wrote) or with ``tests`` of the value split (``_written``). A keyword a branch leaves out
-    takes its default there."""
+    takes its default there. A conditional of ``group`` (chosen by the same tests) whose branches a keyword
+    keeps is kept as written."""
     keys = list(dict.fromkeys(k for template in templates for k in template))
     merged: Template = {}
+    kept = 0
     for key in keys:
         values = [template.get(key, _absent(key, target)) for template in templates]
         if any(value is _NO_DEFAULT for value in values):
             return
-        if all(token(value) == token(values[0]) for value in values):
+        own = _written_as(key, values, (choice, *group) if group else (), merged)
+        if own is not None:
+            merged[key] = own
+            kept += 1
+        elif all(token(value) == token(values[0]) for value in values):
             merged[key] = values[0]
         elif all(isinstance(v, RunTime) and v.text == values[0].text for v in values):  # type: ignore[union-attr]
             # the same expression in each branch (a split value's parts): as written, with all its values
@@ -515,10 +549,25 @@ def _merges(
         if ifs <= MAX_CONDITIONALS and (choice.pure or _read(merged, choice) <= 1):
             yield merged
         return
-    # one conditional evaluates the tests once, as the call did; more write them again (and read worse)
-    count = sum(isinstance(value, Choice) for value in merged.values())
-    if count <= 1 or (choice.pure and count <= MAX_CONDITIONALS):
+    # one conditional evaluates the tests once, as the call did; more write them again (and read worse):
+    # at most one more than the call wrote (a conditional of ``group`` is one it wrote)
+    count = sum(isinstance(value, Choice) for value in merged.values()) - kept
+    if count <= 1 or (choice.pure and count <= MAX_CONDITIONALS + len(group) - kept):
         yield merged
+
+
+def _written_as(
+    key: str, values: Sequence[Known], conditionals: Sequence[Choice], merged: Mapping[str, Known]
+) -> Choice | None:
+    """The conditional the call wrote (one of ``conditionals``, chosen by the same tests) whose branches are
+    ``values``, kept as written at ``key`` (its own keyword first; at most one keyword each)."""
+    matching = [
+        c
+        for c in conditionals
+        if all(token(v) == token(b) for v, b in zip(values, c.branches))
+        and not any(m is c for m in merged.values())
+    ]
+    return next((c for c in matching if c.flag == key), matching[0] if matching else None)
 
 
 def _whole(choice: Choice) -> RunTime:

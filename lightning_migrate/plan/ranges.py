@@ -17,7 +17,7 @@ from __future__ import annotations
 import ast
 import functools
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from lightning_migrate.files.text import Text
 from lightning_migrate.plan import domains
@@ -73,6 +73,14 @@ _COMPARISONS: dict[type, str] = {
 _PARSE = ("parse_args", "parse_known_args")
 
 
+class _Every(frozenset):  # type: ignore[type-arg]
+    def __contains__(self, item: object) -> bool:
+        return True
+
+
+_EVERY_ATTRIBUTE: frozenset[str] = _Every()
+
+
 @dataclass(frozen=True)
 class Imported:
     """What the project's other modules say about a file's argparse options (``project.script_options``):
@@ -103,10 +111,63 @@ class RunTimeReader:
         """What the planner may take ``node`` (the value of ``flag``) to be, or None."""
         if isinstance(node, ast.IfExp):
             return self._choice(node, scope, flag)
+        through = self._through_name(node, scope, flag)
+        if through is not None:
+            return through
         found = self.domain(node, scope, flag)
         if found is None or not found.values:
             return None
-        return RunTime(flag, self.text.segment(node), found.values, _pure(node), found.told, found.written)
+        pure = self._pure(node, scope)
+        return RunTime(flag, self.text.segment(node), found.values, pure, found.told, found.written)
+
+    def _through_name(self, node: ast.expr, scope: Scope, flag: str) -> Choice | None:
+        """A name bound once, in the call's own scope, to a conditional expression whose tests the planner
+        evaluates and may write again at the call (``gpus = -1 if torch.cuda.is_available() else None``):
+        that conditional, read as the name (``Choice.name``), so that values chosen by the same tests are
+        judged together, per outcome of the tests (the other branches never go with them); None otherwise."""
+        if not isinstance(node, ast.Name):
+            return None
+        binding = self.located.sole_binding(node, scope)
+        if binding is None or binding.scope is not scope or not isinstance(binding.value, ast.IfExp):
+            return None
+        choice = self._choice(binding.value, scope, flag)
+        if choice is None or choice.conditions is None or not choice.pure:
+            return None
+        tests: list[ast.expr] = []
+        current: ast.expr = binding.value
+        while isinstance(current, ast.IfExp):
+            tests.append(current.test)
+            current = current.orelse
+        if not all(self._portable(test, scope) for test in tests):
+            return None
+        return replace(choice, name=node.id)
+
+    def _portable(self, test: ast.expr, scope: Scope) -> bool:
+        """Does ``test`` give at the call what it gave where the name was bound: it reads the machine, or
+        names each bound once (an import, a parameter, one assignment) and attributes of them that the file
+        never assigns (``args.cuda``, with no ``args.cuda = ...`` nor ``setattr``), nothing else?"""
+        for node in ast.walk(test):
+            if isinstance(node, ast.Subscript):
+                return False
+            if isinstance(node, ast.Name):
+                where = scope.lookup(node.id)
+                if where is not None and len(where.bindings[node.id]) != 1:
+                    return False
+            if isinstance(node, ast.Attribute) and node.attr in self._assigned_attributes:
+                return False
+        return True
+
+    @functools.cached_property
+    def _assigned_attributes(self) -> frozenset[str]:
+        """The attributes the file assigns or deletes anywhere (``args.cuda = False``); every one where it
+        calls ``setattr``."""
+        found: set[str] = set()
+        for node in ast.walk(self.located.tree):
+            if isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Load):
+                found.add(node.attr)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr":
+                return _EVERY_ATTRIBUTE
+        return frozenset(found)
 
     def _choice(self, node: ast.IfExp, scope: Scope, flag: str) -> Choice | None:
         chain: list[ast.expr] = []
@@ -131,7 +192,7 @@ class RunTimeReader:
                 return None  # an object in a branch is decided where it is built, not here
             else:
                 branches.append(value)
-        pure = all(map(_pure, tests))
+        pure = all(self._pure(test, scope) for test in tests)
         conditions = [self.condition(test, scope) for test in tests]
         computed = None if None in conditions else tuple(c for c in conditions if c is not None)
         return Choice(
@@ -171,6 +232,21 @@ class RunTimeReader:
             return Atom(ast.unparse(node))
         machine = self._machine(node, scope)  # (any other call may do anything, and give anything)
         return None if machine is None else Atom(ast.unparse(node), machine)
+
+    def _pure(self, node: ast.expr, scope: Scope) -> bool:
+        """``_pure``, with the machine readers also under the name the file imports torch as
+        (``t.cuda.is_available()`` after ``import torch as t``)."""
+        return all(
+            isinstance(n, _PURE)
+            or (
+                isinstance(n, ast.Call)
+                and (
+                    domains.dotted(n.func) in domains.PURE_CALLS
+                    or any(q in domains.CALLS for q in self.located.qualified(n.func, scope))
+                )
+            )
+            for n in ast.walk(node)
+        )
 
     def _len(self, node: ast.Call, scope: Scope) -> bool:
         """Is ``node`` the builtin ``len`` of one value?"""

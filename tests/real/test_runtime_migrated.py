@@ -233,6 +233,19 @@ OLD_CALLS = (
         _each("torch.cuda.device_count()", (0, 1, 2)),
     ),
     OldCall(
+        "bound_conditionals_same_test",
+        "1.4",
+        (
+            "import torch",
+            "",
+            "def build():",
+            "    gpus = -1 if torch.cuda.is_available() else None",
+            '    distributed_backend = "ddp" if torch.cuda.is_available() else None',
+            "    return pl.Trainer(gpus=gpus, distributed_backend=distributed_backend)",
+        ),
+        ({"torch.cuda.is_available()": True}, {"torch.cuda.is_available()": False}),
+    ),
+    OldCall(
         "gpus_choices_split",
         "1.5",
         (
