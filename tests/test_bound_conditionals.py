@@ -194,3 +194,65 @@ def test_a_name_read_again_keeps_its_assignment_and_the_call_writes_the_conditio
     assert "    gpus = -1 if torch.cuda.is_available() else None\n" in code
     assert "        devices=-1 if torch.cuda.is_available() else 1,\n" in code
     assert "        strategy=distributed_backend,\n" in code
+
+
+# --- every GPU (`-1`): a strategy chosen by the machine's GPU count (issue 24 part 3b) ---------------------
+
+SPAWN = "ddp_spawn_find_unused_parameters_true"
+
+
+@pytest.mark.parametrize(
+    ("target", "unsafe", "machine", "expected"),
+    [
+        # 1.x ran several GPUs with ddp_spawn (find_unused_parameters=True), one GPU alone: 2.x's own
+        # choice differs, so the strategy is the machine's GPU count's, tested with the file's torch
+        ("2.6", False, "torch", {"accelerator": "cuda", "devices": -1, "strategy": (SPAWN, "auto")}),
+        ("2.6", False, "t", {"accelerator": "cuda", "devices": -1, "strategy": (SPAWN, "auto")}),
+        # 2.x's own choice is what --unsafe-fixes takes
+        ("2.6", True, "torch", {"accelerator": "cuda", "devices": -1}),
+        # 1.7-1.9 chose as 1.x did: no test
+        ("1.9", False, "torch", {"accelerator": "cuda", "devices": -1}),
+        # no torch imported where the call is: no test is written, the call is reported
+        ("2.6", False, "", None),
+    ],
+)
+def test_every_gpu_gets_a_strategy_by_the_machine(
+    target: str, unsafe: bool, machine: str, expected: dict[str, object] | None
+) -> None:
+    decision = plan({"gpus": -1}, release(target), unsafe=unsafe, machine=machine)
+    if expected is None:
+        assert isinstance(decision, Refusal)
+        assert decision.code == "LM103"
+        return
+    assert isinstance(decision, Rewrite), decision
+    got: dict[str, object] = {}
+    for key, value in decision.flags.items():
+        if isinstance(value, Choice):
+            assert value.machine
+            assert value.tests == (f"{machine}.cuda.device_count() > 1",)
+            got[key] = value.branches
+        else:
+            got[key] = value
+    assert got == expected
+
+
+def test_a_test_of_the_machine_holds_only_on_the_machines_that_give_it() -> None:
+    """`gpus=-1 if t.cuda.is_available() else 0`: the CPU branch is judged on machines without CUDA only,
+    where `t.cuda.device_count() > 1` is false; the GPU branch on those with CUDA."""
+    source = "import torch as t\nvalue = (t.cuda.is_available())\n"
+    tree = ast.parse(source)
+    text = Text(source)
+    located = locate(tree, text)
+    node = tree.body[-1].value  # type: ignore[attr-defined]
+    condition = RunTimeReader(located, Reader(located, text), text).condition(node, located.scopes[0])
+    assert condition is not None
+    gpus = Choice("gpus", (-1, 0), ("t.cuda.is_available()",), True, False, (condition,))
+    decision = plan({"gpus": gpus}, release("2.6"), machine="t")
+    assert isinstance(decision, Rewrite), decision
+    strategy = decision.flags["strategy"]
+    assert isinstance(strategy, Choice) and strategy.machine
+    assert strategy.branches == (SPAWN, "auto")
+    # without the machine's facts (a test the planner cannot tie to it) the CPU branch on a machine with
+    # GPUs would take the DDP branch: no such rewrite
+    blind = Choice("gpus", (-1, 0), ("check()",), True)
+    assert not isinstance(plan({"gpus": blind}, release("2.6"), machine="t"), Rewrite)

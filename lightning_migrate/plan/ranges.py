@@ -230,8 +230,8 @@ class RunTimeReader:
             return Op(name, tuple(o for o in operands if o is not None), ops or ())
         if isinstance(node, (ast.Name, ast.Attribute, ast.Subscript)) and _pure(node):
             return Atom(ast.unparse(node))
-        machine = self._machine(node, scope)  # (any other call may do anything, and give anything)
-        return None if machine is None else Atom(ast.unparse(node), machine)
+        reader = self._reader(node, scope)  # (any other call may do anything, and give anything)
+        return None if reader is None else Atom(ast.unparse(node), domains.CALLS[reader], reader)
 
     def _pure(self, node: ast.expr, scope: Scope) -> bool:
         """``_pure``, with the machine readers also under the name the file imports torch as
@@ -258,13 +258,11 @@ class RunTimeReader:
             and not node.keywords
         )
 
-    def _machine(self, node: ast.expr, scope: Scope) -> tuple[Value, ...] | None:
-        """What a machine reader gives (``torch.cuda.is_available()``: False or True), else None."""
+    def _reader(self, node: ast.expr, scope: Scope) -> str | None:
+        """The machine reader ``node`` calls (``torch.cuda.is_available``), else None."""
         if not isinstance(node, ast.Call) or node.args or node.keywords:
             return None
-        return next(
-            (domains.CALLS[n] for n in self.located.qualified(node.func, scope) if n in domains.CALLS), None
-        )
+        return next((n for n in self.located.qualified(node.func, scope) if n in domains.CALLS), None)
 
     def domain(self, node: ast.expr, scope: Scope, flag: str, depth: int = 0) -> Domain | None:
         """The values ``node`` may hold as ``flag``, and whether the file writes each of them."""

@@ -811,7 +811,22 @@ class _Migrator:
         lightning = self._namespace(call.node, call.scope) == "lightning.pytorch"
         places = {a.keyword: self.text.position(a.node) for a in _arguments(call.node) if a.keyword in flags}
         since = LIGHTNING_PACKAGE if lightning else RELEASES[0]
-        return CallSite(line, column, flags, since, places=places, expects_raise=call.expects_raise)
+        machine = self._torch(call.scope)
+        return CallSite(
+            line, column, flags, since, places=places, expects_raise=call.expects_raise, machine=machine
+        )
+
+    def _torch(self, scope: Scope) -> str:
+        """The name the module imports torch as, where the call's scope sees that import (and nothing else)
+        under it: a test of the machine's GPU count is written with it. "" where the file does not import
+        torch so (no import is added for a test: a rewrite edits the call and what it reads)."""
+        module = self.located.scopes[0]
+        names = sorted(
+            (name != "torch", name)
+            for name, bindings in module.bindings.items()
+            if len(bindings) == 1 and bindings[0].qualified == "torch" and scope.lookup(name) is module
+        )
+        return names[0][1] if names else ""
 
     def _decide(self, call: TrainerCall, flags: dict[str, Known]) -> Decision:
         """Plan ``call`` and report the outcome (the rewrite, or why there is none). With ``shim``, a call
