@@ -250,9 +250,36 @@ def test_a_test_of_the_machine_holds_only_on_the_machines_that_give_it() -> None
     decision = plan({"gpus": gpus}, release("2.6"), machine="t")
     assert isinstance(decision, Rewrite), decision
     strategy = decision.flags["strategy"]
-    assert isinstance(strategy, Choice) and strategy.machine
+    assert isinstance(strategy, Choice)
+    assert strategy.machine
     assert strategy.branches == (SPAWN, "auto")
     # without the machine's facts (a test the planner cannot tie to it) the CPU branch on a machine with
     # GPUs would take the DDP branch: no such rewrite
     blind = Choice("gpus", (-1, 0), ("check()",), True)
     assert not isinstance(plan({"gpus": blind}, release("2.6"), machine="t"), Rewrite)
+
+
+@pytest.mark.parametrize(
+    ("source", "written"),
+    [
+        ("import torch\nimport pytorch_lightning as pl\n\ntrainer = pl.Trainer(gpus=-1)\n", True),
+        # imported twice (a notebook's cells): the same module
+        ("import torch as t\nimport torch as t\nimport pytorch_lightning as pl\npl.Trainer(gpus=-1)\n", True),
+        # imported after the call (a later cell): not there when the call runs
+        ("import pytorch_lightning as pl\n\ntrainer = pl.Trainer(gpus=-1)\nimport torch\n", False),
+        # the name also bound to something else
+        ("import torch\nimport pytorch_lightning as pl\ntorch = None\npl.Trainer(gpus=-1)\n", False),
+        # torch imported in a function only
+        (
+            "import pytorch_lightning as pl\n\n\ndef f():\n    import torch\n    return pl.Trainer(gpus=-1)\n",
+            False,
+        ),
+    ],
+)
+def test_a_test_of_the_machine_is_written_only_with_torch_imported_before_the_call(
+    source: str, written: bool
+) -> None:
+    result = migrate(source, release("2.6"))
+    assert (".cuda.device_count() > 1" in result.code) == written, result.code
+    if not written:
+        assert [f.code for f in result.findings] == ["LM103"]

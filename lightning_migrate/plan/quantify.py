@@ -611,7 +611,9 @@ def _merges(
     # at most one more than the call wrote (a conditional of ``group`` is one it wrote)
     # (a test of the machine is no repetition of the call's)
     count = sum(isinstance(value, Choice) and not value.machine for value in merged.values()) - kept
-    if count <= 1 or (choice.pure and count <= MAX_CONDITIONALS + len(group) - kept):
+    # (a conditional bound to a name is written again where it is bound, if only the call reads it)
+    limit = MAX_CONDITIONALS + len(group) + (choice.name is not None) - kept
+    if count <= 1 or (choice.pure and count <= limit):
         yield merged
 
 

@@ -151,7 +151,10 @@ class RunTimeReader:
                 return False
             if isinstance(node, ast.Name):
                 where = scope.lookup(node.id)
-                if where is not None and len(where.bindings[node.id]) != 1:
+                bindings = where.bindings[node.id] if where is not None else []
+                modules = {b.qualified for b in bindings}
+                # (one module imported again, as a notebook's cells do, is the same module)
+                if len(bindings) > 1 and (len(modules) != 1 or None in modules):
                     return False
             if isinstance(node, ast.Attribute) and node.attr in self._assigned_attributes:
                 return False

@@ -811,22 +811,37 @@ class _Migrator:
         lightning = self._namespace(call.node, call.scope) == "lightning.pytorch"
         places = {a.keyword: self.text.position(a.node) for a in _arguments(call.node) if a.keyword in flags}
         since = LIGHTNING_PACKAGE if lightning else RELEASES[0]
-        machine = self._torch(call.scope)
+        machine = self._torch(call)
         return CallSite(
             line, column, flags, since, places=places, expects_raise=call.expects_raise, machine=machine
         )
 
-    def _torch(self, scope: Scope) -> str:
-        """The name the module imports torch as, where the call's scope sees that import (and nothing else)
-        under it: a test of the machine's GPU count is written with it. "" where the file does not import
-        torch so (no import is added for a test: a rewrite edits the call and what it reads)."""
+    def _torch(self, call: TrainerCall) -> str:
+        """The name the module imports torch as, before the call (a notebook's earlier cell), where the
+        call's scope sees that import and nothing else under it (however many times it is imported): a test
+        of the machine's GPU count is written with it. "" where the file does not import torch so (no import
+        is added for a test: a rewrite edits the call and what it reads)."""
         module = self.located.scopes[0]
         names = sorted(
             (name != "torch", name)
             for name, bindings in module.bindings.items()
-            if len(bindings) == 1 and bindings[0].qualified == "torch" and scope.lookup(name) is module
+            if bindings
+            and all(b.qualified == "torch" for b in bindings)  # (a notebook may import it in several cells)
+            and call.scope.lookup(name) is module
+            and self._imported_torch.get(name, call.node.lineno) < call.node.lineno
         )
         return names[0][1] if names else ""
+
+    @functools.cached_property
+    def _imported_torch(self) -> dict[str, int]:
+        """The first line on which the module imports torch under each name (``import torch as t``)."""
+        found: dict[str, int] = {}
+        for node in self.located.tree.body:
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.name == "torch":
+                        found.setdefault(alias.asname or "torch", node.lineno)
+        return found
 
     def _decide(self, call: TrainerCall, flags: dict[str, Known]) -> Decision:
         """Plan ``call`` and report the outcome (the rewrite, or why there is none). With ``shim``, a call
