@@ -48,11 +48,11 @@ def main(args):
     [
         # the machine's own test, bound once in the call's function: the conditional, read as the name
         ("    gpus = -1 if torch.cuda.is_available() else None", True),
-        # an argparse namespace's attribute the file never assigns
-        ("    gpus = 1 if args.cuda else 0", True),
-        # the attribute is assigned in the file: at the call the test may give another value
+        # a name bound once (a parameter)
+        ("    gpus = 1 if args else 0", True),
+        # an attribute: any code run between the binding and the call may set it
+        ("    gpus = 1 if args.cuda else 0", False),
         ("    gpus = 1 if args.cuda else 0\n    args.cuda = False", False),
-        ("    gpus = 1 if args.cuda else 0\n    setattr(args, 'x', 1)", False),
         # a subscript may be written in place (`cfg["cuda"] = False`)
         ("    gpus = 1 if args['cuda'] else 0", False),
         # bound twice: not one conditional
@@ -271,7 +271,8 @@ def test_a_test_of_the_machine_holds_only_on_the_machines_that_give_it() -> None
         ("import torch\nimport pytorch_lightning as pl\ntorch = None\npl.Trainer(gpus=-1)\n", False),
         # torch imported in a function only
         (
-            "import pytorch_lightning as pl\n\n\ndef f():\n    import torch\n    return pl.Trainer(gpus=-1)\n",
+            "import pytorch_lightning as pl\n\n\ndef f():\n"
+            "    import torch\n    return pl.Trainer(gpus=-1)\n",
             False,
         ),
     ],

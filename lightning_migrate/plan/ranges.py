@@ -73,14 +73,6 @@ _COMPARISONS: dict[type, str] = {
 _PARSE = ("parse_args", "parse_known_args")
 
 
-class _Every(frozenset):  # type: ignore[type-arg]
-    def __contains__(self, item: object) -> bool:
-        return True
-
-
-_EVERY_ATTRIBUTE: frozenset[str] = _Every()
-
-
 @dataclass(frozen=True)
 class Imported:
     """What the project's other modules say about a file's argparse options (``project.script_options``):
@@ -143,9 +135,9 @@ class RunTimeReader:
         return replace(choice, name=node.id)
 
     def _portable(self, test: ast.expr, scope: Scope) -> bool:
-        """Does ``test`` give at the call what it gave where the name was bound: it reads the machine, or
-        names each bound once (an import, a parameter, one assignment) and attributes of them that the file
-        never assigns (``args.cuda``, with no ``args.cuda = ...`` nor ``setattr``), nothing else?"""
+        """Does ``test`` give at the call what it gave where the name was bound: it reads the machine
+        (``torch.cuda.is_available()``) and names each bound once (an import, a parameter, one assignment),
+        nothing else? (An attribute, ``args.cuda``, may be set by any code run between the two.)"""
         for node in ast.walk(test):
             if isinstance(node, ast.Subscript):
                 return False
@@ -156,21 +148,9 @@ class RunTimeReader:
                 # (one module imported again, as a notebook's cells do, is the same module)
                 if len(bindings) > 1 and (len(modules) != 1 or None in modules):
                     return False
-            if isinstance(node, ast.Attribute) and node.attr in self._assigned_attributes:
+            if isinstance(node, ast.Attribute) and not _called(node, test):
                 return False
         return True
-
-    @functools.cached_property
-    def _assigned_attributes(self) -> frozenset[str]:
-        """The attributes the file assigns or deletes anywhere (``args.cuda = False``); every one where it
-        calls ``setattr``."""
-        found: set[str] = set()
-        for node in ast.walk(self.located.tree):
-            if isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Load):
-                found.add(node.attr)
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr":
-                return _EVERY_ATTRIBUTE
-        return frozenset(found)
 
     def _choice(self, node: ast.IfExp, scope: Scope, flag: str) -> Choice | None:
         chain: list[ast.expr] = []
@@ -414,3 +394,12 @@ def _has_object(value: Value) -> bool:
     if isinstance(value, (list, tuple)):
         return any(map(_has_object, value))
     return isinstance(value, Obj)
+
+
+def _called(node: ast.Attribute, test: ast.expr) -> bool:
+    """Is ``node`` (an attribute in ``test``) part of the callee of a machine reader's call
+    (``torch.cuda`` of ``torch.cuda.is_available()``)? The reader itself is judged as a call."""
+    for call in ast.walk(test):
+        if isinstance(call, ast.Call) and any(n is node for n in ast.walk(call.func)):
+            return True
+    return False
