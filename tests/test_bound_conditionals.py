@@ -284,3 +284,19 @@ def test_a_test_of_the_machine_is_written_only_with_torch_imported_before_the_ca
     assert (".cuda.device_count() > 1" in result.code) == written, result.code
     if not written:
         assert [f.code for f in result.findings] == ["LM103"]
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        'pl.Trainer(accelerator="dp", gpus=2)',  # 2.x has no dp: no strategy by the machine keeps it
+        'pl.Trainer(gpus=1, accelerator="gpu", precision=16)',  # (lightning-flash's learn2learn example)
+    ],
+)
+def test_a_call_no_test_of_the_machine_keeps_is_reported_as_before(call: str) -> None:
+    """The machine split is asked only where no spelling keeps a call with its values all written; where
+    it finds nothing either, the call's finding is the one it had (once an internal error)."""
+    source = f"import torch\nimport pytorch_lightning as pl\n\ntrainer = {call}\n"
+    result = migrate(source, release("2.6"))
+    assert result.code == source
+    assert [f.code for f in result.findings] == ["LM103"]

@@ -830,8 +830,16 @@ def by_machine(
     """A call whose values are all written (``Trainer(gpus=-1)``) that no spelling keeps, rewritten with a
     strategy chosen by the machine's GPU count where that keeps it (``_by_machine``); None otherwise."""
     known: dict[str, Known] = dict(flags)
-    decision = _plan_over(known, target, source, unsafe, since, True, planner, machine)
-    return decision if isinstance(decision, Rewrite) else None
+    cases = _cases(known, {}, target, source, unsafe, since, planner)
+    if isinstance(cases, Refusal) or any(case.keep is None for case in cases):
+        return None
+    winner = next(iter(_by_machine(known, {}, cases, target, unsafe, machine)), None)
+    if winner is None or _left(winner, target):
+        return None
+    kept = tuple(sorted({r for r in RELEASES if since <= r < target} if source is None else {source}))
+    changes = _unsafe_changes(known, winner, cases, target) if unsafe else ()
+    left = next(filter(None, (_deprecated_families(c.keep, target) for c in cases if c.keep)), ())
+    return Rewrite(winner, kept or (since,), changes, left=left)
 
 
 # --- what the user is told ----------------------------------------------------------------------------------
