@@ -48,8 +48,8 @@ def main(args):
     [
         # the machine's own test, bound once in the call's function: the conditional, read as the name
         ("    gpus = -1 if torch.cuda.is_available() else None", True),
-        # a name bound once (a parameter)
-        ("    gpus = 1 if args else 0", True),
+        # a parameter: judged with what the call passes elsewhere, not the machine (not read through)
+        ("    gpus = 1 if args else 0", False),
         # an attribute: any code run between the binding and the call may set it
         ("    gpus = 1 if args.cuda else 0", False),
         ("    gpus = 1 if args.cuda else 0\n    args.cuda = False", False),

@@ -136,8 +136,8 @@ class RunTimeReader:
 
     def _portable(self, test: ast.expr, scope: Scope) -> bool:
         """Does ``test`` give at the call what it gave where the name was bound: it reads the machine
-        (``torch.cuda.is_available()``) and names each bound once (an import, a parameter, one assignment),
-        nothing else? (An attribute, ``args.cuda``, may be set by any code run between the two.)"""
+        (``torch.cuda.is_available()``), nothing else? (An attribute, ``args.cuda``, may be set by any code
+        run between the two.)"""
         for node in ast.walk(test):
             if isinstance(node, ast.Subscript):
                 return False
@@ -145,8 +145,10 @@ class RunTimeReader:
                 where = scope.lookup(node.id)
                 bindings = where.bindings[node.id] if where is not None else []
                 modules = {b.qualified for b in bindings}
-                # (one module imported again, as a notebook's cells do, is the same module)
-                if len(bindings) > 1 and (len(modules) != 1 or None in modules):
+                # only a module (imported again, as a notebook's cells do, it is the same module): a test of
+                # a parameter is judged with the values the call gives it elsewhere, and a run leaving it
+                # (`gpus = 0 if plugins is None else 1` beside `plugins=plugins`) took a second run to finish
+                if not bindings or len(modules) != 1 or None in modules:
                     return False
             if isinstance(node, ast.Attribute) and not _called(node, test):
                 return False
