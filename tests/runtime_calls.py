@@ -23,6 +23,20 @@ from lightning_migrate.semantics.signature import MODELLED
 
 Choices = dict[str, object]  # expression text -> its value; test text -> True/False
 
+# What reads the machine (`torch.cuda.device_count()`, under the name torch is imported as): a rewrite may
+# test it (a strategy 1.x chose by the GPU count); its value is the machine's (``machine_facts``).
+MACHINE_READ = re.compile(r"\b(\w+)\.cuda\.(device_count|is_available)\(\)")
+
+
+def machine_facts(texts: str, cuda: int) -> Choices:
+    """What each machine reader that ``texts`` (calls as written) read gives on a machine with ``cuda`` CUDA
+    GPUs (empty where they read none)."""
+    facts: Choices = {}
+    for alias, _ in MACHINE_READ.findall(texts):
+        facts[f"{alias}.cuda.device_count()"] = cuda
+        facts[f"{alias}.cuda.is_available()"] = cuda > 0
+    return facts
+
 
 @dataclass(frozen=True)
 class HoledCall:
@@ -63,7 +77,7 @@ def choices(old: HoledCall, new: HoledCall, domains: dict[str, tuple[Value, ...]
         _collect(node, flag, old.names, domains, holes)
     for node in new.keywords.values():
         for text in _texts(node, new.names):
-            assert text in holes or _computed(text, holes), (
+            assert text in holes or _computed(text, holes) or MACHINE_READ.search(text), (
                 f"the rewrite reads `{text}`, which the old call did not: {new.text}"
             )
     for combination in itertools.product(*holes.values()):
@@ -80,9 +94,13 @@ class Impossible(Exception):
 
 def _derived(node: ast.expr, names: dict[str, ast.expr]) -> ast.expr:
     """A name the file binds once to `a or b` / `a and b` is that expression (`n = args.gpus or 1`: never 0),
-    with ``names`` inlined into it; any other expression as it is."""
+    and one bound to a conditional expression that conditional (`gpus = -1 if torch.cuda.is_available() else
+    None`: its test is chosen once for every keyword that reads it), with ``names`` inlined into it; any
+    other expression as it is."""
     bound = names.get(node.id) if isinstance(node, ast.Name) else None
-    return _Inline(names).visit(copy.deepcopy(bound)) if isinstance(bound, ast.BoolOp) else node
+    if isinstance(bound, (ast.BoolOp, ast.IfExp)):
+        return _Inline(names).visit(copy.deepcopy(bound))  # type: ignore[no-any-return]
+    return node
 
 
 class _Inline(ast.NodeTransformer):

@@ -13,13 +13,22 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import pytest
-from runtime_calls import Impossible, choices, declared, evaluate, holed_calls
+from runtime_calls import (
+    MACHINE_READ,
+    HoledCall,
+    Impossible,
+    choices,
+    declared,
+    evaluate,
+    holed_calls,
+    machine_facts,
+)
 
 from lightning_migrate.cli.callparse import Call, trainer_calls
 from lightning_migrate.frontends.python.frontend import migrate
 from lightning_migrate.plan.callsite import LIGHTNING_PACKAGE
-from lightning_migrate.plan.planner import codemod_deprecations, machines, modernizable, modernized
-from lightning_migrate.semantics import Rejected, Setup, interpret
+from lightning_migrate.plan.planner import MACHINES, codemod_deprecations, machines, modernizable, modernized
+from lightning_migrate.semantics import Hardware, Rejected, Setup, interpret
 from lightning_migrate.semantics.model import RELEASES, Interpretation, Value, Version, release
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
@@ -114,18 +123,41 @@ def assert_behaviour_kept(
         # values only known at run time: every value they may take, every branch of a conditional
         checked += 1
         domains = declared(old)
+        read = old_holed.text + new_holed.text
         for chosen in choices(old_holed, new_holed, domains):
-            try:
-                old_flags = evaluate(old_holed, chosen)
-            except Impossible:
-                continue  # (Python raises evaluating the old call's keywords: no run gets to the Trainer)
-            new_flags = evaluate(new_holed, chosen)
-            if all(isinstance(r.outcome, Rejected) for r in _in_sources(old_flags, sources)):
-                continue  # a value the old call never ran with
-            assert_flags_kept(
-                old_flags, new_flags, target, sources, unsafe, f"{new_holed.text} with {chosen}"
-            )
+            if not MACHINE_READ.search(read):
+                _assert_chosen_kept(old_holed, new_holed, chosen, target, sources, unsafe)
+                continue
+            # a test of the machine: judged machine by machine, with what its readers give there (and only
+            # where the old call's tests of it were chosen as that machine says)
+            for machine in MACHINES:
+                facts = machine_facts(read, machine.cuda)
+                if any(chosen.get(text, value) != value for text, value in facts.items()):
+                    continue
+                _assert_chosen_kept(
+                    old_holed, new_holed, {**chosen, **facts}, target, sources, unsafe, machine
+                )
     return checked
+
+
+def _assert_chosen_kept(
+    old_holed: HoledCall,
+    new_holed: HoledCall,
+    chosen: dict[str, object],
+    target: Version,
+    sources: list[Version],
+    unsafe: bool,
+    only: Hardware | None = None,
+) -> None:
+    try:
+        old_flags = evaluate(old_holed, chosen)
+    except Impossible:
+        return  # (Python raises evaluating the old call's keywords: no run gets to the Trainer)
+    new_flags = evaluate(new_holed, chosen)
+    if all(isinstance(r.outcome, Rejected) for r in _in_sources(old_flags, sources)):
+        return  # a value the old call never ran with
+    label = f"{new_holed.text} with {chosen}"
+    assert_flags_kept(old_flags, new_flags, target, sources, unsafe, label, only)
 
 
 def _in_sources(flags: dict[str, Value], sources: list[Version]) -> list[Interpretation]:
@@ -139,6 +171,7 @@ def assert_flags_kept(
     sources: Sequence[Version],
     unsafe: bool = False,
     label: str = "",
+    only: Hardware | None = None,
 ) -> None:
     """``new`` builds in ``target``, on every machine, what ``old`` built in the ``sources`` (those of them
     that took it), with no deprecation the codemod is about (but those of keywords the old call passes as
@@ -147,6 +180,8 @@ def assert_flags_kept(
     in_use = sources if took else [r for r in RELEASES if r < target]
     same = modernized(modernizable(old, target) if unsafe else ())
     for machine in machines(old):
+        if only is not None and machine.cuda != only.cuda:
+            continue  # (the values are those of another machine)
         built = {interpret(old, r, machine).outcome for r in in_use} - {None}
         setups = {s for s in built if isinstance(s, Setup)}
         result = interpret(new, target, machine)

@@ -318,9 +318,10 @@ def test_n_or_1_is_not_counted_among_the_tests_written() -> None:
 def test_the_unsafe_advice_is_said_once() -> None:
     """`gpus = -1 if cuda else 0; Trainer(gpus=gpus)` (Nixtla/neuralforecast, 2022): the refusal of a part
     of the call, planned through the same door, already said "(or `--unsafe-fixes`)"; the message said it
-    twice, and its evidence each line twice."""
+    twice, and its evidence each line twice. (torch imported in the function: the module does not import
+    it, so no test of the machine's GPU count is written, ``test_bound_conditionals``.)"""
     text = (
-        "import pytorch_lightning as pl\nimport torch\n\n\ndef f():\n"
+        "import pytorch_lightning as pl\n\n\ndef f():\n    import torch\n\n"
         "    gpus = -1 if torch.cuda.is_available() else 0\n    return pl.Trainer(gpus=gpus)\n"
     )
     (finding,) = migrate(text, release("2.6")).findings

@@ -58,13 +58,14 @@ from dataclasses import dataclass, field
 import pytest
 from hypothesis import given, note
 from hypothesis import strategies as st
-from runtime_calls import HoledCall, choices, declared, evaluate, holed_calls
+from runtime_calls import MACHINE_READ, HoledCall, choices, declared, evaluate, holed_calls, machine_facts
 from searches import search_settings
 
 from lightning_migrate.cli.callparse import NotLiteral, literal
 from lightning_migrate.frontends.python.frontend import migrate
 from lightning_migrate.plan.domains import DOMAINS
 from lightning_migrate.plan.planner import (
+    MACHINES,
     MUST_STILL_FAIL,
     codemod_deprecations,
     comparable,
@@ -449,7 +450,7 @@ def assert_kept(
     """``new`` in the target builds, for every substitution, what ``old`` built in the source releases (see
     the module docstring); returns the number of substitutions some source release built, of those the model
     does not judge, and of those with `num_nodes=` below 1."""
-    target, source, unsafe = run
+    target, source, _ = run
     sources = _sources(target, source)
     left = _left(old, new, target)
     if left:  # a deprecated keyword whose value is left as written is work the user is told about
@@ -459,35 +460,58 @@ def assert_kept(
         if after_tests.count(test) > before_tests.count(test):  # evaluated again: only a test that only reads
             assert all(_reads_only(n) for n in ast.walk(ast.parse(test, mode="eval").body)), test
     ran = unjudged = breaks = 0
+    read = old.text + new.text
     for chosen in choices(old, new, domains):
-        before, after = evaluate(old, chosen), evaluate(new, chosen)
-        judged = machines(before)
-        try:
-            built = {m: _built(before, sources, m) for m in judged}
-        except Unmodelled:  # (`num_nodes=-1` in 1.4): a value the model cannot judge, nor the planner
-            unjudged += 1
+        if MACHINE_READ.search(read):
+            # what reads the machine (`torch.cuda.is_available()`) gives the machine's value: each machine
+            # is judged with it, and only where the old call's tests of it were chosen as it says
+            for cuda in sorted({m.cuda for m in MACHINES}):
+                facts = machine_facts(read, cuda)
+                if all(chosen.get(text, value) == value for text, value in facts.items()):
+                    counted = _assert_kept_on(old, new, {**chosen, **facts}, run, sources, left, cuda)
+                    ran, unjudged, breaks = ran + counted[0], unjudged + counted[1], breaks + counted[2]
             continue
-        if not any(built.values()):
-            continue  # a value the old call never ran with
-        if _upgrade_breaks(before, target):
-            breaks += 1
-            continue
-        ran += 1
-        same = modernized(modernizable(before, target) if unsafe else ())
-        for machine in judged:
-            where = f"{new.text}\nwith {chosen} on {machine.describe()}"
-            result = interpret(after, target, machine)
-            warned = [d for d in codemod_deprecations(result.deprecations) if d.flag not in left]
-            assert not warned, f"{where}: {warned[0].message}"
-            setups = set(built[machine].values())
-            assert len(setups) <= 1, f"{where}: the source releases disagree: {built[machine]}"
-            if setups:
-                (setup,) = setups
-                assert isinstance(result.outcome, Setup), f"{where}: {result.outcome} instead of {setup}"
-                assert same(result.outcome) == same(setup), f"{where}: {result.outcome} instead of {setup}"
-            elif machine in MUST_STILL_FAIL:
-                assert not isinstance(result.outcome, Setup), f"{where}: builds {result.outcome}, old failed"
+        counted = _assert_kept_on(old, new, chosen, run, sources, left)
+        ran, unjudged, breaks = ran + counted[0], unjudged + counted[1], breaks + counted[2]
     return ran, unjudged, breaks
+
+
+def _assert_kept_on(
+    old: HoledCall,
+    new: HoledCall,
+    chosen: dict[str, object],
+    run: tuple[Version, Version | None, bool],
+    sources: list[Version],
+    left: list[str],
+    cuda: int | None = None,
+) -> tuple[int, int, int]:
+    """``assert_kept`` for one substitution (on the machines with ``cuda`` CUDA GPUs only, where given)."""
+    target, _, unsafe = run
+    before, after = evaluate(old, chosen), evaluate(new, chosen)
+    judged = [m for m in machines(before) if cuda is None or m.cuda == cuda]
+    try:
+        built = {m: _built(before, sources, m) for m in judged}
+    except Unmodelled:  # (`num_nodes=-1` in 1.4): a value the model cannot judge, nor the planner
+        return 0, 1, 0
+    if not any(built.values()):
+        return 0, 0, 0  # a value the old call never ran with
+    if _upgrade_breaks(before, target):
+        return 0, 0, 1
+    same = modernized(modernizable(before, target) if unsafe else ())
+    for machine in judged:
+        where = f"{new.text}\nwith {chosen} on {machine.describe()}"
+        result = interpret(after, target, machine)
+        warned = [d for d in codemod_deprecations(result.deprecations) if d.flag not in left]
+        assert not warned, f"{where}: {warned[0].message}"
+        setups = set(built[machine].values())
+        assert len(setups) <= 1, f"{where}: the source releases disagree: {built[machine]}"
+        if setups:
+            (setup,) = setups
+            assert isinstance(result.outcome, Setup), f"{where}: {result.outcome} instead of {setup}"
+            assert same(result.outcome) == same(setup), f"{where}: {result.outcome} instead of {setup}"
+        elif machine in MUST_STILL_FAIL:
+            assert not isinstance(result.outcome, Setup), f"{where}: builds {result.outcome}, old failed"
+    return 1, 0, 0
 
 
 def _upgrade_breaks(flags: dict[str, Value], target: Version) -> bool:

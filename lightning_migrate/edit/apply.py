@@ -11,12 +11,12 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-from lightning_migrate.edit.call import Edited, edit_arguments, opening, rebuilt
+from lightning_migrate.edit.call import Edited, branches, edit_arguments, opening, rebuilt
 from lightning_migrate.edit.import_edits import Parsed, add_imports, fix_imports, remove_unused, rename_uses
 from lightning_migrate.edit.imports import ImportChanges, new_module
 from lightning_migrate.edit.splice import Change, Edit, splice
 from lightning_migrate.files.text import Text
-from lightning_migrate.plan.knowledge import Known
+from lightning_migrate.plan.knowledge import Choice, Known
 from lightning_migrate.semantics.model import Obj
 
 # An edit as the front end asks for it: the ast node, its statement's indentation, how its node changes.
@@ -33,6 +33,13 @@ def object_call(updated: cst.CSTNode, old: Obj, new: Obj, quote: str) -> tuple[c
     assert isinstance(updated, cst.Call)
     edited = Edited([])
     return rebuilt(updated, old, new, quote, edited), edited
+
+
+def conditional(updated: cst.CSTNode, old: Choice, new: Choice, quote: str) -> cst.CSTNode:
+    """A conditional expression bound to a name (``old``) with its branches rewritten in place (``new``):
+    its tests and layout stay as they are."""
+    assert isinstance(updated, cst.IfExp)
+    return branches(updated, old, new, quote, Edited([]))
 
 
 def trainer_call(

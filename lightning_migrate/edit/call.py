@@ -174,7 +174,7 @@ def _reuse(
         and new.flag == old.flag
         and isinstance(node, cst.IfExp)
     ):
-        return _branches(node, old, new, quote, edited)  # (another keyword's conditional is written anew)
+        return branches(node, old, new, quote, edited)  # (another keyword's conditional is written anew)
     if isinstance(new, Obj):
         candidates = node.elements if isinstance(node, (cst.List, cst.Tuple)) else [cst.Element(node)]
         for element, value in zip(candidates, items(old)):
@@ -201,7 +201,7 @@ def _reuse(
     return _literal(new, quote, edited)
 
 
-def _branches(
+def branches(
     node: cst.IfExp, old: Choice, new: Choice, quote: str, edited: Edited, index: int = 0
 ) -> cst.IfExp:
     """The conditional ``node`` (``old``'s branches from ``index`` on) with each branch ``new`` changes
@@ -216,7 +216,7 @@ def _branches(
     if last or not isinstance(node.orelse, cst.IfExp):
         orelse = branch(index + 1, node.orelse)
     else:
-        orelse = _branches(node.orelse, old, new, quote, edited, index + 1)
+        orelse = branches(node.orelse, old, new, quote, edited, index + 1)
     return node.with_changes(body=branch(index, node.body), orelse=orelse)
 
 
@@ -280,6 +280,8 @@ def _fresh(
 def _literal(value: Known, quote: str, edited: Edited) -> cst.BaseExpression:
     if isinstance(value, RunTime):  # moved to another keyword: written as it was
         return _expression(value.text)
+    if isinstance(value, Choice) and value.name is not None:  # bound to a name, rewritten where it is bound
+        return cst.Name(value.name)
     if isinstance(value, Choice) and value.split and or_form(value):  # `n if n else 1`: `n or 1`
         left, right = _expression(value.tests[0]), _literal(value.branches[1], quote, edited)
         return cst.BooleanOperation(left, cst.Or(), right)

@@ -62,6 +62,9 @@ class CallSite:
     # where each flag's value is written (line, column), for findings about one value; default: the call's
     places: Mapping[str, tuple[int, int]] = field(default_factory=dict)
     conditionals: bool = True  # the front end can write a conditional expression (Python; not YAML)
+    # the name under which the file imports torch where the call is: the front end may write a test of the
+    # machine's GPU count with it (``torch.cuda.device_count() > 1``); "" where it may not
+    machine: str = ""
     # the values the file writes for ``unknown`` flags whose domain the codemod lacks: a parameter's default
     # (``strategy: Optional[str] = None``), the value whenever the caller leaves it out
     defaults: Mapping[str, Value] = field(default_factory=dict)
@@ -92,11 +95,20 @@ class Run:
     floor: Version = RELEASES[0]
 
     def plan(self, site: CallSite) -> Decision:
-        decision = plan(site.flags, self.target, self.source, self.unsafe, site.since, site.conditionals)
+        decision = plan(
+            site.flags, self.target, self.source, self.unsafe, site.since, site.conditionals, site.machine
+        )
         if isinstance(decision, Refusal) and decision.code == "LM100" and site.since != RELEASES[0]:
             # written with `lightning` imports but old flags no `lightning` release took: an import rename
             # done before the flags; keep what the call did where it last ran
-            decision = plan(site.flags, self.target, self.source, self.unsafe, conditionals=site.conditionals)
+            decision = plan(
+                site.flags,
+                self.target,
+                self.source,
+                self.unsafe,
+                conditionals=site.conditionals,
+                machine=site.machine,
+            )
         return decision
 
     def judge(self, site: CallSite) -> Decision:

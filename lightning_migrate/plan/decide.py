@@ -24,12 +24,14 @@ def plan(
     unsafe: bool = False,
     since: Version = RELEASES[0],
     conditionals: bool = True,
+    machine: str = "",
 ) -> Decision:
     """How to write ``Trainer(**flags)`` (the modelled flags only) for ``target``; without ``source``, the
     call may have been written for any release from ``since`` on. A flag whose value is only known at run
     time (``knowledge.RunTime``, ``knowledge.Choice``) is quantified over (``quantify``); without
     ``conditionals`` (a front end that cannot write a conditional expression: YAML) no rewrite splits it on
-    its truth."""
+    its truth. ``machine``: the name the file imports torch as, where the front end may write a test of the
+    machine's GPU count (``torch.cuda.device_count() > 1``) for a strategy 1.x chose by it."""
     # the same call is planned again and again (a project repeats its Trainer calls): remember the answers
     key = (
         tuple((k, token(value)) for k, value in flags.items()),
@@ -38,6 +40,7 @@ def plan(
         unsafe,
         since,
         conditionals,
+        machine,
     )
     decision = _PLANS.get(key)
     if decision is None:
@@ -45,12 +48,18 @@ def plan(
             _PLANS.clear()
         try:
             if holes(flags):
-                decision = quantify.plan_over(dict(flags), target, source, unsafe, since, conditionals, plan)
+                decision = quantify.plan_over(
+                    dict(flags), target, source, unsafe, since, conditionals, plan, machine
+                )
             else:
                 values: dict[str, Value] = dict(flags)  # type: ignore[arg-type]
                 decision = rejected.everywhere(values, target, plan) or _plan(
                     values, target, source, unsafe, since
                 )
+                if isinstance(decision, Refusal) and decision.code == "LM103" and conditionals and machine:
+                    # (`gpus=-1`: 1.x chose the strategy by the machine's GPU count)
+                    split = quantify.by_machine(values, target, source, unsafe, since, plan, machine)
+                    decision = split or decision
         except Unmodelled as refusal:  # the old call, or the target on it: nothing to judge a rewrite by
             value = written(repr(refusal.value))
             said = f"`{refusal.flag}={value}`: a value the model does not judge; fix it by hand"

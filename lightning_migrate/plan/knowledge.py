@@ -59,8 +59,16 @@ class Choice:
     split: bool = False  # made by the planner of a run-time value and its truth (``x if n else y``)
     # the tests as the planner evaluates them (``evaluate``), where it can: one per test, or None
     conditions: tuple[Expr, ...] | None = None
+    # the name the call passes, where the conditional is bound to one (``gpus=gpus`` after ``gpus = -1 if
+    # torch.cuda.is_available() else None``): written as that name while its branches are kept
+    name: str | None = None
+    # a test the planner writes of the machine the call runs on (``torch.cuda.device_count() > 1``): the
+    # first branch where the machine has more than one CUDA GPU (``machine_branch``), else the last
+    machine: bool = False
 
     def __repr__(self) -> str:
+        if self.name is not None:
+            return self.name
         if self.split and or_form(self):
             return f"{self.tests[0]} or {self.branches[1]!r}"
         parts = [f"{branch!r} if {test} else " for branch, test in zip(self.branches, self.tests)]
@@ -139,6 +147,7 @@ class Atom:
 
     key: str
     domain: tuple[Value, ...] | None = None
+    machine: str = ""  # the machine reader it calls (``torch.cuda.is_available``), where it is one
 
 
 @dataclass(frozen=True)
@@ -297,6 +306,13 @@ def joint(found: Mapping[str, Hole], limit: int) -> list[Assignment] | None:
         total *= len(options)
     if total > limit * 20:
         return None
+    readers = {
+        a.key: a.machine
+        for hole in linked.values()
+        for c in hole.conditions or ()
+        for a, _ in reads(c)
+        if a.machine
+    }
     out: dict[str, Assignment] = {}
     for combination in itertools.product(*variables):
         values = dict(zip(atoms, combination))
@@ -308,10 +324,36 @@ def joint(found: Mapping[str, Hole], limit: int) -> list[Assignment] | None:
         except Unevaluable:
             return None
         if assignment is not None:
+            # what the tests took the machine to say goes with the values (``MACHINE``)
+            assignment[1].update({MACHINE + readers[k]: values[k] for k in readers if k in values})
             out.setdefault(
                 repr(sorted(assignment[1].items())) + repr(sorted(assignment[0].items())), assignment
             )
     return list(out.values()) or None
+
+
+# The key under which an assignment of ``joint`` holds what a machine reader gave in it
+# (``MACHINE + "torch.cuda.is_available"``): no keyword's name starts so.
+MACHINE = "\x00machine:"
+
+
+def on_machine(facts: Mapping[str, Value], cuda: int) -> bool:
+    """Could a machine with ``cuda`` CUDA GPUs give what ``facts`` (machine reader -> value) say?"""
+    for reader, value in facts.items():
+        if reader == "torch.cuda.is_available" and bool(value) != (cuda > 0):
+            return False
+        if reader == "torch.cuda.device_count" and value != cuda:
+            return False
+    return True
+
+
+def machine_branch(choice: Choice, cuda: int) -> int:
+    """The branch a test of the machine (``Choice.machine``) takes on a machine with ``cuda`` CUDA GPUs."""
+    assert choice.conditions is not None
+    for index, condition in enumerate(choice.conditions):
+        if _truth(evaluate(condition, {atom.key: cuda for atom, _ in reads(condition)})):
+            return index
+    return len(choice.conditions)
 
 
 def _atom_domains(found: Mapping[str, Hole]) -> dict[str, tuple[Value, ...]]:

@@ -198,6 +198,15 @@ class Located:
             return None
         return bindings[0].value, bindings[0].scope
 
+    def sole_binding(self, name: ast.Name, scope: Scope) -> Binding | None:
+        """The binding of ``name`` where it is bound exactly once, by an assignment statement with it as its
+        only target."""
+        where = scope.lookup(name.id)
+        bindings = where.bindings[name.id] if where is not None else []
+        if len(bindings) != 1 or bindings[0].value is None or not bindings[0].single:
+            return None
+        return bindings[0]
+
     def assigned(self, name: ast.Name, scope: Scope) -> list[tuple[ast.expr, Scope]] | None:
         """Every expression ``name`` is bound to, with the scope it is evaluated in, when each of its
         bindings is an assignment statement (``if c: n = 1`` / ``else: n = 0``); None otherwise."""
@@ -645,7 +654,7 @@ class _Walker:
             if isinstance(node, ast.Call):
                 self.calls.append((node, scope))
                 self.indents[id(node)] = indent
-            elif isinstance(node, ast.Dict):
+            elif isinstance(node, (ast.Dict, ast.IfExp)):
                 self.indents[id(node)] = indent
             elif isinstance(node, ast.Lambda):
                 self.arguments_outside(node.args, scope, indent)

@@ -203,7 +203,7 @@ def token(value: Known) -> object:
         return ("RunTime", value.flag, value.text, repr(value.domain))
     if isinstance(value, Choice):
         branches = tuple(map(token, value.branches))
-        return ("Choice", value.flag, branches, value.tests, value.pure, repr(value.conditions))
+        return ("Choice", value.flag, branches, value.tests, value.pure, repr(value.conditions), value.name)
     return repr(value)
 
 

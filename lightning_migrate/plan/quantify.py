@@ -34,16 +34,23 @@ from dataclasses import dataclass, replace
 
 from lightning_migrate.plan import rejected
 from lightning_migrate.plan.knowledge import (
+    MACHINE,
     Assignment,
+    Atom,
     Choice,
+    Const,
     Hole,
     Known,
+    Op,
     RunTime,
     ValueTest,
     holds,
     holes,
     joint,
+    key_of,
     keywords,
+    machine_branch,
+    on_machine,
     or_form,
     reads,
     value_tests,
@@ -72,7 +79,7 @@ from lightning_migrate.plan.planner import (
     token,
 )
 from lightning_migrate.report.findings import MESSAGE_WIDTH, SOURCE_VERSION, WRITTEN_WIDTH, written
-from lightning_migrate.semantics.model import RELEASES, Obj, Value, Version
+from lightning_migrate.semantics.model import RELEASES, Hardware, Obj, Value, Version
 from lightning_migrate.semantics.signature import current
 
 # The most cases a call is judged on: a domain has at most ~15 values, so one or two unknown flags (or a
@@ -102,6 +109,9 @@ class Case:
     same: Same
     why: str = ""
     said: tuple[str, ...] = ()  # the evidence behind ``why`` (which releases built what, on which machine)
+    # what the call's tests took the machine to say in this case (``torch.cuda.is_available`` -> True): it
+    # is judged only on the machines that say so (``keep`` holds only those)
+    facts: tuple[tuple[str, Value], ...] = ()
 
 
 Template = dict[str, Known]
@@ -115,8 +125,9 @@ def plan_over(
     since: Version,
     conditionals: bool,
     planner: Planner,
+    machine: str = "",
 ) -> Decision:
-    decision = _plan_over(flags, target, source, unsafe, since, conditionals, planner)
+    decision = _plan_over(flags, target, source, unsafe, since, conditionals, planner, machine)
     if isinstance(decision, Refusal) and not decision.flag:  # what stops it is a run-time value
         return replace(decision, flag=next(iter(holes(flags))))
     return decision
@@ -130,6 +141,7 @@ def _plan_over(
     since: Version,
     conditionals: bool,
     planner: Planner,
+    machine: str = "",
 ) -> Decision:
     found = holes(flags)
     cases = _cases(flags, found, target, source, unsafe, since, planner)
@@ -154,9 +166,11 @@ def _plan_over(
     for choice, split_flags, split_cases in choices:
         if winner is not None and not _left(winner, target):
             break
-        merged = _by_branch(split_flags, choice, split_cases, target, unsafe)
+        merged = _by_branch(split_flags, choice, split_cases, target, unsafe, machine)
         if merged is not None and (winner is None or len(_left(merged, target)) < len(_left(winner, target))):
             winner = merged
+    if winner is None and conditionals and machine and not any(isinstance(h, Choice) for h in found.values()):
+        winner = next(iter(_by_machine(flags, found, cases, target, unsafe, machine)), None)
     if winner is None:
         return _breaking(flags, found, templates, cases, (target, source, unsafe, since), planner)
     left = tuple(
@@ -180,16 +194,18 @@ def _unsafe_changes(
         if case.keep is None:
             continue
         fields = modernizable(substitute(flags, case), target)
-        for change in differences(substitute(winner, case), case.keep, target, fields):
-            values = found.setdefault(change, [])
-            values += [f"{flag}={value!r}" for flag, value in case.values.items()]
+        for concrete, keep in _on_machines(winner, case):
+            for change in differences(concrete, keep, target, fields):
+                values = found.setdefault(change, [])
+                values += [f"{flag}={value!r}" for flag, value in case.values.items()]
     return tuple(f"{change} for {_joined(values, ' or ')}" for change, values in found.items())
 
 
 def _rereads_otherwise(template: Template, cases: list[Case], source: Version) -> bool:
     return any(
-        case.keep is not None and rereads_otherwise(substitute(template, case), case.keep, source, case.same)
+        case.keep is not None and rereads_otherwise(concrete, keep, source, case.same)
         for case in cases
+        for concrete, keep in _on_machines(template, case)
     )
 
 
@@ -230,16 +246,23 @@ def _cases(
         )
     sources = (source,) if source else tuple(r for r in RELEASES if since <= r < target) or (since,)
     cases: list[Case] = []
-    for branches, values in combinations:
+    for branches, given in combinations:
+        values = {k: value for k, value in given.items() if not k.startswith(MACHINE)}
+        facts = tuple((k[len(MACHINE) :], value) for k, value in given.items() if k.startswith(MACHINE))
         whole = substitute(flags, Case(values, branches, None, comparable))
         same = modernized(modernizable(whole, target)) if unsafe else comparable
         behaviour = _behaviour(whole, sources)
         if isinstance(behaviour, Refusal):
             if behaviour.code != "LM100":  # the releases disagree: no rewrite can keep both
-                cases.append(Case(values, branches, None, same, behaviour.message, behaviour.details))
+                cases.append(Case(values, branches, None, same, behaviour.message, behaviour.details, facts))
             # (a value no source release builds on any machine is one the old code never ran with)
             continue
-        cases.append(Case(values, branches, behaviour[0], same))
+        keep = behaviour[0]
+        if facts:  # (judged only where the machine says what the tests took it to say)
+            keep = {m: setup for m, setup in keep.items() if on_machine(dict(facts), m.cuda)}
+            if not keep:
+                continue
+        cases.append(Case(values, branches, keep, same, facts=facts))
     if not cases:
         said = f"no value {_named(found)} may take makes a call any release builds"
         return _nowhere(flags, found, combinations, target, planner) or Refusal("LM100", said)
@@ -290,18 +313,38 @@ def _nowhere(
     )
 
 
-def substitute(template: Mapping[str, Known], case: Case) -> dict[str, Value]:
-    """``template`` with the case's values in place of the unknown ones."""
+def substitute(
+    template: Mapping[str, Known], case: Case, hardware: Hardware | None = None
+) -> dict[str, Value]:
+    """``template`` with the case's values in place of the unknown ones (on ``hardware``: a test of the
+    machine the planner wrote, ``Choice.machine``, takes that machine's branch)."""
     out: dict[str, Value] = {}
     for key, value in template.items():
         if isinstance(value, RunTime):
             out[key] = case.values[value.flag]
+        elif isinstance(value, Choice) and value.machine:
+            assert hardware is not None, "a test of the machine is judged machine by machine"
+            out[key] = value.branches[machine_branch(value, hardware.cuda)]  # type: ignore[assignment]
         elif isinstance(value, Choice):
             branch = value.branches[_branch(value, case)]
             out[key] = case.values[value.flag] if isinstance(branch, RunTime) else branch
         else:
             out[key] = value
     return out
+
+
+def _on_machines(template: Mapping[str, Known], case: Case) -> list[tuple[dict[str, Value], Behaviour]]:
+    """``template`` with the case's values, and the machines of ``case.keep`` on which it is that call: one
+    call for all of them, or one per machine where the template tests the machine (``Choice.machine``)."""
+    assert case.keep is not None
+    if not any(isinstance(v, Choice) and v.machine for v in template.values()):
+        return [(substitute(template, case), case.keep)]
+    groups: dict[str, tuple[dict[str, Value], Behaviour]] = {}
+    for machine, setup in case.keep.items():
+        concrete = substitute(template, case, machine)
+        key = repr(sorted(concrete.items(), key=str))
+        groups.setdefault(key, (concrete, {}))[1][machine] = setup
+    return list(groups.values())
 
 
 def _branch(choice: Choice, case: Case) -> int:
@@ -383,12 +426,14 @@ def _broken(
             break
         why = case.why
         if case.keep is not None:
-            concrete = substitute(template, case)
-            found = difference(concrete, case.keep, target, case.same, tolerated)
-            verb = "" if found is None or found[1].startswith("raises ") else "gives "
-            why = f"on {found[0].describe()}, Lightning {target} {verb}{found[1]}" if found else ""
-            if not why and _misplaced(concrete, target):
-                why = f"the training type stays outside `strategy=`, never Lightning {target}'s form"
+            for concrete, keep in _on_machines(template, case):
+                found = difference(concrete, keep, target, case.same, tolerated)
+                verb = "" if found is None or found[1].startswith("raises ") else "gives "
+                why = f"on {found[0].describe()}, Lightning {target} {verb}{found[1]}" if found else ""
+                if not why and _misplaced(concrete, target):
+                    why = f"the training type stays outside `strategy=`, never Lightning {target}'s form"
+                if why:
+                    break
         if why:
             broken.append((case, why))
     return broken
@@ -453,16 +498,24 @@ def _partitions(hole: RunTime, tests: Sequence[ValueTest]) -> Iterator[tuple[Run
 
 
 def _by_branch(
-    flags: Mapping[str, Known], choice: Choice, cases: Sequence[Case], target: Version, unsafe: bool
+    flags: Mapping[str, Known],
+    choice: Choice,
+    cases: Sequence[Case],
+    target: Version,
+    unsafe: bool,
+    machine: str = "",
 ) -> Template | None:
     """The cheapest merge of rewrites of each branch of ``choice`` that keeps every case, if any."""
     per_branch: list[list[Template]] = []
+    group = _same_tests(choice, flags)
     for index, branch in enumerate(choice.branches):
-        sub = {**flags, choice.flag: branch}
+        sub = {**flags, choice.flag: branch, **{other.flag: other.branches[index] for other in group}}
         mine = [case for case in cases if case.branches[choice.flag] == index]
         templates = _templates(sub, holes(sub), mine, target, unsafe, _split_reads(choice))
         ranked = sorted(templates, key=lambda t: len(_left(t, target)))
         passing = [t for t in ranked if not _broken(t, mine, target, first=True)][:MAX_BRANCH_TEMPLATES]
+        if not passing and machine:
+            passing = _by_machine(sub, holes(sub), mine, target, unsafe, machine, _split_reads(choice))
         if not passing:
             return None
         per_branch.append(passing)
@@ -470,7 +523,7 @@ def _by_branch(
     merges = [
         merged
         for combination in itertools.product(*per_branch)
-        for merged in _merges(choice, combination, target, tests)
+        for merged in _merges(choice, combination, target, tests, group)
     ]
     # no deprecated keyword left first, then the fewest tests written, then the fewest branches left at a
     # default (`devices=n or 1` says more than `devices=n or None`), then the smallest edit
@@ -480,20 +533,55 @@ def _by_branch(
     return None
 
 
+def _same_tests(choice: Choice, flags: Mapping[str, Known]) -> tuple[Choice, ...]:
+    """The other conditionals of the call chosen by the very tests of ``choice`` (``gpus=gpus,
+    distributed_backend=backend`` after ``gpus = -1 if torch.cuda.is_available() else None`` and ``backend
+    = "ddp" if torch.cuda.is_available() else None``): one outcome of the tests picks the same branch of
+    each, so they are rewritten together, branch by branch. Only tests that read values alone (``pure``)
+    and that the planner evaluates (``joint`` then took the branches together)."""
+    if choice.split or not choice.pure or choice.conditions is None:
+        return ()
+    keys = tuple(map(key_of, choice.tests))
+    return tuple(
+        other
+        for flag, other in flags.items()
+        if isinstance(other, Choice)
+        and flag != choice.flag
+        and other.pure
+        and not other.split
+        and other.conditions is not None
+        and len(other.branches) == len(choice.branches)
+        and tuple(map(key_of, other.tests)) == keys
+    )
+
+
 def _merges(
-    choice: Choice, templates: Sequence[Template], target: Version, tests: Sequence[ValueTest] = ()
+    choice: Choice,
+    templates: Sequence[Template],
+    target: Version,
+    tests: Sequence[ValueTest] = (),
+    group: Sequence[Choice] = (),
 ) -> Iterator[Template]:
     """Templates whose keywords take, branch by branch, the values of ``templates`` (one per branch of
     ``choice``): equal values once, different ones as a conditional expression, with ``choice``'s tests
     (one the call wrote) or with ``tests`` of the value split (``_written``). A keyword a branch leaves out
-    takes its default there."""
+    takes its default there. A conditional of ``group`` (chosen by the same tests) whose branches a keyword
+    keeps is kept as written."""
     keys = list(dict.fromkeys(k for template in templates for k in template))
     merged: Template = {}
+    kept = 0
     for key in keys:
         values = [template.get(key, _absent(key, target)) for template in templates]
         if any(value is _NO_DEFAULT for value in values):
             return
-        if all(token(value) == token(values[0]) for value in values):
+        own = _written_as(key, values, (choice, *group) if group else (), merged)
+        tested = _machine_tested(values)
+        if tested is not None:
+            merged[key] = tested
+        elif own is not None:
+            merged[key] = own
+            kept += 1
+        elif all(token(value) == token(values[0]) for value in values):
             merged[key] = values[0]
         elif all(isinstance(v, RunTime) and v.text == values[0].text for v in values):  # type: ignore[union-attr]
             # the same expression in each branch (a split value's parts): as written, with all its values
@@ -511,14 +599,48 @@ def _merges(
     if choice.split:
         # each test is written with the value's expression, evaluated once more for each (and for each branch
         # that is the value itself); `n or 1` is one read, and reads as a default rather than a test
-        ifs = sum(len(v.tests) for v in merged.values() if isinstance(v, Choice) and not or_form(v))
+        ifs = sum(
+            len(v.tests)
+            for v in merged.values()
+            if isinstance(v, Choice) and not or_form(v) and not v.machine
+        )
         if ifs <= MAX_CONDITIONALS and (choice.pure or _read(merged, choice) <= 1):
             yield merged
         return
-    # one conditional evaluates the tests once, as the call did; more write them again (and read worse)
-    count = sum(isinstance(value, Choice) for value in merged.values())
-    if count <= 1 or (choice.pure and count <= MAX_CONDITIONALS):
+    # one conditional evaluates the tests once, as the call did; more write them again (and read worse):
+    # at most one more than the call wrote (a conditional of ``group`` is one it wrote)
+    # (a test of the machine is no repetition of the call's)
+    count = sum(isinstance(value, Choice) and not value.machine for value in merged.values()) - kept
+    # (a conditional bound to a name is written again where it is bound, if only the call reads it)
+    limit = MAX_CONDITIONALS + len(group) + (choice.name is not None) - kept
+    if count <= 1 or (choice.pure and count <= limit):
         yield merged
+
+
+def _machine_tested(values: Sequence[Known]) -> Choice | None:
+    """Where some branches test the machine for a keyword (``Choice.machine``, all alike) and the others
+    take one of that test's values: the test alone, for every branch (the judge says whether the machines
+    of the other branches take that value)."""
+    tested = [v for v in values if isinstance(v, Choice) and v.machine]
+    if not tested or any(token(v) != token(tested[0]) for v in tested):
+        return None
+    spelled = {token(b) for b in tested[0].branches}
+    others = [v for v in values if not (isinstance(v, Choice) and v.machine)]
+    return tested[0] if all(token(v) in spelled for v in others) else None
+
+
+def _written_as(
+    key: str, values: Sequence[Known], conditionals: Sequence[Choice], merged: Mapping[str, Known]
+) -> Choice | None:
+    """The conditional the call wrote (one of ``conditionals``, chosen by the same tests) whose branches are
+    ``values``, kept as written at ``key`` (its own keyword first; at most one keyword each)."""
+    matching = [
+        c
+        for c in conditionals
+        if all(token(v) == token(b) for v, b in zip(values, c.branches))
+        and not any(m is c for m in merged.values())
+    ]
+    return next((c for c in matching if c.flag == key), matching[0] if matching else None)
 
 
 def _whole(choice: Choice) -> RunTime:
@@ -636,6 +758,88 @@ def _absent(flag: str, target: Version) -> Known:
     if flag not in _FILLED:
         return _NO_DEFAULT  # type: ignore[return-value]
     return "auto" if target >= V20 and flag != "plugins" else None
+
+
+# --- a test of the machine ----------------------------------------------------------------------------------
+#
+# 1.x chose the strategy by the number of GPUs a call used (`ddp_spawn` for several, with
+# find_unused_parameters=True; one GPU alone), 2.x by its own rules: `gpus=-1` ("every GPU") cannot be
+# told one GPU from several by any value the call holds. The machine can: where no template keeps a call (or a
+# branch of it), its strategy may be written as a test of the machine's GPU count, with the name the file
+# imports torch as (``torch.cuda.device_count() > 1``), judged machine by machine.
+
+
+def _by_machine(
+    flags: Mapping[str, Known],
+    found: Mapping[str, Hole],
+    cases: Sequence[Case],
+    target: Version,
+    unsafe: bool,
+    machine: str,
+    read: frozenset[str] = frozenset(),
+) -> list[Template]:
+    """Templates that keep ``cases`` with a strategy chosen by the machine's GPU count: one template kept on
+    the machines with several CUDA GPUs, another on the rest, that differ only in ``strategy=``."""
+    halves: list[list[Template]] = []
+    for many_gpus in (True, False):
+        part = [
+            replace(case, keep={m: s for m, s in case.keep.items() if (m.cuda > 1) == many_gpus})
+            for case in cases
+            if case.keep is not None
+        ]
+        part = [case for case in part if case.keep]
+        templates = _templates(flags, found, part, target, unsafe, read)
+        ranked = sorted(templates, key=lambda t: len(_left(t, target)))
+        halves.append([t for t in ranked if not _broken(t, part, target, first=True)][:MAX_BRANCH_TEMPLATES])
+    test = f"{machine}.cuda.device_count() > 1"
+    atom = Atom(key_of(f"{machine}.cuda.device_count()"), machine="torch.cuda.device_count")
+    condition = Op("compare", (atom, Const(1)), (">",))
+    out: list[Template] = []
+    for many, few in itertools.product(*halves):
+        keys = list(dict.fromkeys([*many, *few]))
+        if "strategy" not in keys:
+            continue
+        given = [(many.get(k, _absent(k, target)), few.get(k, _absent(k, target))) for k in keys]
+        if any(a is _NO_DEFAULT or b is _NO_DEFAULT for a, b in given):
+            continue
+        if any(token(a) != token(b) for k, (a, b) in zip(keys, given) if k != "strategy"):
+            continue
+        several, one = given[keys.index("strategy")]
+        if (
+            token(several) == token(one)
+            or isinstance(several, (Choice, RunTime))
+            or isinstance(one, (Choice, RunTime))
+        ):
+            continue
+        strategy = Choice("strategy", (several, one), (test,), True, conditions=(condition,), machine=True)
+        merged = {k: (strategy if k == "strategy" else a) for k, (a, _) in zip(keys, given)}
+        if merged not in out and not _broken(merged, cases, target, first=True):
+            out.append(merged)
+    return sorted(out, key=lambda t: _cost(flags, t))  # type: ignore[arg-type]
+
+
+def by_machine(
+    flags: dict[str, Value],
+    target: Version,
+    source: Version | None,
+    unsafe: bool,
+    since: Version,
+    planner: Planner,
+    machine: str,
+) -> Rewrite | None:
+    """A call whose values are all written (``Trainer(gpus=-1)``) that no spelling keeps, rewritten with a
+    strategy chosen by the machine's GPU count where that keeps it (``_by_machine``); None otherwise."""
+    known: dict[str, Known] = dict(flags)
+    cases = _cases(known, {}, target, source, unsafe, since, planner)
+    if isinstance(cases, Refusal) or any(case.keep is None for case in cases):
+        return None
+    winner = next(iter(_by_machine(known, {}, cases, target, unsafe, machine)), None)
+    if winner is None or _left(winner, target):
+        return None
+    kept = tuple(sorted({r for r in RELEASES if since <= r < target} if source is None else {source}))
+    changes = _unsafe_changes(known, winner, cases, target) if unsafe else ()
+    left = next(filter(None, (_deprecated_families(c.keep, target) for c in cases if c.keep)), ())
+    return Rewrite(winner, kept or (since,), changes, left=left)
 
 
 # --- what the user is told ----------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ from __future__ import annotations
 import ast
 import functools
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from lightning_migrate.files.text import Text
 from lightning_migrate.plan import domains
@@ -102,10 +102,56 @@ class RunTimeReader:
         """What the planner may take ``node`` (the value of ``flag``) to be, or None."""
         if isinstance(node, ast.IfExp):
             return self._choice(node, scope, flag)
+        through = self._through_name(node, scope, flag)
+        if through is not None:
+            return through
         found = self.domain(node, scope, flag)
         if found is None or not found.values:
             return None
-        return RunTime(flag, self.text.segment(node), found.values, _pure(node), found.told, found.written)
+        pure = self._pure(node, scope)
+        return RunTime(flag, self.text.segment(node), found.values, pure, found.told, found.written)
+
+    def _through_name(self, node: ast.expr, scope: Scope, flag: str) -> Choice | None:
+        """A name bound once, in the call's own scope, to a conditional expression whose tests the planner
+        evaluates and may write again at the call (``gpus = -1 if torch.cuda.is_available() else None``):
+        that conditional, read as the name (``Choice.name``), so that values chosen by the same tests are
+        judged together, per outcome of the tests (the other branches never go with them); None otherwise."""
+        if not isinstance(node, ast.Name):
+            return None
+        binding = self.located.sole_binding(node, scope)
+        if binding is None or binding.scope is not scope or not isinstance(binding.value, ast.IfExp):
+            return None
+        choice = self._choice(binding.value, scope, flag)
+        if choice is None or choice.conditions is None or not choice.pure:
+            return None
+        tests: list[ast.expr] = []
+        current: ast.expr = binding.value
+        while isinstance(current, ast.IfExp):
+            tests.append(current.test)
+            current = current.orelse
+        if not all(self._portable(test, scope) for test in tests):
+            return None
+        return replace(choice, name=node.id)
+
+    def _portable(self, test: ast.expr, scope: Scope) -> bool:
+        """Does ``test`` give at the call what it gave where the name was bound: it reads the machine
+        (``torch.cuda.is_available()``), nothing else? (An attribute, ``args.cuda``, may be set by any code
+        run between the two.)"""
+        for node in ast.walk(test):
+            if isinstance(node, ast.Subscript):
+                return False
+            if isinstance(node, ast.Name):
+                where = scope.lookup(node.id)
+                bindings = where.bindings[node.id] if where is not None else []
+                modules = {b.qualified for b in bindings}
+                # only a module (imported again, as a notebook's cells do, it is the same module): a test of
+                # a parameter is judged with the values the call gives it elsewhere, and a run leaving it
+                # (`gpus = 0 if plugins is None else 1` beside `plugins=plugins`) took a second run to finish
+                if not bindings or len(modules) != 1 or None in modules:
+                    return False
+            if isinstance(node, ast.Attribute) and not _called(node, test):
+                return False
+        return True
 
     def _choice(self, node: ast.IfExp, scope: Scope, flag: str) -> Choice | None:
         chain: list[ast.expr] = []
@@ -130,7 +176,7 @@ class RunTimeReader:
                 return None  # an object in a branch is decided where it is built, not here
             else:
                 branches.append(value)
-        pure = all(map(_pure, tests))
+        pure = all(self._pure(test, scope) for test in tests)
         conditions = [self.condition(test, scope) for test in tests]
         computed = None if None in conditions else tuple(c for c in conditions if c is not None)
         return Choice(
@@ -168,8 +214,23 @@ class RunTimeReader:
             return Op(name, tuple(o for o in operands if o is not None), ops or ())
         if isinstance(node, (ast.Name, ast.Attribute, ast.Subscript)) and _pure(node):
             return Atom(ast.unparse(node))
-        machine = self._machine(node, scope)  # (any other call may do anything, and give anything)
-        return None if machine is None else Atom(ast.unparse(node), machine)
+        reader = self._reader(node, scope)  # (any other call may do anything, and give anything)
+        return None if reader is None else Atom(ast.unparse(node), domains.CALLS[reader], reader)
+
+    def _pure(self, node: ast.expr, scope: Scope) -> bool:
+        """``_pure``, with the machine readers also under the name the file imports torch as
+        (``t.cuda.is_available()`` after ``import torch as t``)."""
+        return all(
+            isinstance(n, _PURE)
+            or (
+                isinstance(n, ast.Call)
+                and (
+                    domains.dotted(n.func) in domains.PURE_CALLS
+                    or any(q in domains.CALLS for q in self.located.qualified(n.func, scope))
+                )
+            )
+            for n in ast.walk(node)
+        )
 
     def _len(self, node: ast.Call, scope: Scope) -> bool:
         """Is ``node`` the builtin ``len`` of one value?"""
@@ -181,13 +242,11 @@ class RunTimeReader:
             and not node.keywords
         )
 
-    def _machine(self, node: ast.expr, scope: Scope) -> tuple[Value, ...] | None:
-        """What a machine reader gives (``torch.cuda.is_available()``: False or True), else None."""
+    def _reader(self, node: ast.expr, scope: Scope) -> str | None:
+        """The machine reader ``node`` calls (``torch.cuda.is_available``), else None."""
         if not isinstance(node, ast.Call) or node.args or node.keywords:
             return None
-        return next(
-            (domains.CALLS[n] for n in self.located.qualified(node.func, scope) if n in domains.CALLS), None
-        )
+        return next((n for n in self.located.qualified(node.func, scope) if n in domains.CALLS), None)
 
     def domain(self, node: ast.expr, scope: Scope, flag: str, depth: int = 0) -> Domain | None:
         """The values ``node`` may hold as ``flag``, and whether the file writes each of them."""
@@ -482,3 +541,12 @@ def _has_object(value: Value) -> bool:
     if isinstance(value, (list, tuple)):
         return any(map(_has_object, value))
     return isinstance(value, Obj)
+
+
+def _called(node: ast.Attribute, test: ast.expr) -> bool:
+    """Is ``node`` (an attribute in ``test``) part of the callee of a machine reader's call
+    (``torch.cuda`` of ``torch.cuda.is_available()``)? The reader itself is judged as a call."""
+    for call in ast.walk(test):
+        if isinstance(call, ast.Call) and any(n is node for n in ast.walk(call.func)):
+            return True
+    return False

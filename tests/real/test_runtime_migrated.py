@@ -25,12 +25,12 @@ import harness
 import pytest
 from conftest import AGREEMENT
 from grid import HARDWARE, PACKAGE_HARDWARE, cases, package_cases
-from runtime_calls import evaluate, holed_calls
+from runtime_calls import MACHINE_READ, evaluate, holed_calls, machine_facts
 
 from lightning_migrate.frontends.python.frontend import migrate
 from lightning_migrate.plan.planner import MUST_STILL_FAIL, comparable
 from lightning_migrate.report.findings import Finding
-from lightning_migrate.semantics import Setup, interpret
+from lightning_migrate.semantics import Hardware, Setup, interpret
 from lightning_migrate.semantics.model import Value, Version, release
 from lightning_migrate.semantics.signature import is_default
 
@@ -233,6 +233,32 @@ OLD_CALLS = (
         _each("torch.cuda.device_count()", (0, 1, 2)),
     ),
     OldCall(
+        "bound_conditionals_same_test",
+        "1.4",
+        (
+            "import torch",
+            "",
+            "def build():",
+            "    gpus = -1 if torch.cuda.is_available() else None",
+            '    distributed_backend = "ddp" if torch.cuda.is_available() else None',
+            "    return pl.Trainer(gpus=gpus, distributed_backend=distributed_backend)",
+        ),
+        ({"torch.cuda.is_available()": True}, {"torch.cuda.is_available()": False}),
+    ),
+    OldCall(
+        "all_gpus_if_available",
+        "1.5",
+        (
+            "import torch as t",
+            "",
+            "def build():",
+            "    gpus = -1 if t.cuda.is_available() else 0",
+            "    return pl.Trainer(gpus=gpus, max_epochs=1)",
+        ),
+        ({"t.cuda.is_available()": True}, {"t.cuda.is_available()": False}),
+    ),
+    OldCall("all_gpus", "1.5", ("import torch", "", "trainer = pl.Trainer(gpus=-1)"), ({},)),
+    OldCall(
         "gpus_choices_split",
         "1.5",
         (
@@ -314,12 +340,22 @@ def test_migrated_runtime_call_builds_what_the_old_call_built(old: OldCall) -> N
     _import(new_text)
     (old_call,), (new_call,) = holed_calls(text), holed_calls(new_text)
     built = 0
-    for chosen in old.substitutions:
-        before, after = evaluate(old_call, chosen), evaluate(new_call, chosen)
-        assert _without_defaults(before) in GRID, (
-            f"keep {before} in the differential grid (see the docstring)"
-        )
-        for hardware in HARDWARE + PACKAGE_HARDWARE:
+    read = old_call.text + new_call.text
+    # a rewrite that tests the machine's GPU count is also built on one GPU, where its other branch is
+    # taken (the old call's setup there is the model's: the grid has no one-GPU machine)
+    one_gpu = (Hardware(cuda=1),) if MACHINE_READ.search(new_call.text) else ()
+    for given in old.substitutions:
+        for hardware in HARDWARE + PACKAGE_HARDWARE + one_gpu:
+            # a machine reader (`torch.cuda.device_count()`) gives what the machine has: the values chosen
+            # for the old call's tests of it are judged on the machines that give them
+            facts = machine_facts(read, hardware.cuda)
+            if any(given.get(text, value) != value for text, value in facts.items()):
+                continue
+            chosen = {**given, **facts}
+            before, after = evaluate(old_call, chosen), evaluate(new_call, chosen)
+            assert _without_defaults(before) in GRID, (
+                f"keep {before} in the differential grid (see the docstring)"
+            )
             expected = interpret(before, source, hardware, harness.ROOT).outcome
             real = harness.observe(after, hardware)
             where = f"{new_call.text} with {chosen} on {hardware.describe()}"

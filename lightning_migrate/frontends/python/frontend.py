@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lightning_migrate.edit.imports import ImportChanges, StaleImport, stale_imports
+from lightning_migrate.edit.slots import SLOTS
 from lightning_migrate.files import depth
 from lightning_migrate.files.sourcefile import SourceError
 from lightning_migrate.files.text import Text, tree_of
@@ -27,7 +28,7 @@ from lightning_migrate.plan import domains, gone, rejected
 from lightning_migrate.plan.ast_values import Reader, Unknown, dict_entries
 from lightning_migrate.plan.callsite import LIGHTNING_PACKAGE, NAMESPACE, UNPACKED, CallSite, Run, flat
 from lightning_migrate.plan.decide import plan
-from lightning_migrate.plan.knowledge import Known, holes
+from lightning_migrate.plan.knowledge import Choice, Known, RunTime, holes, key_of
 from lightning_migrate.plan.locate import TRAINER_NAMES, Located, Scope, TrainerCall, locate, trainer_skip
 from lightning_migrate.plan.planner import (
     PLANNED_FLAGS,
@@ -603,6 +604,8 @@ class _Migrator:
         # the keywords beside the model's are renamed or dropped in the same edit as the hardware flags
         old = {**(flags or {}), **old_gone} if rewrite is not None else old_gone
         new = {**rewrite.flags, **new_gone} if rewrite is not None else new_gone
+        if rewrite is not None:
+            new = self._through_names(call, old, new)
 
         def change(original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
             if old:
@@ -618,6 +621,77 @@ class _Migrator:
         if rewrite is not None:  # (an edit of the keywords beside the model's leaves its classes as written)
             self._record_span(call.node)
         self._edit(call.node, change)
+
+    def _through_names(
+        self, call: TrainerCall, old: dict[str, Known], new: dict[str, Known]
+    ) -> dict[str, Known]:
+        """``new`` with each conditional bound to a name that only this call reads (``gpus = -1 if
+        torch.cuda.is_available() else None`` in a function, then ``gpus=gpus``) passed again by its name
+        at the keyword that takes over its place, where the rewrite gives that keyword a conditional over
+        the same tests: its branches are rewritten where it is bound (``_edit_bound``), so the call keeps
+        reading the name and no assignment is left unused. (Elsewhere the rewrite writes the conditional
+        at the call.)"""
+        out = dict(new)
+        taken: set[str] = set()
+        for flag, value in old.items():
+            if not isinstance(value, Choice) or value.name is None or new.get(flag) == value:
+                continue
+            if any(v == value for v in new.values()):
+                continue  # (kept as written, at another keyword)
+            bound = self._sole_conditional(value.name, call.scope)
+            if bound is None:
+                continue
+            tests = tuple(map(key_of, value.tests))
+            fits = [
+                k
+                for k in SLOTS.get(flag, (flag,))
+                if k not in taken
+                and isinstance(out.get(k), Choice)
+                and tuple(map(key_of, out[k].tests)) == tests  # type: ignore[union-attr]
+                and len(out[k].branches) == len(value.branches)  # type: ignore[union-attr]
+                and all(
+                    not isinstance(b, RunTime) or b == mine
+                    for b, mine in zip(out[k].branches, value.branches)  # type: ignore[union-attr]
+                )
+            ]
+            if not fits:
+                continue
+            # the keyword whose branches are nearest the name's (`devices` for `gpus`, `strategy` for a
+            # backend)
+            key = max(fits, key=lambda k: sum(b == m for b, m in zip(out[k].branches, value.branches)))  # type: ignore[union-attr]
+            written = out[key]
+            assert isinstance(written, Choice)
+            named = replace(value, branches=written.branches)
+            out[key] = named
+            taken.add(key)
+            self._edit_bound(bound, value, named, _quote(call.node, self.text))
+        return out
+
+    def _sole_conditional(self, name: str, scope: Scope) -> ast.IfExp | None:
+        """The conditional expression ``name`` is bound to, in the function ``scope`` is, where that
+        assignment is its only binding and the call's argument its only read."""
+        node = ast.Name(id=name, ctx=ast.Load())
+        bound = self.located.bound(node, scope, sole_use=True)
+        if bound is None or scope.kind != "function" or bound[1] is not scope:
+            return None
+        return bound[0] if isinstance(bound[0], ast.IfExp) else None
+
+    def _edit_bound(self, node: ast.IfExp, old: Choice, new: Choice, quote: str) -> None:
+        """Rewrite the branches of the conditional ``node`` where it is bound (quoted as its own strings
+        are, else as the call's ``quote``)."""
+        strings = [
+            n for n in ast.walk(node) if isinstance(n, ast.Constant) and isinstance(n.value, (str, bytes))
+        ]
+        if strings:
+            quote = '"' if self.text.segment(strings[0]).lstrip("rRbBuU")[:1] == '"' else "'"
+
+        def change(original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
+            from lightning_migrate.edit import apply  # (imported: the file has edits)
+
+            return apply.conditional(updated, old, new, quote)
+
+        self._record_span(node)
+        self.edits.append((node, self.located.indents[id(node)], change))  # type: ignore[arg-type]
 
     def _gone_keywords(
         self, call: TrainerCall, move: bool = False, taken: frozenset[str] = frozenset()
@@ -745,7 +819,37 @@ class _Migrator:
         lightning = self._namespace(call.node, call.scope) == "lightning.pytorch"
         places = {a.keyword: self.text.position(a.node) for a in _arguments(call.node) if a.keyword in flags}
         since = LIGHTNING_PACKAGE if lightning else RELEASES[0]
-        return CallSite(line, column, flags, since, places=places, expects_raise=call.expects_raise)
+        machine = self._torch(call)
+        return CallSite(
+            line, column, flags, since, places=places, expects_raise=call.expects_raise, machine=machine
+        )
+
+    def _torch(self, call: TrainerCall) -> str:
+        """The name the module imports torch as, before the call (a notebook's earlier cell), where the
+        call's scope sees that import and nothing else under it (however many times it is imported): a test
+        of the machine's GPU count is written with it. "" where the file does not import torch so (no import
+        is added for a test: a rewrite edits the call and what it reads)."""
+        module = self.located.scopes[0]
+        names = sorted(
+            (name != "torch", name)
+            for name, bindings in module.bindings.items()
+            if bindings
+            and all(b.qualified == "torch" for b in bindings)  # (a notebook may import it in several cells)
+            and call.scope.lookup(name) is module
+            and self._imported_torch.get(name, call.node.lineno) < call.node.lineno
+        )
+        return names[0][1] if names else ""
+
+    @functools.cached_property
+    def _imported_torch(self) -> dict[str, int]:
+        """The first line on which the module imports torch under each name (``import torch as t``)."""
+        found: dict[str, int] = {}
+        for node in self.located.tree.body:
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.name == "torch":
+                        found.setdefault(alias.asname or "torch", node.lineno)
+        return found
 
     def _decide(self, call: TrainerCall, flags: dict[str, Known]) -> Decision:
         """Plan ``call`` and report the outcome (the rewrite, or why there is none). With ``shim``, a call
