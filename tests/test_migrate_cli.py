@@ -8,20 +8,12 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from cli_helpers import FIXABLE, FIXED
 from click.testing import CliRunner
 
 from lightning_migrate.cli.main import main
 
-OLD = 'import pytorch_lightning as pl\n\ntrainer = pl.Trainer(accelerator="ddp", gpus=2, max_epochs=3)\n'
-NEW = (
-    "import pytorch_lightning as pl\n\n"
-    "trainer = pl.Trainer(\n"
-    '    strategy="ddp_find_unused_parameters_true",\n'
-    '    accelerator="cuda",\n'
-    "    devices=2,\n"
-    "    max_epochs=3,\n"
-    ")\n"
-)
+OLD, NEW = FIXABLE, FIXED
 
 
 def run(*args: str) -> tuple[int, str, str]:

@@ -13,18 +13,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_helpers import FIXABLE, FIXED
 
 ROOT = Path(__file__).parent.parent
-OLD = 'import pytorch_lightning as pl\n\ntrainer = pl.Trainer(accelerator="ddp", gpus=2, max_epochs=3)\n'
-NEW = (
-    "import pytorch_lightning as pl\n\n"
-    "trainer = pl.Trainer(\n"
-    '    strategy="ddp_find_unused_parameters_true",\n'
-    '    accelerator="cuda",\n'
-    "    devices=2,\n"
-    "    max_epochs=3,\n"
-    ")\n"
-)
+OLD, NEW = FIXABLE, FIXED
 CONFIG = "# LightningCLI\ntrainer:\n  accelerator: ddp  # training type\n  gpus: 2\n"
 CONFIG_NEW = (
     "# LightningCLI\ntrainer:\n  strategy: ddp_find_unused_parameters_true  # training type\n"
