@@ -5,6 +5,8 @@ removes at its end, also where forked workers made them (a worker never runs ``a
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -50,3 +52,35 @@ def test_outside_a_run_the_folder_is_the_process_own() -> None:
         assert scratch.folder() == first
     assert not Path(first).exists()
     assert not Path(second).exists()
+
+
+INTERRUPTED = """
+import sys, tempfile
+tempfile.tempdir = sys.argv[1]
+from pathlib import Path
+from lightning_migrate.run.runner import process_each  # (first: which modules the interpreter clears first)
+from lightning_migrate.run.options import Options
+from lightning_migrate.semantics.model import release
+
+def run():
+    run = process_each([Path(p) for p in sys.argv[2:]], Options(release("2.6")), 2)
+    for _ in run:
+        raise KeyboardInterrupt
+
+try:
+    run()
+except KeyboardInterrupt as interrupt:
+    kept = interrupt  # (its traceback holds the suspended run)
+    sys.exit(130)
+"""
+
+
+def test_a_run_interrupted_leaves_nothing(tmp_path: Path) -> None:
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    files = [tmp_path / "a.py", tmp_path / "b.py"]
+    for path in files:
+        path.write_text("import pytorch_lightning as pl\npl.Trainer(gpus=2)\n")
+    done = subprocess.run([sys.executable, "-c", INTERRUPTED, str(temporary), *map(str, files)], check=False)
+    assert done.returncode == 130
+    assert list(temporary.iterdir()) == []

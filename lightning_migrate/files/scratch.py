@@ -7,6 +7,7 @@ run, in the system's temporary folder."""
 from __future__ import annotations
 
 import atexit
+import functools
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -18,14 +19,19 @@ _runs: list[str] = []  # the folders of the runs at work in this process (inheri
 
 @contextmanager
 def for_run() -> Iterator[str]:
-    """The folder of a run: ``folder()`` while the run lasts, removed when it ends (or fails)."""
+    """The folder of a run: ``folder()`` while the run lasts, removed when it ends (or fails), or when the
+    process exits with the run unfinished (a run is a generator: one left suspended by an interrupt whose
+    traceback holds it is not closed before the interpreter ends)."""
     made = tempfile.mkdtemp(prefix=PREFIX)
+    remove = functools.partial(shutil.rmtree, made, True)  # (its own object: unregistered alone)
+    atexit.register(remove)
     _runs.append(made)
     try:
         yield made
     finally:
         _runs.remove(made)
-        shutil.rmtree(made, ignore_errors=True)
+        remove()
+        atexit.unregister(remove)
 
 
 def folder() -> str:
