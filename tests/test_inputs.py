@@ -290,6 +290,12 @@ def _running(pid: int) -> bool:
     return state not in ("Z", "X")
 
 
+def _killed_run_env(tmp_path: Path) -> dict[str, str]:
+    """A run killed by a signal cannot remove its temporary folder (``files.scratch``): it goes in the
+    test's own folder, not the machine's."""
+    return {**os.environ, "TMPDIR": str(tmp_path)}
+
+
 @linux_only
 @pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="no /proc")
 @pytest.mark.parametrize("kill", [signal.SIGKILL, signal.SIGTERM])
@@ -304,6 +310,7 @@ def test_the_pool_workers_end_with_a_killed_run(tmp_path: Path, kill: signal.Sig
         cwd=tmp_path,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
+        env=_killed_run_env(tmp_path),
     )
     try:
         deadline = time.monotonic() + LIMIT_S
@@ -349,6 +356,7 @@ def test_a_run_killed_while_it_writes_leaves_every_file_whole(tmp_path: Path) ->
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         start_new_session=True,
+        env=_killed_run_env(tmp_path),
     )
     try:
         deadline = time.monotonic() + LIMIT_S
