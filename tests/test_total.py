@@ -32,7 +32,7 @@ WORDS = sorted(
 )
 CLASS_NAMES = sorted({row.name for row in CLASSES} | {"MyStrategy", "TrainingTypePlugin"})
 KEYWORDS = sorted(
-    {name for rows in constructors.SIGNATURES.values() for _, names, _ in rows for name in names}
+    {name for rows in constructors.SIGNATURES.values() for row in rows for name in row.names}
     | {"find_unused_parameters", "start_method", "stage", "offload_optimizer", "precision", "device"}
 )
 

@@ -177,7 +177,8 @@ def positional_names(cls: str, count: int) -> tuple[str, ...] | None:
 def _positional(row: LightningClass, version: Version) -> tuple[tuple[str, ...], bool] | None:
     """The parameters of ``row``'s constructor in ``version``, in order, and whether it forwards others."""
     if row.kind == STRATEGY:
-        return constructors.positional(row.name, version, row.renamed_to)
+        signature = constructors.signature(row.name, version, row.renamed_to)
+        return (signature.order, signature.forwards) if signature else None
     if row.kind == PRECISION:
         amp = precision.lookup(row.name)
         found = amp.constructor(version) if amp is not None else None

@@ -10,10 +10,12 @@ in 1.6 (where it breaks ``fit``): the role changed, so such a rename does not ke
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from lightning_migrate.semantics.model import Version, v
 
 # class -> (first minor line, parameters, whether other keywords are forwarded through **kwargs), oldest
-# first. The deprecated 1.6/1.7 `*Plugin` aliases take their `*Strategy`'s arguments (see `parameters`).
+# first. The deprecated 1.6/1.7 `*Plugin` aliases take their `*Strategy`'s arguments (see `signature`).
 _ROWS: dict[str, tuple[tuple[str, str, bool], ...]] = {
     "DDPPlugin": (
         (
@@ -350,8 +352,23 @@ _ROWS: dict[str, tuple[tuple[str, str, bool], ...]] = {
     "SingleDeviceXLAStrategy": (("2.1", "device accelerator checkpoint_io precision_plugin debug", False),),
 }
 
-SIGNATURES: dict[str, tuple[tuple[Version, frozenset[str], bool], ...]] = {
-    cls: tuple((v(since), frozenset(params.split()), forwards) for since, params, forwards in rows)
+
+class Signature(NamedTuple):
+    """A constructor's parameters from a release on: in the order ``__init__`` takes them (every one may be
+    passed positionally: none is keyword-only in any release; a deprecated alias hands ``*args`` on to the
+    class it forwards to), as a set, and whether it forwards other keywords through ``**kwargs``."""
+
+    since: Version
+    order: tuple[str, ...]
+    names: frozenset[str]
+    forwards: bool
+
+
+SIGNATURES: dict[str, tuple[Signature, ...]] = {
+    cls: tuple(
+        Signature(v(since), tuple(params.split()), frozenset(params.split()), forwards)
+        for since, params, forwards in rows
+    )
     for cls, rows in _ROWS.items()
 }
 
@@ -360,22 +377,19 @@ PARAMETER = "parameter"
 REJECTED = "rejected"
 
 
+def signature(cls: str, version: Version, renamed_to: str = "") -> Signature | None:
+    """The signature of ``cls`` in ``version``; None if unknown. ``renamed_to``: the 1.6 name of a
+    ``*Plugin`` class, whose deprecated alias takes the same arguments."""
+    if renamed_to and version >= v("1.6"):
+        cls = renamed_to
+    rows = [row for row in SIGNATURES.get(cls, ()) if row.since <= version]
+    return rows[-1] if rows else None
+
+
 def parameters(cls: str, version: Version, renamed_to: str = "") -> tuple[frozenset[str], bool] | None:
-    """The parameters of ``cls`` in ``version`` and whether it forwards other keywords; None if unknown.
-    ``renamed_to``: the 1.6 name of a ``*Plugin`` class, whose deprecated alias takes the same arguments."""
-    if renamed_to and version >= v("1.6"):
-        cls = renamed_to
-    rows = [row for row in SIGNATURES.get(cls, ()) if row[0] <= version]
-    return (rows[-1][1], rows[-1][2]) if rows else None
-
-
-def positional(cls: str, version: Version, renamed_to: str = "") -> tuple[tuple[str, ...], bool] | None:
-    """``parameters``, in the order ``__init__`` takes them: every one may be passed positionally (none is
-    keyword-only in any release; a deprecated alias hands ``*args`` on to the class it forwards to)."""
-    if renamed_to and version >= v("1.6"):
-        cls = renamed_to
-    rows = [row for row in _ROWS.get(cls, ()) if v(row[0]) <= version]
-    return (tuple(rows[-1][1].split()), rows[-1][2]) if rows else None
+    """The parameters of ``cls`` in ``version`` and whether it forwards other keywords; None if unknown."""
+    found = signature(cls, version, renamed_to)
+    return (found.names, found.forwards) if found else None
 
 
 def role(cls: str, keyword: str, version: Version, renamed_to: str = "") -> str | None:

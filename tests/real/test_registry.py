@@ -86,13 +86,11 @@ def test_constructor_keywords_are_the_releases(name: str) -> None:
         pytest.skip(f"{version} cannot build {name}")
     if name in BROKEN and version >= BROKEN[name][0]:
         pytest.skip(f"{version} raises when {name} is built")
-    expected = constructors.parameters(name, version, row.renamed_to)
-    ordered = constructors.positional(name, version, row.renamed_to)
+    expected = constructors.signature(name, version, row.renamed_to)
     assert expected is not None, f"the table has no row for {name} in {version}"
-    assert ordered is not None
     named, forwards, positional = _real_parameters(harness.find_class(name))
-    assert (named, forwards) == expected
-    assert positional == ordered[0]
+    assert (named, forwards) == (expected.names, expected.forwards)
+    assert positional == expected.order
 
 
 def test_trainer_signature_defaults_are_tabled() -> None:
