@@ -28,6 +28,11 @@ def _bool(value: Any) -> bool:
     return isinstance(value, bool)
 
 
+def _line_length(value: Any) -> int | None:
+    """``value`` where it is a line length (a whole number above 0, not a bool), else None."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+
+
 # key -> (check, what the check wants); every setting of `settings.CONVERSIONS` has its row
 KEYS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "target-version": (lambda v: isinstance(v, str), 'a string such as "2.6" or "auto"'),
@@ -46,10 +51,7 @@ KEYS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "shim": (_bool, "true or false"),
     "statistics": (_bool, "true or false"),
     "show-fixes": (_bool, "true or false"),
-    "line-length": (
-        lambda v: isinstance(v, int) and not isinstance(v, bool) and v > 0,
-        "a whole number such as 88",
-    ),
+    "line-length": (lambda v: _line_length(v) is not None, "a whole number such as 88"),
 }
 
 
@@ -77,13 +79,12 @@ def find(start: Path) -> Config:
     return Config(None, Path.cwd().resolve())
 
 
-# where a project's formatter says how long its lines are: (file, the table in it), nearest folder first
-FORMATTERS = (
-    ("ruff.toml", ()),
-    (".ruff.toml", ()),
-    ("pyproject.toml", ("tool", "ruff")),
-    ("pyproject.toml", ("tool", "black")),
-)
+# where a project's formatter says how long its lines are: file -> the tables in it, in the order asked
+FORMATTERS: dict[str, tuple[tuple[str, ...], ...]] = {
+    "ruff.toml": ((),),
+    ".ruff.toml": ((),),
+    "pyproject.toml": (("tool", "ruff"), ("tool", "black")),
+}
 DEFAULT_LINE_LENGTH = 88  # black's and ruff's
 
 
@@ -94,19 +95,21 @@ def formatter_line_length(start: Path) -> int:
     if not folder.is_dir():
         folder = folder.parent
     for directory in (folder, *folder.parents):
-        for name, table in FORMATTERS:
+        for name, tables in FORMATTERS.items():
             candidate = directory / name
             if not candidate.is_file():
                 continue
             try:
-                found: Any = _document(candidate)
+                document = _document(candidate)  # (once for all the tables it may hold)
             except ConfigError:  # (a formatter's file we cannot read is not ours to complain about)
                 continue
-            for key in table:
-                found = found.get(key, {}) if isinstance(found, dict) else {}
-            length = found.get("line-length") if isinstance(found, dict) else None
-            if isinstance(length, int) and KEYS["line-length"][0](length):
-                return length
+            for table in tables:
+                found: Any = document
+                for key in table:
+                    found = found.get(key, {}) if isinstance(found, dict) else {}
+                length = _line_length(found.get("line-length")) if isinstance(found, dict) else None
+                if length is not None:
+                    return length
     return DEFAULT_LINE_LENGTH
 
 

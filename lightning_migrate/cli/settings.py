@@ -91,10 +91,8 @@ CONVERSIONS: dict[str, tuple[Callable[[Any], Any], Any]] = {
     "shim": (bool, False),
     "statistics": (bool, False),
     "show-fixes": (bool, False),
-    "line-length": (
-        int,
-        None,
-    ),  # (None: the project's ruff or black setting, ``config.formatter_line_length``)
+    # (None: the project's ruff or black setting, ``config.formatter_line_length``)
+    "line-length": (int, None),
 }
 
 
