@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
+from lightning_migrate.plan.trainers import PARTIAL_CALLEES
 from lightning_migrate.semantics.classes import positional_names
 from lightning_migrate.semantics.model import Hardware, Obj, Value
 from lightning_migrate.semantics.signature import MODELLED
@@ -246,6 +247,6 @@ def _trainer_skip(call: ast.Call, aliases: set[str]) -> int | None:
         return 0
     if isinstance(call.func, ast.Attribute) and call.func.attr == "from_argparse_args":
         return 1 if _name(call.func.value) in aliases else None
-    if _name(call.func) in ("partial", "builds", "pbuilds") and call.args and _name(call.args[0]) in aliases:
+    if _name(call.func) in PARTIAL_CALLEES and call.args and _name(call.args[0]) in aliases:
         return 1
     return None

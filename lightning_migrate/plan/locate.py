@@ -35,6 +35,7 @@ from lightning_migrate.plan.trainers import (
     LIGHTNING_TRAINERS,
     LOCAL,
     NO_SUBCLASSES,
+    PARTIAL_NAMES,
     RunSubclasses,
     subclasses,
     super_init_owner,
@@ -44,9 +45,6 @@ from lightning_migrate.semantics.classes import CLASSES
 from lightning_migrate.semantics.signature import REMOVED_METHODS
 
 TRAINER_NAMES = LIGHTNING_TRAINERS
-# what passes its keywords on to the class its first argument names: ``partial(Trainer, gpus=2)``, and
-# hydra-zen's config builders (``builds(Trainer, gpus=2)``: a Hydra config that instantiates that call)
-PARTIAL_NAMES = frozenset({"functools.partial", "hydra_zen.builds", "hydra_zen.pbuilds"})
 CLASS_NAMES = frozenset(row.name for row in CLASSES)
 
 

@@ -58,7 +58,7 @@ from lightning_migrate.plan.callsite import LIGHTNING_PACKAGE, CallSite, Run
 from lightning_migrate.plan.domains import parametrized
 from lightning_migrate.plan.planner import Unchanged
 from lightning_migrate.plan.readings import Reading, readings
-from lightning_migrate.plan.trainers import ECOSYSTEM
+from lightning_migrate.plan.trainers import ECOSYSTEM, PARTIAL_CALLEES
 from lightning_migrate.semantics.classes import RENAMED_STRATEGIES
 from lightning_migrate.semantics.model import RELEASES, Value, Version
 from lightning_migrate.semantics.signature import MODELLED, REMOVED_METHODS
@@ -102,9 +102,8 @@ _ASCII_WORD = re.compile(r"[A-Za-z0-9_]")
 GAP = scan.GAP
 # The names a Trainer call's callee can end with: qualified names come from imports and attributes, never
 # from assignments (`T = pl.Trainer; T(...)` is not resolved by the codemod either).
-CALLEES = ("Trainer", "partial", "builds", "pbuilds", "from_argparse_args")
-# the callees that pass their keywords on to the class their first argument names (``locate.PARTIAL_NAMES``)
-_PARTIALS = frozenset({"partial", "builds", "pbuilds"})
+CALLEES = ("Trainer", *PARTIAL_CALLEES, "from_argparse_args")
+_PARTIALS = frozenset(PARTIAL_CALLEES)
 # (Patterns that start with a word, not with `\b`, which would keep the regex engine from searching for that
 # word at C speed; the word boundary before it is checked by `_words`.)
 _ALIASES = {callee: re.compile(rf"{callee}{GAP}\bas\b{GAP}(\w+)") for callee in CALLEES}

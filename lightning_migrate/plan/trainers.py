@@ -22,6 +22,11 @@ from pathlib import Path
 from lightning_migrate.semantics.signature import MODELLED
 
 PACKAGES = ("pytorch_lightning", "lightning.pytorch", "lightning")
+# what passes its keywords on to the class its first argument names: ``partial(Trainer, gpus=2)``, and
+# hydra-zen's config builders (``builds(Trainer, gpus=2)``: a Hydra config that instantiates that call)
+_PARTIALS = (("functools", "partial"), ("hydra_zen", "builds"), ("hydra_zen", "pbuilds"))
+PARTIAL_NAMES = frozenset(f"{module}.{name}" for module, name in _PARTIALS)
+PARTIAL_CALLEES = tuple(name for _, name in _PARTIALS)  # (the names such a callee ends with)
 LIGHTNING_TRAINERS = frozenset(
     f"{package}.{path}Trainer" for package in PACKAGES for path in ("", "trainer.", "trainer.trainer.")
 )
