@@ -1056,3 +1056,46 @@ def test_a_strategy_parameter_defaulting_to_none_is_reported_where_the_target_re
 def test_a_parameter_default_the_target_takes_is_quiet() -> None:
     assert migrate(STRATEGY_PARAMETER.format(default="None"), release("1.9")).findings == []
     assert migrate(STRATEGY_PARAMETER.format(default="'auto'"), release("2.6")).findings == []
+
+
+RENAMED_IN_A_BRANCH = """\
+import argparse
+
+from pytorch_lightning import Trainer
+from pytorch_lightning.plugins import DDPPlugin
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--num_gpus", type=int, default=1)
+hparams = parser.parse_args()
+
+trainer = Trainer(
+    accelerator="gpu",
+    devices=hparams.num_gpus,
+    strategy={strategy} if hparams.num_gpus > 1 else None,
+)
+"""
+
+
+@pytest.mark.parametrize("target", ["1.9", "2.6"])
+def test_a_renamed_class_in_a_branch_of_a_conditional_is_a_sign_of_old_usage(target: str) -> None:
+    """(ngp_pl: `strategy=DDPPlugin(find_unused_parameters=False) if n > 1 else None` beside
+    `devices=hparams.num_gpus` was left without a finding, only its import was reported.)"""
+    source = RENAMED_IN_A_BRANCH.format(strategy="DDPPlugin(find_unused_parameters=False)")
+    result = migrate(source, release(target))
+    assert result.code == source
+    found = [(f.code, f.line) for f in result.findings]
+    assert ("LM101", 13) in found
+    said = next(f.message for f in result.findings if f.line == 13)
+    assert said.startswith("`strategy=DDPPlugin(find_unused_paramete…`: run-time value, may be old usage")
+
+
+def test_a_conditional_between_target_objects_is_no_sign_of_old_usage() -> None:
+    source = RENAMED_IN_A_BRANCH.format(strategy="DDPStrategy(find_unused_parameters=False)").replace(
+        "plugins import DDPPlugin", "strategies import DDPStrategy"
+    )
+    source = source.replace("else None", 'else "auto"')
+    result = migrate(source, release("2.6"))
+    assert (result.code, result.findings) == (source, [])
+    # at 1.5 `DDPPlugin` is no old usage either
+    old = RENAMED_IN_A_BRANCH.format(strategy="DDPPlugin(find_unused_parameters=False)")
+    assert migrate(old, release("1.5")).findings == []

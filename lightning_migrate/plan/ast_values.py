@@ -69,7 +69,27 @@ class Reader:
             return items
         if isinstance(node, ast.Call):
             return self._object(node, scope, depth)
+        if isinstance(node, ast.IfExp):
+            cls = self._branch_class(node, scope, depth)
+            return Unknown(f"`{code(node)}` is only known at run time", cls)
         return Unknown(f"`{code(node)}` is only known at run time")
+
+    def _branch_class(self, node: ast.IfExp, scope: Scope, depth: int) -> str | None:
+        """The Lightning class a branch of a conditional expression builds (``DDPPlugin(...) if n > 1 else
+        None``), a renamed one first: the call's sign of old usage, where its value is only known at run time
+        (the planner judges no object in a branch)."""
+        found: list[str] = []
+        current: ast.expr = node
+        branches: list[ast.expr] = []
+        while isinstance(current, ast.IfExp):
+            branches.append(current.body)
+            current = current.orelse
+        for branch in (*branches, current):
+            value = self.read(branch, scope, depth + 1)
+            cls = value.cls if isinstance(value, (Obj, Unknown)) else None
+            if cls:
+                found.append(cls)
+        return min(found, key=lambda c: (not getattr(lookup(c), "renamed_to", None), c), default=None)
 
     def lightning_classes(self, func: ast.expr, scope: Scope) -> list[str]:
         """The Lightning classes a callee names (``DDPPlugin``), through the file's imports: several where
