@@ -134,6 +134,41 @@ def test_a_yaml_file_with_a_trainer_config_that_cannot_be_read_is_an_error(
     assert process_file(path, V26).error.startswith("cannot parse YAML")
 
 
+# PyYAML's `safe_load` reads a duplicate key (the last value wins): graphium's configs, read so, repeat a
+# data loader's option beside a `trainer:` section, and every one of them was an error (a modern project).
+DUPLICATES_APART = {
+    "in a section": b"data:\n  workers: 1\n  workers: 2\n",
+    "a section beside the trainer's": b"architecture:\n  a: 1\narchitecture:\n  b: 2\n",
+    "in a list": b"tasks:\n  - name: a\n    name: b\n",
+}
+
+
+@pytest.mark.parametrize("body", DUPLICATES_APART.values(), ids=DUPLICATES_APART.keys())
+def test_a_duplicate_key_apart_from_the_trainer_config_is_read(tmp_path: Path, body: bytes) -> None:
+    data, findings = migrate(tmp_path, "config.yaml", b"trainer:\n  gpus: 0\n" + body)
+    assert data == b"trainer:\n  accelerator: cpu\n" + body
+    assert findings == ["2:3:LM004"]
+    assert migrate(tmp_path, "modern.yaml", b"trainer:\n  accelerator: cpu\n" + body) == (None, [])
+
+
+# where the first value and the last may differ for the Trainer, the file is an error as before
+DUPLICATES_NEAR = {
+    "a flag": b"trainer:\n  gpus: 2\n  gpus: 1\n",
+    "any key of the trainer's": b"trainer:\n  gpus: 1\n  max_epochs: 1\n  max_epochs: 2\n",
+    "the trainer section": b"trainer:\n  max_epochs: 1\ntrainer:\n  gpus: 1\n",
+    "a section holding it": b"model:\n  trainer:\n    gpus: 1\nmodel:\n  x: 1\n",
+    "a class's": b"trainer:\n  gpus: 1\nx:\n  _target_: a.B\n  y: 1\n  y: 2\n",
+    "a root without a trainer section": b"_target_: pytorch_lightning.Trainer\ngpus: 1\nx: 1\nx: 2\n",
+}
+
+
+@pytest.mark.parametrize("body", DUPLICATES_NEAR.values(), ids=DUPLICATES_NEAR.keys())
+def test_a_duplicate_key_that_may_matter_to_the_trainer_is_an_error(tmp_path: Path, body: bytes) -> None:
+    path = tmp_path / "config.yaml"
+    path.write_bytes(body)
+    assert process_file(path, V26).error.startswith("cannot parse YAML: found duplicate key")
+
+
 def test_a_yaml_file_in_another_encoding_is_an_error_only_if_it_holds_a_trainer_config(
     tmp_path: Path,
 ) -> None:

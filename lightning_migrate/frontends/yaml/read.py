@@ -36,7 +36,9 @@ from typing import Any
 
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq, TaggedScalar
+from ruamel.yaml.constructor import DuplicateKeyError
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
+from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
 from ruamel.yaml.scalarbool import ScalarBoolean
 
 from lightning_migrate.files.sourcefile import SourceError
@@ -143,7 +145,15 @@ def _loaded(text: str) -> list[Any]:
     try:
         with warnings.catch_warnings():  # ruamel's advice on 1.1 floats (`1e-5`) is not the user's concern
             warnings.simplefilter("ignore")
-            return list(yaml.load_all(text))
+            try:
+                return list(yaml.load_all(text))
+            except DuplicateKeyError:
+                if not _duplicates_apart(text):
+                    raise
+                yaml = YAML(typ="rt")
+                yaml.version = (1, 1)
+                yaml.allow_duplicate_keys = True
+                return list(yaml.load_all(text))
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         where = (mark.line + 1, mark.column + 1) if mark is not None else (0, 0)
@@ -156,6 +166,51 @@ def _loaded(text: str) -> list[Any]:
         # ruamel's constructors fail in their own words on what they cannot build (`!!int abc`,
         # `!!timestamp 2020-99-99`, `%YAML 1.3`, lists nested thousands deep)
         raise SourceError(f"cannot parse YAML: {type(exc).__name__}: {exc}") from exc
+
+
+_TRAINER_WORDS = re.compile(r"trainer|Trainer|Plugin|_target_|class_path")
+
+
+def _duplicates_apart(text: str) -> bool:
+    """Whether every duplicate key of ``text`` lies apart from anything a Trainer config may be: PyYAML's
+    ``safe_load`` (what most projects read their configs with) takes the last value of a duplicate key, and
+    ruamel.yaml, told to allow them, the first, so the file is read only where that cannot matter: the key
+    is no Trainer flag, neither of its values holds a word of a Trainer config, and the mapping that holds it
+    is under no `trainer` key, builds no class, and is not a document's root without a `trainer` section
+    (graphium's configs repeat a data loader's option)."""
+    yaml = YAML(typ="rt")
+    yaml.version = (1, 1)
+    try:
+        nodes = list(yaml.compose_all(text))
+    except YAMLError:
+        return False
+
+    def apart(node: Any, path: tuple[str, ...]) -> bool:
+        if isinstance(node, SequenceNode):
+            return all(apart(item, path) for item in node.value)
+        if not isinstance(node, MappingNode):
+            return True
+        keys = [k.value if isinstance(k, ScalarNode) else None for k, _ in node.value]
+        repeated = {k for k in keys if keys.count(k) > 1}
+        if repeated:
+            # (a document's root is a Trainer config itself in a `trainer` group folder: only one that holds a
+            # `trainer` section is a config of more than the Trainer)
+            container = bool(path) or "trainer" in keys
+            if None in repeated or "trainer" in path or not container or any(k in TARGET_KEYS for k in keys):
+                return False
+            for key, value in node.value:
+                if key.value in repeated and (
+                    key.value in MODELLED
+                    or _TRAINER_WORDS.search(key.value)
+                    or _TRAINER_WORDS.search(text[value.start_mark.index : value.end_mark.index])
+                ):
+                    return False
+        return all(
+            apart(value, (*path, str(key.value) if isinstance(key, ScalarNode) else ""))
+            for key, value in node.value
+        )
+
+    return all(apart(node, ()) for node in nodes if node is not None)
 
 
 def class_path(mapping: Any) -> tuple[str, str] | None:
