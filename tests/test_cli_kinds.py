@@ -173,6 +173,38 @@ def test_a_cell_python_cannot_parse_is_an_error_at_the_cell(project: Path) -> No
     assert (project / "train.ipynb").read_text() == broken
 
 
+def test_a_cell_python_cannot_parse_that_holds_nothing_to_migrate_is_left_alone(project: Path) -> None:
+    """Jupyter compiles a cell whole: one with a typo runs nothing, and the others run (a tutorial's
+    `save_directory "."` stopped the migration of its `Trainer(gpus=1, ...)` two cells above)."""
+    cells = (["import pytorch_lightning as pl\n"], ["t = pl.Trainer(gpus=1)\n"], ['save_directory "."\n'])
+    (project / "train.ipynb").write_text(notebook(*cells))
+    outcome = run("--check", *TARGET, "train.ipynb")
+    assert outcome.code == 1
+    assert "train.ipynb:cell 3:1:5: LM004" in outcome.out
+    assert "Rewrote train.ipynb (1 fix)" in run(*TARGET, "train.ipynb").err
+    assert json.loads((project / "train.ipynb").read_text())["cells"][2:] == [
+        {
+            "cell_type": "code",
+            "execution_count": None,
+            "metadata": {},
+            "outputs": [],
+            "source": ['t = pl.Trainer(accelerator="cuda", devices=1)\n'],
+        },
+        {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [], "source": cells[2]},
+    ]
+
+
+def test_a_piece_to_keep_that_the_rewrite_would_change_is_an_error() -> None:
+    from lightning_migrate.frontends.python import cells
+    from lightning_migrate.plan.callsite import Run
+    from lightning_migrate.semantics.model import release
+
+    piece = "import pytorch_lightning as pl\nt = pl.Trainer(gpus=1)\n"
+    assert cells.migrate([piece], Run(release("2.6")), False).pieces != [piece]
+    with pytest.raises(cells.PieceError):
+        cells.migrate([piece], Run(release("2.6")), False, strict={0})
+
+
 def test_a_cell_magic_that_is_not_python_is_left_alone(project: Path) -> None:
     cell = ["%%writefile train.py\n", "import pytorch_lightning as pl\n", "pl.Trainer(gpus=2)\n"]
     (project / "train.ipynb").write_text(notebook(cell))

@@ -71,14 +71,25 @@ def migrate(text: str, request: Request) -> Migrated:
         line = text.count("\n", 0, offset) + 1
         raise SourceError(f"cannot parse the notebook's JSON: {exc}", line) from exc
     code = _code_cells(notebook, text)
+    # a cell Python cannot read runs nothing (Jupyter compiles it whole and raises): where it holds nothing
+    # this codemod reads, it is left as it is and the others are migrated; one that may is still an error
+    broken = {
+        i
+        for i, c in enumerate(code)
+        if not cells.parses(c.masked) and not may_need_migration(c.masked, (request.run.target,))
+    }
+    pieces = [_blank(c.masked) if i in broken else c.masked for i, c in enumerate(code)]
     try:
         outcome = cells.migrate(
-            [c.masked for c in code], request.run, request.shim, request.subclasses.starred_in(request.path)
+            pieces, request.run, request.shim, request.subclasses.starred_in(request.path), strict=broken
         )
     except cells.PieceError as exc:
         cell = code[exc.piece]
         line = text.count("\n", 0, cell.node.start) + 1
         raise SourceError(f"cell {cell.number}:{exc.line}:{exc.column}: {exc}", line) from exc
+    outcome = replace(
+        outcome, pieces=[code[i].masked if i in broken else p for i, p in enumerate(outcome.pieces)]
+    )
     findings = list(outcome.findings)
     folder = request.folder
     edits = []
@@ -108,6 +119,11 @@ def migrate(text: str, request: Request) -> Migrated:
         json.loads(new)  # never hand out a notebook that does not read
     address = _addresser(text, code, outcome.joined)
     return Migrated(new, findings, outcome.suppress, address)
+
+
+def _blank(piece: str) -> str:
+    """``piece`` as lines with nothing on them: findings in the cells after it keep their lines."""
+    return "".join(m.group() for m in re.finditer(r"\r\n|\r|\n", piece))
 
 
 # a notebook nested deeper than this is left to the JSON reader with positions (which may give up on it)

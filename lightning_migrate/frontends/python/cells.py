@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 import re
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from lightning_migrate.files import depth
@@ -106,10 +106,16 @@ class Outcome:
 
 
 def migrate(
-    pieces: Sequence[str], run: Run, shim: bool, starred: tuple[tuple[str, str], ...] = ()
+    pieces: Sequence[str],
+    run: Run,
+    shim: bool,
+    starred: tuple[tuple[str, str], ...] = (),
+    strict: Collection[int] = (),
 ) -> Outcome:
     """Migrate ``pieces`` together. A piece that Python cannot parse on its own is a ``PieceError``.
-    ``starred``: the names the pieces' star imports of the project's modules bind (``locate``)."""
+    ``starred``: the names the pieces' star imports of the project's modules bind (``locate``). The pieces
+    of ``strict`` (a notebook's cells Python cannot read, left as they are: blank here) must stay as they
+    are given: where the rewrite would add to one (an import before the first), that is a ``PieceError``."""
     from lightning_migrate.frontends.python.frontend import migrate as migrate_python
 
     joined = join(pieces)
@@ -126,6 +132,9 @@ def migrate(
             raise PieceError(f"cannot parse: {getattr(exc, 'msg', exc)}", index, line, column) from exc
     result = migrate_python(joined.text, run.target, run.source, run.unsafe, run.leave, shim, starred=starred)
     new = split(joined, result.code) if result.code != joined.text else list(pieces)
+    changed = next((i for i in strict if new[i] != pieces[i]), None)
+    if changed is not None:
+        raise PieceError("cannot parse, and the rewrite would add to it", changed, 1, 0)
     return Outcome(new, result.findings, joined, result.calls or ())
 
 
