@@ -413,9 +413,16 @@ def measure(exe: str, src: Path, scratch: Path, target: str, extra: list[str], t
         "check_rc": check.returncode,
         "stderr": (rewrite.stderr + check.stderr)[-400:],
         "seconds": round(seconds, 2),
-        "findings": dict(collections.Counter(f["code"] for f in findings)),
+        # (a file the tool could not process is an entry with `error` and no `code`: counted as ERROR)
+        "findings": dict(collections.Counter(f.get("code", "ERROR") for f in findings)),
         "left": [
-            [f.get("path", ""), f.get("line", 0), f["code"], f.get("message", "")[:300]] for f in findings
+            [
+                f.get("path", ""),
+                f.get("line", 0),
+                f.get("code", "ERROR"),
+                (f.get("message") or f.get("error", ""))[:300],
+            ]
+            for f in findings
         ],
         "before": dict(per_kind_before),
         "after": dict(per_kind_after),
