@@ -328,3 +328,27 @@ def test_the_unsafe_advice_is_said_once() -> None:
     assert finding.code == "LM103"
     assert finding.message.endswith("; change it by hand (or `--unsafe-fixes`)"), finding.message
     assert len(finding.details) == len(set(finding.details))
+
+
+CONDITIONAL_ON_GPUS = """\
+import argparse
+
+from pytorch_lightning import Trainer
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--gpus", type=int, default=0)
+args = parser.parse_args()
+trainer = Trainer(accelerator="ddp" if args.gpus > 1 else None, gpus=args.gpus)
+"""
+
+
+def test_a_call_some_values_of_which_have_a_rewrite_is_one_no_rewrite_keeps_for_every_value() -> None:
+    """(Face-Recognition, nerf_pl, nuwave: `gpus=-1` beside `accelerator="ddp" if gpus > 1 else None`,
+    which 1.x spawned on several GPUs, was told LM103 "Lightning 2.6.6 cannot build what this call built"
+    as if no value could be migrated.) The value that no rewrite keeps is named in the evidence."""
+    (finding,) = migrate(CONDITIONAL_ON_GPUS, release("2.6")).findings
+    assert finding.code == "LM101"
+    assert "no rewrite keeps every value" in finding.message
+    assert (
+        "when accelerator=None, gpus=-1: Lightning 2.6.6 cannot build what this call built" in finding.details
+    )

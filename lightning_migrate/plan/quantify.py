@@ -859,22 +859,32 @@ def _breaking(
     target = run[0]
     best = _closest(_changed(flags, templates), cases, target)
     accepted = [case for case in cases if case.keep is not None]
+    refused: list[str] = []  # what the call is told with a value no rewrite keeps even alone
     if accepted and (best is None or len(best[1]) == len(cases)):
-        for case in accepted:
-            told = planner(substitute(flags, case), *run)
-            if isinstance(told, Refusal):
-                values = keywords(case.values)
-                return Refusal(
-                    told.code,
-                    _named(found, f": {told.message}"),
-                    details=(f"when {values} (a value it may take)", *told.details),
-                )
-    if best is None:
+        told = [(case, planner(substitute(flags, case), *run)) for case in accepted]
+        refusals = [(case, t) for case, t in told if isinstance(t, Refusal)]
+        # no value has a rewrite, or only written values (a conditional's branches, nothing to narrow): what
+        # the first is told
+        ranged = any(isinstance(hole, RunTime) for hole in found.values())
+        if refusals and (len(refusals) == len(told) or not ranged):
+            case, first = refusals[0]
+            return Refusal(
+                first.code,
+                _named(found, f": {first.message}"),
+                details=(f"when {keywords(case.values)} (a value it may take)", *first.details),
+            )
+        # (where some values of a range have one, the call is one no rewrite keeps for every value: gpus=-1
+        # beside accelerator="ddp" if gpus > 1 else None, which 1.x spawned on several GPUs, was told
+        # "Lightning 2.6.6 cannot build what this call built" as if no value could be migrated)
+        refused = [f"when {keywords(case.values)}: {t.message.partition(';')[0]}" for case, t in refusals[:1]]
+    if best is None or refused:
         return Refusal(
             "LM101",
             _named(found, f": no rewrite keeps every value; {_advice(found)}"),
             details=(
                 f"no spelling of Lightning {target} keeps this call's behaviour for the values it may take",
+                *refused,
+                *_narrowing(found),
             ),
         )
     template, broken = best
