@@ -15,7 +15,7 @@ import projects
 
 def test_the_manifest_pins_each_project_once() -> None:
     rows = projects.projects()
-    assert len(rows) == 105
+    assert len(rows) == 119
     assert len({repo for repo, _ in rows}) == len(rows)
     for repo, commit in rows:
         assert re.fullmatch(r"[\w.-]+/[\w.-]+", repo), repo
