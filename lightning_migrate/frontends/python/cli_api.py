@@ -126,14 +126,15 @@ def _import(
     moved = [m for m in groups if m != OLD_CLI_MODULE]
     if not moved:
         return
-    names = ", ".join(f"`{name}`" for m in moved for name, _ in groups[m])
-    where = " and ".join(f"`{root}.{m}`" for m in moved)
-    said = f"{written(names)} of `{old}` ({_dates(removed)}); fix: import from {where}"
-    details = (f"{_WORDS_1_9 if removed else _WORDS_1_7} ({old})",)
+    where = ", ".join(f"`{root}.{m}`" for m in moved)
+    said = f"`{old}` ({_dates(removed)}); fix: {where}"
+    details = (
+        *(f"{', '.join(name for name, _ in groups[m])}: {root}.{m}" for m in moved),
+        f"{_WORDS_1_9 if removed else _WORDS_1_7} ({old})",
+    )
     split = len(groups) > 1
     if (line, column) not in leave and split and not _splittable(node, text):
-        said = f"{written(names)} of `{old}` ({_dates(removed)}): import from {where}"
-        said += "; not fixed: split it by hand"
+        said = f"`{old}` ({_dates(removed)}): {where}; not fixed: split the import by hand"
         work.findings.append(Finding(line, column, CODE, said, False, details=details))
         return
     work.findings.append(Finding(line, column, CODE, said, True, details=details))
@@ -149,12 +150,9 @@ _WORDS_1_9 = '"deprecated in v1.7.0 and is no longer supported as of v1.9.0"'
 
 
 def _dates(removed: bool) -> str:
-    deprecated = _line(CLI_MODULE_SINCE)
-    return (
-        f"deprecated in {deprecated}, gone in {_line(OLD_CLI_MODULE_REMOVED)}"
-        if removed
-        else f"deprecated in {deprecated}"
-    )
+    if removed:
+        return f"gone in {_line(OLD_CLI_MODULE_REMOVED)}"
+    return f"deprecated in {_line(CLI_MODULE_SINCE)}"
 
 
 def _left(name: str, old: str, root: str, line: int, column: int) -> Finding:
@@ -340,21 +338,18 @@ def _call(
         rejected = not cli_accepts(keyword, target)
         line, column = text.position(node)
         reason = _unmovable(row, given, splat, rejected, target, moves)
-        details = (
-            (row.advice,)
-            if row.advice
-            else (f"1.8 and 1.9 move it there themselves: {row.into}[{row.key!r}]",)
-        )
+        where = row.advice or f"the releases that deprecate it move it there: {row.into}[{row.key!r}]"
+        details = (f"{keyword}={written(text.segment(node.value))}", where)
         if reason is None and (line, column) not in leave and text.position(call) not in leave:
             if row.into:
                 moves.setdefault(row.into, []).append((keyword, row.key))
             else:
                 dropped.append(keyword)
-            work.findings.append(Finding(line, column, CODE, _said(row, node, text), True, details=details))
+            work.findings.append(Finding(line, column, CODE, _said(row, rejected), True, details=details))
         elif reason is None:
-            work.findings.append(Finding(line, column, CODE, _said(row, node, text), True, details=details))
+            work.findings.append(Finding(line, column, CODE, _said(row, rejected), True, details=details))
         elif rejected:
-            said = _said(row, node, text).split("; fix:")[0] + f"; not fixed: {reason}"
+            said = _said(row, rejected).split("; fix:")[0] + f"; not fixed: {reason}"
             work.findings.append(Finding(line, column, CODE, said, False, details=details))
     if moves or dropped:
         quote = _quote(call, text)
@@ -376,7 +371,7 @@ def _unmovable(
             return "the target still takes it"
         value = given[row.keyword].value
         if not isinstance(value, (ast.Constant, ast.Name)):
-            return "its value is computed: drop it by hand if nothing else needs it"
+            return "its value is computed: drop it by hand"
         return None
     if target < row.since:
         return f"the target has no `{row.into}=`"
@@ -386,22 +381,22 @@ def _unmovable(
     if present is None:
         return None
     if not isinstance(present.value, ast.Dict):
-        return f"`{row.into}=` is not a dict display: add `{row.key!r}` to it by hand"
+        return f"add `{row.key!r}` to `{row.into}=` by hand"
     keys = present.value.keys
     if any(k is None for k in keys) and row.into == "parser_kwargs":
-        return f"`{row.into}=` unpacks another dict, which may set `{row.key}`"
+        return f"`{row.into}=` unpacks a dict that may set `{row.key!r}`"
     if any(isinstance(k, ast.Constant) and k.value == row.key for k in keys):
-        return f"`{row.into}=` already sets `{row.key!r}`"
+        return f"`{row.into}=` sets `{row.key!r}` too"
     return None
 
 
-def _said(row: CLIKeyword, node: ast.keyword, text: Text) -> str:
-    """``save_config_overwrite=True`` of LightningCLI (deprecated in 1.8, removed in 2.0); the fix."""
-    head = f"`{row.keyword}={written(text.segment(node.value))}` of LightningCLI"
-    when = f"deprecated in {_line(row.deprecated)}, removed in {_line(row.removed)}"
+def _said(row: CLIKeyword, rejected: bool) -> str:
+    """``save_config_overwrite=`` of LightningCLI (removed in 2.0); the fix."""
+    when = f"removed in {_line(row.removed)}" if rejected else f"deprecated in {_line(row.deprecated)}"
+    head = f"`{row.keyword}=` of LightningCLI ({when})"
     if row.into:
-        return f"{head} ({when}); fix: `{row.into}={{{row.key!r}: ...}}`"
-    return f"{head} ({when}); fix: dropped"
+        return f"{head}; fix: `{row.into}={{{row.key!r}: ...}}`"
+    return f"{head}; fix: dropped"
 
 
 def _quote(call: ast.Call, text: Text) -> str:
