@@ -46,7 +46,9 @@ def _module(name: str) -> Any:
 def test_the_signature_is_the_table() -> None:
     parameters = inspect.signature(_module(CLI).LightningCLI.__init__).parameters.values()
     named = {p.name for p in parameters if p.kind is not p.VAR_KEYWORD} - {"self"}
-    expected = {k for k, (since, until) in CLI_PARAMETERS.items() if since <= LINE and (until is None or LINE < until)}
+    expected = {
+        k for k, (since, until) in CLI_PARAMETERS.items() if since <= LINE and (until is None or until > LINE)
+    }
     assert named == expected
     assert any(p.kind is p.VAR_KEYWORD for p in parameters) is (CLI_KWARGS[0] <= LINE < CLI_KWARGS[1])
 
@@ -62,7 +64,7 @@ def test_the_registries_go_in_1_9(name: str) -> None:
     if LINE >= OLD_CLI_MODULE_REMOVED:
         with pytest.raises((ImportError, AttributeError)):
             getattr(_module(f"{ROOT}.utilities.cli"), name)
-    elif LINE >= CLI_REGISTRIES[name]:
+    elif CLI_REGISTRIES[name] <= LINE:
         assert getattr(_module(f"{ROOT}.utilities.cli"), name) is not None
 
 
@@ -79,7 +81,7 @@ def test_the_rewritten_imports_import() -> None:
     assert set(CLI_MOVED) <= set(namespace)
 
 
-# --- the calls -----------------------------------------------------------------------------------------------
+# --- the calls ---------------------------------------------------------------------------------------------
 
 VALUES = {
     "save_config_filename": "run.yaml",
@@ -125,11 +127,11 @@ def _setting(cli: Any, keyword: str) -> object:
             return cli.save_config_kwargs.get(row.key)
         return getattr(cli, keyword)  # (1.5-1.7 keep the keyword as an attribute)
     if row.into == "parser_kwargs":
-        return getattr(cli.parser, {"description": "description", "env_prefix": "env_prefix"}.get(row.key, row.key))
+        return getattr(cli.parser, row.key)
     return None  # auto_registry: nothing left to read (the call builds, that is all)
 
 
-@pytest.mark.skipif(RELEASE < Version(1, 5), reason="no `run=False` before 1.5")
+@pytest.mark.skipif(Version(1, 5) > RELEASE, reason="no `run=False` before 1.5")
 @pytest.mark.parametrize("keyword", sorted(VALUES))
 def test_a_rewritten_call_builds_what_the_keyword_set(keyword: str, tmp_path: Path) -> None:
     value = VALUES[keyword]
