@@ -6,6 +6,7 @@ rewrites and reports of ``frontends.python.cli_api`` case by case (the golden fi
 from __future__ import annotations
 
 import ast
+from pathlib import Path
 
 import pytest
 
@@ -275,3 +276,68 @@ def test_every_written_import_exists_in_the_target(target: object) -> None:
     for node in imports:
         module = (node.module or "").removeprefix("pytorch_lightning.")
         assert {a.name for a in node.names} <= MODULES[module]
+
+
+# --- a subclass defined in another file of the run --------------------------------------------------------
+
+BASE = """\
+from pytorch_lightning.utilities.cli import LightningCLI
+
+
+class CLI(LightningCLI):
+    def __init__(self, model_class, run=True, **kwargs):
+        parser_kwargs = {"fit": {"default_config_files": ["a.yaml"]}}
+        super().__init__(model_class, run=run, parser_kwargs=parser_kwargs, **kwargs)
+
+
+class OwnCLI(LightningCLI):
+    def __init__(self, model_class, description="mine"):
+        super().__init__(model_class)
+"""
+SCRIPT = """\
+from project.cli import CLI, OwnCLI
+from project.model import Model
+
+
+class TextCLI(CLI):
+    pass
+
+
+TextCLI(Model, description="Text model", save_config_overwrite=True)
+OwnCLI(Model, description="Own")
+"""
+SCRIPT_2_6 = """\
+from project.cli import CLI, OwnCLI
+from project.model import Model
+
+
+class TextCLI(CLI):
+    pass
+
+
+TextCLI(Model, description="Text model", save_config_kwargs={"overwrite": True})
+OwnCLI(Model, description="Own")
+"""
+
+
+def test_a_subclass_from_another_file_hands_the_keywords_on(tmp_path: Path) -> None:
+    """``TextCLI(...)`` reaches LightningCLI through ``CLI.__init__``'s ``**kwargs``: its
+    ``save_config_overwrite=`` moves; its ``description=`` cannot move into ``parser_kwargs=``, which
+    ``CLI`` passes itself (both would reach LightningCLI), and is reported; ``OwnCLI`` takes
+    ``description`` itself."""
+    from lightning_migrate.cli.settings import Options
+    from lightning_migrate.run.runner import process_all
+
+    package = tmp_path / "project"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "cli.py").write_text(BASE)
+    (package / "train.py").write_text(SCRIPT)
+    results = {
+        r.path.name: r for r in process_all(sorted(package.iterdir()), Options(release("2.6")), jobs=1)
+    }
+    assert results["train.py"].data is not None
+    assert results["train.py"].data.decode() == SCRIPT_2_6
+    found = [(f.line, f.fixable, f.message) for f in results["train.py"].findings if f.code == "LM008"]
+    assert [(line, fixable) for line, fixable, _ in found] == [(9, False), (9, True)]
+    assert "`TextCLI` passes `parser_kwargs=` itself" in found[0][2]

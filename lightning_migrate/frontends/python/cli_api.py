@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING
 
 from lightning_migrate.files.text import Text
 from lightning_migrate.plan.locate import Located
+from lightning_migrate.project import cli_classes
+from lightning_migrate.project.cli_classes import CLI_CLASSES, CLISubclass
 from lightning_migrate.report.findings import Finding, written
 from lightning_migrate.semantics.model import Version
 from lightning_migrate.semantics.removed import (
@@ -43,9 +45,6 @@ if TYPE_CHECKING:
 CODE = "LM008"
 ROOTS = ("pytorch_lightning", "lightning.pytorch")
 OLD_MODULES = frozenset(f"{root}.{OLD_CLI_MODULE}" for root in ROOTS)
-CLI_CLASSES = frozenset(
-    f"{module}.LightningCLI" for root in ROOTS for module in (f"{root}.cli", *OLD_MODULES)
-)
 
 
 @dataclass(frozen=True)
@@ -68,16 +67,22 @@ class Work:
     imports: list[ImportMove] = field(default_factory=list)
 
 
-def may_concern(text: str) -> bool:
-    """Whether ``text`` may hold anything ``examine`` reports or rewrites (the prefilter's words)."""
-    return mentions_cli_api(text)
+def may_concern(text: str, cli: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = ()) -> bool:
+    """Whether ``text`` may hold anything ``examine`` reports or rewrites (the prefilter's words, or the name
+    of one of the run's LightningCLI subclasses ``cli``)."""
+    return mentions_cli_api(text) or any(name.rsplit(".", 1)[-1] in text for name, _, _ in cli)
 
 
 def examine(
-    located: Located, text: Text, target: Version, leave: frozenset[tuple[int, int]] = frozenset()
+    located: Located,
+    text: Text,
+    target: Version,
+    leave: frozenset[tuple[int, int]] = frozenset(),
+    cli: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (),
 ) -> Work:
     """What the file's LightningCLI API needs for ``target``: findings, call edits and import moves (the
-    statements and calls at the positions in ``leave`` are reported but not rewritten)."""
+    statements and calls at the positions in ``leave`` are reported but not rewritten; ``cli``: the run's
+    LightningCLI subclasses, ``project.cli_classes``)."""
     work = Work()
     if target < CLI_MODULE_SINCE:
         return work
@@ -85,8 +90,9 @@ def examine(
         _import(node, index, text, target, leave, work)
     for statement in _module_imports(located.tree):
         _module_import(statement, text, target, work)
-    for call in _cli_calls(located):
-        _call(call, located.indents.get(id(call), ""), text, target, leave, work)
+    run = {name: CLISubclass(name, frozenset(own), frozenset(passed)) for name, own, passed in cli}
+    for call, cls in _cli_calls(located, run):
+        _call(call, cls, located.indents.get(id(call), ""), text, target, leave, work)
     return work
 
 
@@ -255,60 +261,59 @@ def _line(version: Version) -> str:
 # --- LightningCLI calls -------------------------------------------------------------------------------------
 
 
-def _cli_calls(located: Located) -> list[ast.Call]:
-    """The calls that build Lightning's LightningCLI with the arguments written: of the class, of a subclass
-    the file defines that has no ``__init__`` of its own (nor its bases in the file), and
-    ``super().__init__(...)`` in the ``__init__`` of a subclass."""
+_LIGHTNING = CLISubclass("LightningCLI", frozenset(), frozenset())
+
+
+def _cli_calls(located: Located, run: dict[str, CLISubclass]) -> list[tuple[ast.Call, CLISubclass]]:
+    """The calls that reach Lightning's LightningCLI with the keywords written, each with the class it
+    calls (what it takes itself, what it passes LightningCLI itself): of the class, of a subclass (the file's
+    own or ``run``'s, by dotted name) that hands its keywords on, and ``super().__init__(...)`` in the
+    ``__init__`` of a subclass (to its base)."""
     module = located.scopes[0]
-    subclasses: dict[str, ast.ClassDef] = {}
-    for node in ast.walk(located.tree):
-        if isinstance(node, ast.ClassDef) and any(
-            located.qualified(base, module) & CLI_CLASSES
-            or (isinstance(base, ast.Name) and base.id in subclasses)
-            for base in node.bases
-        ):
-            subclasses[node.name] = node
-    plain = {name for name in subclasses if not _own_init(name, subclasses)}
-    supers = set()
-    for cls in subclasses.values():
-        for function in cls.body:
+    local = cli_classes.subclasses(located, run)
+    bases: dict[int, CLISubclass] = {}  # id(a subclass's `__init__` super call) -> the class it calls
+    for node in located.tree.body:
+        if not isinstance(node, ast.ClassDef):
+            continue
+        base = _base(node, located, run, local)
+        for function in node.body if base is not None else ():
             if _is_init(function):
-                for node in ast.walk(function):
-                    if isinstance(node, ast.Call) and _super_init(node, cls):
-                        supers.add(id(node))
+                for call in ast.walk(function):
+                    if isinstance(call, ast.Call) and _super_init(call, node):
+                        bases[id(call)] = base  # type: ignore[assignment]
     found = []
     for call, scope in located.scoped_calls:
-        if (
-            id(call) in supers
-            or located.qualified(call.func, scope) & CLI_CLASSES
-            or (
-                isinstance(call.func, ast.Name)
-                and call.func.id in plain
-                and scope.lookup(call.func.id) is module
-            )
+        qualified = located.qualified(call.func, scope)
+        if id(call) in bases:
+            found.append((call, bases[id(call)]))
+        elif qualified & CLI_CLASSES:
+            found.append((call, _LIGHTNING))
+        elif qualified & set(run):
+            found.append((call, run[min(qualified & set(run))]))
+        elif (
+            isinstance(call.func, ast.Name) and call.func.id in local and scope.lookup(call.func.id) is module
         ):
-            found.append(call)
+            found.append((call, local[call.func.id]))
     return found
+
+
+def _base(
+    node: ast.ClassDef, located: Located, run: dict[str, CLISubclass], local: dict[str, CLISubclass]
+) -> CLISubclass | None:
+    """The LightningCLI (or subclass of it) the class ``node`` derives from, if any."""
+    for base in node.bases:
+        qualified = located.qualified(base, located.scopes[0])
+        if qualified & CLI_CLASSES:
+            return _LIGHTNING
+        if qualified & set(run):
+            return run[min(qualified & set(run))]
+        if isinstance(base, ast.Name) and base.id in local and base.id != node.name:
+            return local[base.id]
+    return None
 
 
 def _is_init(node: ast.stmt) -> bool:
     return isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == "__init__"
-
-
-def _own_init(name: str, subclasses: dict[str, ast.ClassDef]) -> bool:
-    """The subclass ``name`` (or a base of it the file defines) has an ``__init__`` of its own."""
-    seen: set[str] = set()
-    todo = [name]
-    while todo:
-        current = todo.pop()
-        if current in seen or current not in subclasses:
-            continue
-        seen.add(current)
-        cls = subclasses[current]
-        if any(_is_init(f) for f in cls.body):
-            return True
-        todo += [b.id for b in cls.bases if isinstance(b, ast.Name)]
-    return False
 
 
 def _super_init(call: ast.Call, cls: ast.ClassDef) -> bool:
@@ -325,7 +330,13 @@ def _super_init(call: ast.Call, cls: ast.ClassDef) -> bool:
 
 
 def _call(
-    call: ast.Call, indent: str, text: Text, target: Version, leave: frozenset[tuple[int, int]], work: Work
+    call: ast.Call,
+    cls: CLISubclass,
+    indent: str,
+    text: Text,
+    target: Version,
+    leave: frozenset[tuple[int, int]],
+    work: Work,
 ) -> None:
     given = {k.arg: k for k in call.keywords if k.arg is not None}
     splat = any(k.arg is None for k in call.keywords) or any(isinstance(a, ast.Starred) for a in call.args)
@@ -333,11 +344,11 @@ def _call(
     dropped: list[str] = []
     for keyword, node in given.items():
         row = CLI_KEYWORD.get(keyword)
-        if row is None or target < row.deprecated:
-            continue
+        if row is None or target < row.deprecated or keyword in cls.own:
+            continue  # (a keyword the subclass takes itself is not LightningCLI's)
         rejected = not cli_accepts(keyword, target)
         line, column = text.position(node)
-        reason = _unmovable(row, given, splat, rejected, target, moves)
+        reason = _unmovable(row, given, splat, rejected, target, moves) or _passed(row, cls)
         where = row.advice or f"the releases that deprecate it move it there: {row.into}[{row.key!r}]"
         details = (f"{keyword}={written(text.segment(node.value))}", where)
         if reason is None and (line, column) not in leave and text.position(call) not in leave:
@@ -387,6 +398,15 @@ def _unmovable(
         return f"`{row.into}=` unpacks a dict that may set `{row.key!r}`"
     if any(isinstance(k, ast.Constant) and k.value == row.key for k in keys):
         return f"`{row.into}=` sets `{row.key!r}` too"
+    return None
+
+
+def _passed(row: CLIKeyword, cls: CLISubclass) -> str | None:
+    """Why the keyword cannot move into its dict keyword where the class called passes that keyword (or one
+    the rewrite moves into it) to LightningCLI itself: both would reach it."""
+    moved = {CLI_KEYWORD[k].into for k in cls.passed if k in CLI_KEYWORD}
+    if row.into and (row.into in cls.passed or row.into in moved):
+        return f"`{cls.name.rsplit('.', 1)[-1]}` passes `{row.into}=` itself: move it there by hand"
     return None
 
 

@@ -110,8 +110,10 @@ def migrate(
     migrator.loaded_reason = lambda call: loaded.reason(where, call.lineno, call.col_offset)
     migrator.run()
     cli = NO_CLI_WORK
-    if cli_api.may_concern(source):  # LightningCLI's own API (LM008): its call edits go with the others
-        cli = cli_api.examine(located, text, target, leave)
+    if cli_api.may_concern(
+        source, subclasses.cli
+    ):  # LightningCLI's own API (LM008): its call edits go with the others
+        cli = cli_api.examine(located, text, target, leave, subclasses.cli)
         migrator.edits.extend(cli.edits)
         migrator.findings.extend(cli.findings)
     kept: set[str] = set()
