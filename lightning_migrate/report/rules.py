@@ -92,6 +92,7 @@ RULES: tuple[Rule, ...] = (
         " and `description`/`env_*` keywords moved into `save_config_kwargs`/`parser_kwargs` (2.0)",
         "1.7",
         "1.9",
+        _CHANGELOG + "16116",
         fixable=True,
         todo="import the name from `pytorch_lightning.cli` (or the module the finding names); drop the"
         " registries and their decorators: since 1.7 any subclass the script imports is available by name in"
