@@ -12,7 +12,9 @@ of file, run `EXE <target flags> --extend-include '*.sh,*.md,*.rst' .` (rewrite 
 copy), then `EXE --check --output-format json ...` for the findings left, count old forms again, and
 check that every file that parsed before (Python, notebook JSON + its code cells, YAML) still parses.
 
-A project is *finished* when no finding is left and no old Trainer form is left in its .py files.
+A project is *finished* when no finding is left and no old Trainer form is left in its .py files, nor any of
+LightningCLI's API the target removed (`cli`: imports of `<root>.utilities.cli`, LightningCLI keywords the
+target rejects; counted apart from the Trainer's forms).
 
 Old forms (for the target): training type in `accelerator=`/`distributed_backend=`/`plugins=` (all targets
 >= 1.5), `*Plugin` training-type classes (>= 1.6), `gpus=`/`tpu_cores=`/`num_processes=`/`ipus=` (>= 1.7).
@@ -141,6 +143,58 @@ def python_counts(source: str, target: str) -> tuple[int, int] | None:
             else:
                 old += old_in_call(n, target)
     return old, handed
+
+
+# LightningCLI's API the target removed (written apart from the codemod's tables, from the releases' source):
+# `<root>.utilities.cli` (gone in 1.9), `auto_registry=` (1.9) and the keywords 2.0 no longer takes.
+CLI_ROOTS = ("pytorch_lightning", "lightning.pytorch")
+CLI_GONE = {
+    "auto_registry": (1, 9),
+    "save_config_filename": (2, 0),
+    "save_config_overwrite": (2, 0),
+    "save_config_multifile": (2, 0),
+    "description": (2, 0),
+    "env_prefix": (2, 0),
+    "env_parse": (2, 0),
+}
+
+
+def cli_counts(source: str, target: str) -> int:
+    """Old LightningCLI API in a Python file, for the target: each import of `<root>.utilities.cli` (1.9 on),
+    and each keyword the target rejects in a call of Lightning's LightningCLI, of a subclass the file
+    defines, or of `super().__init__` in one (a file that imports LightningCLI from Lightning)."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return 0
+    old_modules = {f"{root}.utilities.cli" for root in CLI_ROOTS}
+    lightning = {f"{root}.{m}" for root in CLI_ROOTS for m in ("cli", "utilities.cli")}
+    count = 0
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module in old_modules and version(target) >= (1, 9):
+            count += 1
+        if isinstance(node, ast.Import) and version(target) >= (1, 9):
+            count += sum(a.name in old_modules for a in node.names)
+        if isinstance(node, ast.ImportFrom) and node.module in lightning:
+            names |= {a.asname or a.name for a in node.names if a.name == "LightningCLI"}
+    if not names:
+        return count
+    classes = set(names)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef) and any(
+            isinstance(b, ast.Name) and b.id in classes for b in node.bases
+        ):
+            classes.add(node.name)
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        named = isinstance(func, ast.Name) and func.id in classes
+        init = isinstance(func, ast.Attribute) and func.attr == "__init__" and "super" in ast.unparse(func)
+        if named or init:
+            count += sum(1 for k in node.keywords if k.arg in CLI_GONE and version(target) >= CLI_GONE[k.arg])
+    return count
 
 
 def _shimmed(call: ast.Call, names: set[str]) -> bool:
@@ -364,6 +418,16 @@ def census(folder: Path, target: str) -> dict[str, dict[str, object]]:
         if got is not None:
             kind, n, handed, ok = got
             out[str(path.relative_to(folder))] = {"kind": kind, "old": n, "handed": handed, "parses": ok}
+            if (
+                kind == "py"
+            ):  # (LightningCLI's API apart: not a Trainer form, but a file that fails as surely)
+                old = cli_counts(path.read_text(encoding="utf-8", errors="replace"), target)
+                out[f"{path.relative_to(folder)}#cli"] = {
+                    "kind": "cli",
+                    "old": old,
+                    "handed": 0,
+                    "parses": True,
+                }
     return out
 
 
@@ -429,12 +493,12 @@ def measure(exe: str, src: Path, scratch: Path, target: str, extra: list[str], t
         "handed": dict(handed),  # old forms after the run that the runtime shim takes (not left)
         "left_files": sorted(p for p, counted in after.items() if counted["old"]),
         "broken": broken,
-        "finished": not findings and per_kind_after["py"] == 0,
+        "finished": not findings and per_kind_after["py"] == 0 and per_kind_after["cli"] == 0,
     }
 
 
 def summary(results: list[dict]) -> str:
-    kinds = ("py", "yaml", "ipynb", "md", "sh")
+    kinds = ("py", "yaml", "ipynb", "md", "sh", "cli")
     before = collections.Counter()
     after = collections.Counter()
     codes = collections.Counter()

@@ -14,7 +14,7 @@ from lightning_migrate.project import lightning_cli
 from lightning_migrate.semantics.model import Obj, release
 
 SCRIPT = """from pytorch_lightning.plugins import DDPPlugin
-from pytorch_lightning.utilities.cli import LightningCLI
+from pytorch_lightning.cli import LightningCLI
 
 LightningCLI(trainer_defaults={defaults}{more})
 """

@@ -34,10 +34,10 @@ class Text:
     def offset(self, lineno: int, byte_column: int) -> int:
         return self.starts[lineno - 1] + self.column(lineno, byte_column)
 
-    def start(self, node: ast.expr | ast.keyword) -> int:
+    def start(self, node: ast.expr | ast.keyword | ast.stmt) -> int:
         return self.offset(node.lineno, node.col_offset)
 
-    def end(self, node: ast.expr | ast.keyword) -> int:
+    def end(self, node: ast.expr | ast.keyword | ast.stmt) -> int:
         assert node.end_lineno is not None
         assert node.end_col_offset is not None
         return self.offset(node.end_lineno, node.end_col_offset)

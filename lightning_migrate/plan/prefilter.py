@@ -61,6 +61,7 @@ from lightning_migrate.plan.readings import Reading, readings
 from lightning_migrate.plan.trainers import ECOSYSTEM, PARTIAL_CALLEES
 from lightning_migrate.semantics.classes import RENAMED_STRATEGIES
 from lightning_migrate.semantics.model import RELEASES, Value, Version
+from lightning_migrate.semantics.removed import CLI_MODULE_SINCE, mentions_cli_api
 from lightning_migrate.semantics.signature import MODELLED, REMOVED_METHODS
 
 EVERY_SOURCE: tuple[Version | None, ...] = (None, *RELEASES)  # None: no --source-version
@@ -226,6 +227,9 @@ def mentions(text: str, targets: Sequence[Version] = RELEASES) -> bool | None:
         and _RENAMED_ENDING in text
         and any(_has_word(text, name) for name in RENAMED_STRATEGIES)
     ):
+        return True
+    # LightningCLI's API a release moved or removed (`frontends.python.cli_api`), whatever the Trainer calls
+    if any(target >= CLI_MODULE_SINCE for target in targets) and mentions_cli_api(text):
         return True
     if "Trainer" not in text:
         return False

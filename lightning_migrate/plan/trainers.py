@@ -76,6 +76,9 @@ class RunSubclasses:
     # cares about (``from icevision.all import *`` giving ``pl``): (the file's resolved path, ((name, the
     # dotted name it is), ...)) (``project.star_imports``)
     starred: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = ()
+    # the LightningCLI subclasses of the run that hand keywords on to LightningCLI: (dotted name, the keywords
+    # it takes itself, those it passes LightningCLI itself) (``project.cli_classes``)
+    cli: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = ()
 
     def starred_in(self, path: object) -> tuple[tuple[str, str], ...]:
         """The names the file at ``path`` gets from the project's star imports (none: the empty tuple)."""
@@ -87,7 +90,8 @@ class RunSubclasses:
     @property
     def names(self) -> frozenset[str]:
         """The classes' own names (what a call of one ends with)."""
-        return frozenset(name.rsplit(".", 1)[-1] for name in (*self.passing, *dict(self.consuming)))
+        classes = (*self.passing, *dict(self.consuming), *(row[0] for row in self.cli))
+        return frozenset(name.rsplit(".", 1)[-1] for name in classes)
 
 
 NO_SUBCLASSES = RunSubclasses()

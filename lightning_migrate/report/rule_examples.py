@@ -132,6 +132,34 @@ trainer = pl.Trainer(
 )
 """,
     ),
+    "LM008": Example(
+        "cli_api/moved_import",
+        "2.6",
+        """\
+from pytorch_lightning.utilities.cli import LightningCLI
+
+from comer.datamodule import CROHMEDatamodule
+from comer.lit_comer import LitCoMER
+
+cli = LightningCLI(
+    LitCoMER,
+    CROHMEDatamodule,
+    save_config_overwrite=True,
+)
+""",
+        """\
+from pytorch_lightning.cli import LightningCLI
+
+from comer.datamodule import CROHMEDatamodule
+from comer.lit_comer import LitCoMER
+
+cli = LightningCLI(
+    LitCoMER,
+    CROHMEDatamodule,
+    save_config_kwargs={"overwrite": True},
+)
+""",
+    ),
     "LM100": Example(
         "distributed_backend/upper_case",
         "2.6",

@@ -84,6 +84,20 @@ RULES: tuple[Rule, ...] = (
         "",
         _CHANGELOG + "16829",
     ),
+    Rule(
+        "LM008",
+        "lightning-cli-api",
+        "LightningCLI's own API the target moved or removed: `pytorch_lightning.utilities.cli` is"
+        " `pytorch_lightning.cli` (1.7), its registries and `auto_registry=` went (1.9), the `save_config_*`"
+        " and `description`/`env_*` keywords moved into `save_config_kwargs`/`parser_kwargs` (2.0)",
+        "1.7",
+        "1.9",
+        _CHANGELOG + "16116",
+        fixable=True,
+        todo="import the name from `pytorch_lightning.cli` (or the module the finding names); drop the"
+        " registries and their decorators: since 1.7 any subclass the script imports is available by name in"
+        " `LightningCLI`; pass a keyword the call cannot move by hand, in the dict the finding names",
+    ),
     Rule("LM100", "rejected-call", "the target release rejects this call as written", fixable=False),
     Rule(
         "LM101",

@@ -23,7 +23,7 @@ from lightning_migrate.files import run_cache, scratch, sourcefile
 from lightning_migrate.plan.callsite import Run
 from lightning_migrate.plan.prefilter import may_need_migration, mentions
 from lightning_migrate.plan.trainers import RunSubclasses
-from lightning_migrate.project import lightning_cli, star_imports
+from lightning_migrate.project import cli_classes, lightning_cli, star_imports
 from lightning_migrate.project.hydra import NO_COMMANDS, CommandLine, CommandLines
 from lightning_migrate.project.key_references import (
     NO_REFERENCES,
@@ -334,8 +334,12 @@ def _first_pass(paths: Sequence[Path], options: Options) -> _FirstPass:
             building.append((path, text))
         if mentions(text, (options.target,)) is False:
             quiet.add(path)
-        if may_define(text) or (path.name == "__init__.py" and "import" in text):  # (a re-export)
-            defining.append((path, text))
+        if (
+            may_define(text)
+            or cli_classes.may_define(text)
+            or (path.name == "__init__.py" and "import" in text)
+        ):
+            defining.append((path, text))  # (a Trainer or LightningCLI subclass, or a re-export)
         python.append(path)
         stars = star_imports.star_modules(text)
         if stars:
@@ -346,7 +350,8 @@ def _first_pass(paths: Sequence[Path], options: Options) -> _FirstPass:
     clis = lightning_cli.of_run(building, commands, run, paths) if building else NO_CLIS
     references = collected(referring) if configs else NO_REFERENCES
     hydra = CommandLines(tuple(hydra_lines)) if configs else NO_COMMANDS
-    subclasses = of_run(defining)
+    # the Trainer subclasses, and the LightningCLI ones (whose calls take LightningCLI's keywords)
+    subclasses = replace(of_run(defining), cli=cli_classes.of_run(defining))
     if starring:  # (the names star imports of the project's modules bind, for the files that have them)
         subclasses = replace(subclasses, starred=star_imports.of_run(starring, python, subclasses))
     return _FirstPass(sizes, quiet, subclasses, clis, loading, references, configs, hydra)

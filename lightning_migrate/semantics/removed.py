@@ -1,5 +1,6 @@
 """The Trainer keywords the model does not interpret that a release deprecates or removes, and what Lightning
 says to use instead: one row per keyword (spec: each release's `rank_zero_deprecation` texts and CHANGELOG).
+At the end, LightningCLI's own API that a release moved or removed (its module, registries and keywords).
 Which releases accept a keyword is ``keywords.KEYWORDS`` (read from the wheels); the hardware keywords are
 ``signature.TRAINER_FLAGS``'s and are judged by the model, not here.
 
@@ -12,6 +13,7 @@ enable_checkpointing`), and the rename is then left to the user. Every other use
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from lightning_migrate.semantics.keywords import KEYWORDS
@@ -188,3 +190,138 @@ ANCIENT: dict[str, str] = {
     "enable_pl_optimizer": "remove it (the optimizer is always wrapped)",
     "automatic_optimization": "set `automatic_optimization` on the LightningModule",
 }
+
+
+# --- LightningCLI's own API ---------------------------------------------------------------------------------
+# Read from the wheels (1.4.9 to 2.6.6, lightning 2.6.6: `utilities/cli.py`, `cli.py`, `_graveyard/cli.py`);
+# `tests/test_cli_api.py` checks the rows against each other, `tests/real/test_cli_api_real.py` against
+# the installed release. The module that builds a LightningCLI, `<root>.utilities.cli` (1.3), moved to
+# `<root>.cli` in 1.7; 1.7 and 1.8 keep the old one as deprecated aliases ("Use the equivalent class in
+# `pytorch_lightning.cli.<name>` instead"), 1.9 keeps only stubs of its four classes that raise
+# NotImplementedError when used ("no longer supported as of v1.9.0"), 2.0 has no such module.
+OLD_CLI_MODULE = "utilities.cli"
+CLI_MODULE = "cli"
+CLI_MODULE_SINCE = v(
+    "1.7"
+)  # the first release line with `<root>.cli`, and the first to deprecate the old one
+OLD_CLI_MODULE_REMOVED = v("1.9")  # the first whose old module fails where it is used
+
+# A public name of the old module -> the module (under the package root) that holds the same object in every
+# release line from `CLI_MODULE_SINCE` on: the four that 1.7 aliased to `cli`, the ReduceLROnPlateau subclass
+# 1.6 defined there (moved to `cli` with them), and the LR scheduler types 1.5/1.6 imported from
+# `utilities.types` (which still defines them in 2.6).
+CLI_MOVED: dict[str, str] = {
+    "LightningCLI": CLI_MODULE,
+    "LightningArgumentParser": CLI_MODULE,
+    "SaveConfigCallback": CLI_MODULE,
+    "instantiate_class": CLI_MODULE,
+    "ReduceLROnPlateau": CLI_MODULE,
+    "LRSchedulerType": "utilities.types",
+    "LRSchedulerTypeTuple": "utilities.types",
+    "LRSchedulerTypeUnion": "utilities.types",
+}
+
+# LightningCLI's registries (1.5; LOGGER_REGISTRY 1.6), deprecated in 1.7 with nothing in their place and gone
+# from 1.9 (the name no longer imports): "Now any imported subclass is automatically available by name in
+# `LightningCLI` without any need to explicitly register it" (1.7).
+CLI_REGISTRIES: dict[str, Version] = {
+    "OPTIMIZER_REGISTRY": v("1.5"),
+    "LR_SCHEDULER_REGISTRY": v("1.5"),
+    "CALLBACK_REGISTRY": v("1.5"),
+    "MODEL_REGISTRY": v("1.5"),
+    "DATAMODULE_REGISTRY": v("1.5"),
+    "LOGGER_REGISTRY": v("1.6"),
+}
+REGISTRIES_DEPRECATED = v("1.7")
+REGISTRIES_ADVICE = (
+    "drop it: since 1.7 any subclass the script imports is available by name in `LightningCLI` (`--model"
+    " MyModel`, `class_path:`) without registering it"
+)
+
+# The parameters of `LightningCLI.__init__`, release line by release line: keyword -> (first line with it,
+# first line without it).
+CLI_PARAMETERS: dict[str, tuple[Version, Version | None]] = {
+    "model_class": (v("1.4"), None),
+    "datamodule_class": (v("1.4"), None),
+    "save_config_callback": (v("1.4"), None),
+    "save_config_filename": (v("1.4"), v("1.8")),
+    "save_config_overwrite": (v("1.4"), v("1.8")),
+    "save_config_multifile": (v("1.5"), v("1.8")),
+    "save_config_kwargs": (v("1.8"), None),
+    "trainer_class": (v("1.4"), None),
+    "trainer_defaults": (v("1.4"), None),
+    "seed_everything_default": (v("1.4"), None),
+    "description": (v("1.4"), v("1.9")),
+    "env_prefix": (v("1.4"), v("1.9")),
+    "env_parse": (v("1.4"), v("1.9")),
+    "parser_kwargs": (v("1.4"), None),
+    "subclass_mode_model": (v("1.4"), None),
+    "subclass_mode_data": (v("1.4"), None),
+    "args": (v("1.8"), None),
+    "run": (v("1.5"), None),
+    "auto_registry": (v("1.6"), v("1.9")),
+    "auto_configure_optimizers": (v("1.9"), None),
+    "parser_class": (v("2.5"), None),
+    "load_from_checkpoint_support": (v("2.5"), None),
+}
+# 1.8 and 1.9 take more through `**kwargs`, each with a deprecation (`_handle_deprecated_params`), and raise
+# ValueError("Unexpected keyword parameters") for any other keyword; no other release takes `**kwargs`.
+CLI_KWARGS: tuple[Version, Version] = (v("1.8"), v("2.0"))
+
+
+@dataclass(frozen=True)
+class CLIKeyword:
+    """A keyword of `LightningCLI(...)` that a release deprecates and a later one rejects, and where its value
+    goes instead: the key `key` of the dict keyword `into`, exactly as the releases that deprecate it move it
+    there themselves (`self.save_config_kwargs[key] = value`, `self.parser_kwargs[key] = value`); or, where
+    `into` is empty, nowhere (the keyword has no effect left to keep)."""
+
+    keyword: str
+    deprecated: Version
+    removed: Version  # the first release line whose LightningCLI raises for it
+    into: str = ""
+    key: str = ""
+    advice: str = ""
+
+    @property
+    def since(self) -> Version:
+        """The first release line that takes `into`."""
+        return CLI_PARAMETERS[self.into][0] if self.into else self.removed
+
+
+CLI_KEYWORDS: tuple[CLIKeyword, ...] = (
+    CLIKeyword("save_config_filename", v("1.8"), v("2.0"), "save_config_kwargs", "config_filename"),
+    CLIKeyword("save_config_overwrite", v("1.8"), v("2.0"), "save_config_kwargs", "overwrite"),
+    CLIKeyword("save_config_multifile", v("1.8"), v("2.0"), "save_config_kwargs", "multifile"),
+    CLIKeyword("description", v("1.9"), v("2.0"), "parser_kwargs", "description"),
+    CLIKeyword("env_prefix", v("1.9"), v("2.0"), "parser_kwargs", "env_prefix"),
+    CLIKeyword("env_parse", v("1.9"), v("2.0"), "parser_kwargs", "default_env"),
+    CLIKeyword(
+        "auto_registry",
+        v("1.7"),
+        v("1.9"),
+        advice="it only filled the registries; since 1.7 any imported subclass is available by name",
+    ),
+)
+CLI_KEYWORD: dict[str, CLIKeyword] = {row.keyword: row for row in CLI_KEYWORDS}
+
+
+def cli_accepts(keyword: str, version: Version) -> bool:
+    """``LightningCLI(keyword=...)`` does not raise for the keyword in ``version``."""
+    since, until = CLI_PARAMETERS.get(keyword, (None, None))
+    if since is not None and since <= version and (until is None or version < until):
+        return True
+    row = CLI_KEYWORD.get(keyword)
+    return row is not None and CLI_KWARGS[0] <= version < min(row.removed, CLI_KWARGS[1])
+
+
+_OLD_MODULE_WORDS = re.compile(r"utilities\s*\.\s*cli\b|utilities\s+import\b[^\n]*\bcli\b")
+_CLI_KEYWORD_WORDS = re.compile(r"\b(?:" + "|".join(row.keyword for row in CLI_KEYWORDS) + r")\b")
+
+
+def mentions_cli_api(text: str) -> bool:
+    """Whether ``text`` may use LightningCLI's API that a release moved or removed: it names the old module,
+    or names LightningCLI and one of the keywords of ``CLI_KEYWORDS`` (the prefilter's word test)."""
+    if _OLD_MODULE_WORDS.search(text):
+        return True
+    return "LightningCLI" in text and _CLI_KEYWORD_WORDS.search(text) is not None

@@ -19,7 +19,7 @@ from lightning_migrate.edit.slots import SLOTS
 from lightning_migrate.files import depth
 from lightning_migrate.files.sourcefile import SourceError
 from lightning_migrate.files.text import Text, tree_of
-from lightning_migrate.frontends.python import dict_keys
+from lightning_migrate.frontends.python import cli_api, dict_keys
 from lightning_migrate.frontends.python.callbacks import callbacks_of, is_callback
 from lightning_migrate.frontends.python.namespaces import counterexample
 from lightning_migrate.frontends.python.objects import same_strategy
@@ -64,6 +64,7 @@ if TYPE_CHECKING:
 
     from lightning_migrate.edit.call import Edited
 
+NO_CLI_WORK = cli_api.Work()
 _REPORTED, _NO_FLAGS = object(), object()  # how a call with `**` was decided
 _RESUME = "resume_from_checkpoint"  # moved to the `.fit(` call (``resume``)
 
@@ -108,6 +109,13 @@ def migrate(
     migrator.loaded = lambda call: loaded.verdict(where, call.lineno, call.col_offset)
     migrator.loaded_reason = lambda call: loaded.reason(where, call.lineno, call.col_offset)
     migrator.run()
+    cli = NO_CLI_WORK
+    if cli_api.may_concern(
+        source, subclasses.cli
+    ):  # LightningCLI's own API (LM008): its call edits go with the others
+        cli = cli_api.examine(located, text, target, leave, subclasses.cli)
+        migrator.edits.extend(cli.edits)
+        migrator.findings.extend(cli.findings)
     kept: set[str] = set()
     if "Plugin" in source:  # the renamed classes are all `*Plugin`s
         stale = stale_imports(_plain_imports(located), located.names, target)
@@ -128,6 +136,7 @@ def migrate(
         )
         names = set(renames) | still_used
         migrator.findings.extend(_old_names_left(located, names, migrator, target, kept))
+    new_code = cli_api.rewrite_imports(new_code, cli.imports)
     if new_code != source:
         _check_parses(new_code)
     findings = sorted(migrator.findings, key=lambda f: (f.line, f.column, f.code))
