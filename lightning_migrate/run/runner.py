@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from types import FrameType
 from typing import TYPE_CHECKING, NamedTuple
 
 from lightning_migrate.files import run_cache, scratch, sourcefile
@@ -679,27 +680,33 @@ def _watch_parent(parent: int) -> None:
 @contextmanager
 def _ended_by_sigterm(pools: list[ProcessPoolExecutor]) -> Iterator[None]:
     """While the pools work, SIGTERM ends their workers before this process: the default action would leave
-    them to finish their batches (or, where nothing ends them with their parent, to run on). The signal is
-    then delivered again with its default action, so the run ends as killed by it. Only where SIGTERM has
-    its default action and this is the main thread (the only one that can set a handler)."""
-    if threading.current_thread() is not threading.main_thread() or (
-        signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL
+    them to finish their batches (or, where nothing ends them with their parent, to run on). The signal then
+    goes to the handler it had: the run's (``scratch.leave_on_sigterm``: the run leaves through the normal
+    path, removing its folder, and dies of the signal), or the default action, so the run ends as killed by
+    it. Only where SIGTERM has one of those two and this is the main thread (the only one that can set a
+    handler)."""
+    previous = signal.getsignal(signal.SIGTERM)
+    if threading.current_thread() is not threading.main_thread() or not (
+        previous is signal.SIG_DFL or scratch.sets_sigterm(previous)
     ):
         yield
         return
 
-    def terminate(signum: int, frame: object) -> None:
+    def terminate(signum: int, frame: FrameType | None) -> None:
         for pool in pools:
             for process in list((getattr(pool, "_processes", None) or {}).values()):  # (no public way)
                 process.kill()
-        signal.signal(signum, signal.SIG_DFL)
-        os.kill(os.getpid(), signum)
+        signal.signal(signum, previous)
+        if previous is signal.SIG_DFL:
+            os.kill(os.getpid(), signum)
+        else:
+            scratch.leave_on_sigterm(signum, frame)
 
     signal.signal(signal.SIGTERM, terminate)
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _needs_parsing(text: str, options: Options) -> bool:
