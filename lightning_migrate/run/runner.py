@@ -716,7 +716,7 @@ def _needs_parsing(text: str, options: Options) -> bool:
 # --- the target release ------------------------------------------------------------------------------------
 
 _PIN = re.compile(
-    r"(?:pytorch[-_]lightning|lightning)\s*(?:\[[^\]]*\])?\s*(?:==|~=|>=|>(?!=))\s*v?(\d+\.\d+(?:\.\d+)?)",
+    r"(?:pytorch[-_]lightning|lightning)\s*(?:\[[^\]]*\])?\s*(==|~=|>=|>(?!=))\s*v?(\d+\.\d+(\.\d+|\.\*)?)",
     re.I,
 )
 PIN_FILES = ("pyproject.toml", "setup.cfg", "setup.py", "environment.yml", "environment.yaml")
@@ -785,25 +785,46 @@ def required_floor(start: Path) -> Version:
     return max(pin[0], RELEASES[0]) if pin is not None else RELEASES[0]
 
 
-def _project_pin(start: Path, nested: bool = False) -> tuple[Version, Path] | None:
+def pinned_source(start: Path) -> tuple[Version, Path] | None:
+    """The release the project's code runs on where its pin (``required_floor``'s) names a single 1.x
+    release line the model knows: `==1.7.7`, `==1.7.*`, `~=1.7.0` (not `>=1.7`, nor `~=1.7`, which takes 1.8
+    too); that line as the model knows it (its last patch release), and the file that pins it. The code is
+    then judged as that release's (``--source-version``, which wins): what it built there is what a rewrite
+    keeps, not what any release might have built. None for any other pin: a range, 2.x (code in the
+    target's own forms) or a release older than the model."""
+    pin = _project_pin(start, nested=True, exact=True)
+    if pin is None:
+        return None
+    line = release(f"{pin[0].major}.{pin[0].minor}")
+    return (line, pin[1]) if line in RELEASES and line < V20 else None
+
+
+V20 = Version(2, 0, 0)
+
+
+def _project_pin(start: Path, nested: bool = False, exact: bool = False) -> tuple[Version, Path] | None:
     """The release the project pins and the file that pins it, the nearest folder first (``nested``: the
-    pin files of its ``requirements/`` folder too, after its own)."""
+    pin files of its ``requirements/`` folder too, after its own); with ``exact``, only where that pin
+    names one release line."""
     folder = start.resolve() if start.is_dir() else start.resolve().parent
     for directory in (folder, *folder.parents):
         candidates = [directory / name for name in PIN_FILES] + sorted(directory.glob("requirements*.txt"))
         if nested:
             candidates += sorted((directory / "requirements").glob("*.txt"))
         for candidate in candidates:
-            pinned = _pinned(candidate)
-            if pinned is not None:
-                return pinned, candidate
+            match = _pinned(candidate)
+            if match is None:
+                continue
+            one_line = match.group(1) == "==" or (match.group(1) == "~=" and match.group(3) is not None)
+            if exact and not one_line:
+                return None
+            return release(match.group(2).removesuffix(".*")), candidate
     return None
 
 
-def _pinned(path: Path) -> Version | None:
+def _pinned(path: Path) -> re.Match[str] | None:
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return None
-    match = _PIN.search(text)
-    return release(match.group(1)) if match else None
+    return _PIN.search(text)
