@@ -15,6 +15,7 @@ that cannot be migrated is a failure of LibCST's run, left as it was."""
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 from pathlib import Path
 
 import libcst as cst
@@ -125,7 +126,8 @@ class MigrateTrainerFlags(CodemodCommand):
         if pinned is not None and pinned[0] < target:  # (a pin of one release line, as the command reads it)
             source = pinned[0]
         unsafe, shim = self.unsafe, self.shim
-        return Options(target, source, self.select, ignore, unsafe=unsafe, shim=shim, floor=floor)
+        options = Options(target, source, self.select, ignore, unsafe=unsafe, shim=shim, floor=floor)
+        return replace(options, source_pinned=source is not self.source)
 
 
 class CodemodError(Exception):

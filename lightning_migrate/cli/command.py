@@ -172,7 +172,7 @@ def _pinned_source(options: Options, start: Path) -> Options:
         return options
     said = f"source Lightning {pinned[0]} (pinned in {pinned[1].name}; --source-version to say otherwise)"
     click.echo(f"lightning-migrate: {said}", err=True)
-    return replace(options, source=pinned[0])
+    return replace(options, source=pinned[0], source_pinned=True)
 
 
 def _chosen(chosen: AutoTarget) -> str:

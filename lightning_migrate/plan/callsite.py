@@ -93,6 +93,10 @@ class Run:
     # `**dict` shows no older usage (``CallSite.floor``): it then holds no training type where every release
     # from there on rejects one. Known flags are judged as ever: this only narrows what a `**dict` may hold
     floor: Version = RELEASES[0]
+    # the source is the project's pin of one release line, not the user's word: it settles what a call
+    # built, but is no sign by itself that a call with values only known at run time is old usage (a
+    # `**dict` of a project pinning 1.7 holds no training type: ``old_api``)
+    pinned: bool = False
 
     def plan(self, site: CallSite) -> Decision:
         decision = plan(
@@ -132,7 +136,7 @@ class Run:
         project's required release where the front end granted it: ``CallSite.floor``) took a training
         type."""
         target = self.target
-        if self.source is not None and self.source < target:  # what changed between them may matter
+        if self.source is not None and self.source < target and not self.pinned:  # (what changed may matter)
             return f"the call is for Lightning {self.source}, and {target} may build it differently"
         for flag in [*site.flags, *site.unknown]:
             if flag not in (UNPACKED, NAMESPACE) and not current(flag, target):

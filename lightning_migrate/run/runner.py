@@ -343,7 +343,9 @@ def _first_pass(paths: Sequence[Path], options: Options) -> _FirstPass:
             starring.append((path, stars))
         if path not in quiet and may_load(text):
             loading.append((path, text))
-    run = Run(options.target, options.source, options.unsafe, floor=options.floor)
+    run = Run(
+        options.target, options.source, options.unsafe, floor=options.floor, pinned=options.source_pinned
+    )
     clis = lightning_cli.of_run(building, commands, run, paths) if building else NO_CLIS
     references = collected(referring) if configs else NO_REFERENCES
     hydra = CommandLines(tuple(hydra_lines)) if configs else NO_COMMANDS

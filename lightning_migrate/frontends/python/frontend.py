@@ -85,6 +85,7 @@ def migrate(
     floor: Version = RELEASES[0],
     starred: tuple[tuple[str, str], ...] = (),
     width: int | None = None,
+    pinned: bool = False,
 ) -> Result:
     """Rewrite ``source`` (a whole Python file) for Lightning ``target``; with ``unsafe``, in the idiomatic
     modern spelling even where it adopts a changed default (each such finding says what changes). The calls
@@ -96,12 +97,15 @@ def migrate(
     calls of the file whose ``**`` section of a loaded config the run settles; ``floor``: the oldest release
     the project requires (``Run.floor``); ``starred``: the names star imports of the project's modules bind
     in it (else those ``subclasses`` knows for ``path``); ``width``: the line length a one-line call made
-    longer is wrapped past (None: never)."""
+    longer is wrapped past (None: never); ``pinned``: ``source_version`` is the project's pin
+    (``Run.pinned``)."""
     tree = _parse(source)
     text = Text(source)
     located = locate(tree, text, subclasses, starred or subclasses.starred_in(path))
     imported = functools.partial(script_options.imported, path) if path is not None else _nothing_imported
-    migrator = _Migrator(text, located, Run(target, source_version, unsafe, leave, floor), shim, imported)
+    migrator = _Migrator(
+        text, located, Run(target, source_version, unsafe, leave, floor, pinned), shim, imported
+    )
     migrator.cli_defaults(clis)
     where = path if path is not None else Path("-")
     migrator.package_init = where.name == "__init__.py"
