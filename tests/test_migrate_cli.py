@@ -200,3 +200,30 @@ def test_without_shim_runtime_values_are_only_reported(tmp_path: Path) -> None:
     assert code == 1
     assert path.read_text() == RUNTIME
     assert "; use `--shim` or pass the flags literally" in out
+
+
+def test_a_call_the_pinned_release_never_built_is_judged_as_if_unpinned(tmp_path: Path) -> None:
+    """DeepInteract pins 1.4 and builds 1.6's classes: 1.4 never built such a call, so the pin does not say
+    what the code runs on (its old usage was left unchanged: the source release never built it)."""
+    (tmp_path / "requirements.txt").write_text("pytorch-lightning==1.4.9\n")
+    (tmp_path / "train.py").write_text(
+        'import pytorch_lightning as pl\n\npl.Trainer(strategy="ddp", gpus=2)\n'
+    )
+    code, out, err = run("--check", str(tmp_path), "--target-version", "2.6")
+    assert "source Lightning 1.4.9" in err
+    assert code == 1
+    assert "LM004 `gpus=2` is replaced" in out
+
+
+def test_a_flag_written_to_a_namespace_is_judged_alone_without_the_pin(tmp_path: Path) -> None:
+    """`args.num_nodes = 1` before `Trainer.from_argparse_args(args)`: as 1.4 code `Trainer(num_nodes=1)`
+    alone ran on the CPU, which 2.x does not; but the accelerator is the command line's, not the pin's."""
+    (tmp_path / "requirements.txt").write_text("pytorch-lightning==1.4.9\n")
+    script = (
+        "import argparse\n\nimport pytorch_lightning as pl\n\nparser = argparse.ArgumentParser()\n"
+        "parser = pl.Trainer.add_argparse_args(parser)\nargs = parser.parse_args()\n"
+        "args.num_nodes = 1\ntrainer = pl.Trainer.from_argparse_args(args)\n"
+    )
+    (tmp_path / "train.py").write_text(script)
+    _, out, _ = run("--check", str(tmp_path), "--target-version", "2.6")
+    assert "num_nodes" not in out
