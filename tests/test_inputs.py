@@ -329,6 +329,8 @@ def test_the_pool_workers_end_with_a_killed_run(tmp_path: Path, kill: signal.Sig
         assert not [pid for pid in workers if _running(pid)], "workers outlived their parent"
         assert process.stdout is not None
         assert process.stdout.read() == b""
+        if kill == signal.SIGTERM:  # (the run leaves through its exit handlers: its folder goes)
+            assert not list(tmp_path.glob("lightning-migrate-*"))
     finally:
         process.kill()
         process.wait()

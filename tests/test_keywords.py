@@ -16,7 +16,7 @@ from lightning_migrate.plan.callsite import Run
 from lightning_migrate.plan.prefilter import may_need_migration
 from lightning_migrate.semantics.keywords import KEYWORDS
 from lightning_migrate.semantics.model import RELEASES, release, v
-from lightning_migrate.semantics.removed import ANCIENT, GONE
+from lightning_migrate.semantics.removed import ANCIENT, DEPRECATED_MODELLED, GONE
 from lightning_migrate.semantics.signature import DEFAULTS, TRAINER_FLAGS, is_default
 
 
@@ -34,7 +34,7 @@ def test_the_modelled_table_agrees_with_the_wheels(flag: str) -> None:
     assert len(defaults) == len(DEFAULTS[flag])
 
 
-@pytest.mark.parametrize("row", GONE, ids=lambda row: row.keyword)
+@pytest.mark.parametrize("row", [*GONE, *DEPRECATED_MODELLED], ids=lambda row: row.keyword)
 def test_each_row_is_a_keyword_the_releases_had_and_lost(row) -> None:  # type: ignore[no-untyped-def]
     since, until, _ = KEYWORDS[row.keyword]
     assert row.removed is not None, "a row is a keyword (or value) some release rejects"
@@ -86,6 +86,45 @@ def test_a_deprecated_keyword_is_reported_unless_at_its_default() -> None:
     assert _judge({"progress_bar_refresh_rate": 0}, "1.6") == [("progress_bar_refresh_rate", True)]
     assert _judge({"weights_summary": "top"}, "1.6") == []
     assert _judge({"track_grad_norm": 2}, "1.9") == []  # 2.0 removed it without a warning first
+
+
+@pytest.mark.parametrize(
+    ("written", "target", "reported"),
+    [
+        ({"auto_select_gpus": True}, "1.9", ["auto_select_gpus"]),
+        ({"amp_backend": "apex", "amp_level": "O1"}, "1.9", ["amp_backend", "amp_level"]),
+        ({"amp_backend": gone.RUN_TIME}, "1.9", ["amp_backend"]),
+        ({"amp_backend": "apex", "amp_level": "O1"}, "1.8", ["amp_level"]),  # (1.8 warns for the level)
+        ({"auto_select_gpus": True, "amp_backend": "apex", "amp_level": "O1"}, "1.7", []),
+        # an older release's defaults, as a config of every flag lists them
+        ({"auto_select_gpus": False, "amp_backend": "native", "amp_level": "O2"}, "1.9", []),
+        # 2.0 removed them: the planner drops or reports them with the rest of the call
+        ({"auto_select_gpus": True, "amp_backend": "apex", "amp_level": "O1"}, "2.0", []),
+    ],
+)
+def test_the_modelled_keywords_1_9_deprecates_are_reported_not_fixed(
+    written: dict[str, object], target: str, reported: list[str]
+) -> None:
+    """1.9 warns for `auto_select_gpus=` and the apex flags (1.8 for `amp_level=`) whatever their value, and
+    2.0 removes them; a 1.9 rewrite kept them as written and counted the call fixed. They are reported (LM007)
+    like the keywords beside the model's that the target deprecates, never fixed."""
+    assert _judge(written, target) == [(keyword, False) for keyword in reported]
+
+
+def test_a_1_9_rewrite_that_keeps_apex_reports_it_as_work_left() -> None:
+    code = 'import pytorch_lightning as pl\n\npl.Trainer(gpus=2, accelerator="ddp", amp_backend="apex")\n'
+    result = migrate(code, release("1.9"))
+    assert 'strategy="ddp"' in result.code
+    assert 'amp_backend="apex"' in result.code
+    left = [f for f in result.findings if not f.fixable]
+    assert [(f.code, f.message) for f in left] == [
+        ("LM007", "`amp_backend='apex'` is deprecated in Lightning 1.9.5; change it by hand")
+    ]
+    assert any("apex AMP implementation has been deprecated" in d for d in left[0].details)
+    config = "trainer:\n  auto_select_gpus: {}\n  max_epochs: 3\n"
+    for value, codes in (("true", ["LM007"]), ("false", [])):
+        migrated = migrate_yaml(config.format(value), Request(Run(release("1.9")), False, Path("c.yaml")))
+        assert [f.code for f in migrated.findings] == codes
 
 
 def test_renames_and_drops() -> None:

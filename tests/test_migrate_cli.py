@@ -113,6 +113,41 @@ def test_auto_target_reads_the_project_pin(project: Path) -> None:
     assert code == 1
 
 
+MODERN_LOOKING = 'import pytorch_lightning as pl\n\ntrainer = pl.Trainer(accelerator="gpu", devices=2)\n'
+
+
+@pytest.mark.parametrize(
+    ("pin", "source"),
+    [
+        ("pytorch-lightning==1.7.*", "1.7.7"),
+        ("pytorch-lightning==1.7.3", "1.7.7"),  # (the model knows the line by its last patch release)
+        ("lightning~=1.8.0", "1.8.6"),
+        ("pytorch-lightning>=1.7", None),  # a range: any release from 1.7 on
+        ("lightning~=1.8", None),  # 1.8 and on
+        ("pytorch-lightning==1.2.10", None),  # older than the model
+    ],
+)
+def test_a_pin_of_one_release_line_is_the_source_version(
+    tmp_path: Path, pin: str, source: str | None
+) -> None:
+    """sc_depth_pl pins 1.7 and writes `accelerator="gpu", devices=2`, which 1.7 spawned with unused
+    parameters searched and 2.x launches without: read as code of any release it got no finding, as code of
+    its pin a fix that keeps what it trained with. The command line's `--source-version` wins."""
+    (tmp_path / "requirements.txt").write_text(f"{pin}\ntorch\n")
+    (tmp_path / "train.py").write_text(MODERN_LOOKING)
+    code, out, err = run("--check", str(tmp_path), "--target-version", "2.6")
+    if source is None:
+        assert (code, out) == (0, "")
+        assert "source Lightning" not in err
+        return
+    assert code == 1
+    assert f"source Lightning {source} (pinned in requirements.txt; --source-version to say otherwise)" in err
+    assert "strategy='ddp_spawn_find_unused_parameters_true'" in out
+    code, out, err = run("--check", str(tmp_path), "--target-version", "2.6", "--source-version", "2.0")
+    assert (code, out) == (0, "")
+    assert "source Lightning" not in err
+
+
 def test_unsafe_fixes_write_the_modern_form_and_say_what_changes(project: Path) -> None:
     code, _, err = run(
         str(project / "train.py"),
@@ -165,3 +200,30 @@ def test_without_shim_runtime_values_are_only_reported(tmp_path: Path) -> None:
     assert code == 1
     assert path.read_text() == RUNTIME
     assert "; use `--shim` or pass the flags literally" in out
+
+
+def test_a_call_the_pinned_release_never_built_is_judged_as_if_unpinned(tmp_path: Path) -> None:
+    """DeepInteract pins 1.4 and builds 1.6's classes: 1.4 never built such a call, so the pin does not say
+    what the code runs on (its old usage was left unchanged: the source release never built it)."""
+    (tmp_path / "requirements.txt").write_text("pytorch-lightning==1.4.9\n")
+    (tmp_path / "train.py").write_text(
+        'import pytorch_lightning as pl\n\npl.Trainer(strategy="ddp", gpus=2)\n'
+    )
+    code, out, err = run("--check", str(tmp_path), "--target-version", "2.6")
+    assert "source Lightning 1.4.9" in err
+    assert code == 1
+    assert "LM004 `gpus=2` is replaced" in out
+
+
+def test_a_flag_written_to_a_namespace_is_judged_alone_without_the_pin(tmp_path: Path) -> None:
+    """`args.num_nodes = 1` before `Trainer.from_argparse_args(args)`: as 1.4 code `Trainer(num_nodes=1)`
+    alone ran on the CPU, which 2.x does not; but the accelerator is the command line's, not the pin's."""
+    (tmp_path / "requirements.txt").write_text("pytorch-lightning==1.4.9\n")
+    script = (
+        "import argparse\n\nimport pytorch_lightning as pl\n\nparser = argparse.ArgumentParser()\n"
+        "parser = pl.Trainer.add_argparse_args(parser)\nargs = parser.parse_args()\n"
+        "args.num_nodes = 1\ntrainer = pl.Trainer.from_argparse_args(args)\n"
+    )
+    (tmp_path / "train.py").write_text(script)
+    _, out, _ = run("--check", str(tmp_path), "--target-version", "2.6")
+    assert "num_nodes" not in out

@@ -132,9 +132,50 @@ def test_too_many_combinations_are_reported_not_judged() -> None:
 
 
 def test_a_call_no_value_of_which_any_release_builds_is_lm100() -> None:
-    decision = plan({"gpus": gpus((3,)), "tpu_cores": RunTime("tpu_cores", "t", (8,), True)}, release("1.5"))
+    strategy = RunTime("strategy", "args.strategy", ("ddp_spawn", "dp"), True)
+    decision = plan({"accelerator": "ddp", "strategy": strategy}, release("1.5"))
+    assert isinstance(decision, Refusal)
+    assert (decision.code, decision.nowhere) == ("LM100", True)
+    assert decision.message.startswith("`strategy=args.strategy`: no Lightning release builds this call; ")
+    assert decision.details[0] == "when strategy='ddp_spawn' (a value it may take)"
+
+
+def test_a_call_its_sources_never_built_is_judged_like_its_literal_twins() -> None:
+    """`gpus=3, tpu_cores=8`: 1.4 and 1.5 raise on every machine, 1.6 to 1.9 build 3 GPUs on a machine that
+    has them. For 1.5 it is no old usage (its literal twin is left alone: the target fails loudly, in its
+    own words); it was LM100, "no value makes a call any release builds"."""
+    flags: dict[str, Known] = {"gpus": gpus((3,)), "tpu_cores": RunTime("tpu_cores", "t", (8,), True)}
+    assert plan({"gpus": 3, "tpu_cores": 8}, release("1.5")) == Unchanged()
+    assert plan(flags, release("1.5")) == Unchanged()
+
+
+@pytest.mark.parametrize("precision", [32, 16])
+def test_a_call_its_sources_never_built_is_judged_value_by_value(precision: int) -> None:
+    """A call in 1.5's own form (`strategy=`, which 1.4 lacks) is no old usage for 1.5, whatever its values:
+    it was LM100, "no value makes a call any release builds", though 1.5 builds it for every GPU count (with
+    apex installed at `precision=16`; then 1.5 rejects the CPU's `gpus=0`, as every release does)."""
+    strategy = Choice("strategy", ("ddp", None), ("args.gpus > 1",), pure=True)
+    flags: dict[str, Known] = {
+        "gpus": gpus(),
+        "strategy": strategy,
+        "precision": precision,
+        "amp_backend": "apex",
+        "amp_level": "O2",
+    }
+    assert plan(flags, release("1.5")) == Unchanged()
+    assert Run(release("1.5")).decide(CallSite(1, 1, flags)) == (Unchanged(), [])
+
+
+def test_a_source_that_never_built_any_value_is_named_with_a_value() -> None:
+    """With `--source-version 1.4`, a call 1.4 rejects for every value (it has no `strategy=`) is told so,
+    with a value it may take, not that no release builds it (1.5 to 1.9 do)."""
+    decision = plan({"strategy": "ddp", "gpus": gpus()}, release("1.9"), release("1.4"))
     assert isinstance(decision, Refusal)
     assert decision.code == "LM100"
+    said = "`gpus=args.gpus`: Lightning 1.4.9 builds this call on no machine; fix it by hand"
+    assert decision.message == said
+    assert decision.details[0] == "when gpus=0 (a value it may take)"
+    assert "unexpected keyword argument 'strategy'" in decision.details[1]
 
 
 def test_only_what_the_parser_gives_is_narrowed_by_its_options() -> None:

@@ -1018,6 +1018,23 @@ def test_a_conditional_leaves_no_work_it_can_do() -> None:
     assert migrate(result.code, release("1.7")).code == result.code
 
 
+def test_a_rewrite_for_1_5_that_1_4_never_built_is_left_alone_by_a_second_run() -> None:
+    """nuwave2: `accelerator="ddp" if args.gpus > 1 else None` beside apex AMP became `strategy=...` for 1.5;
+    1.4, the only release before 1.5, has no `strategy=`, and a second run reported LM100 ("no value makes a
+    call any release builds") though 1.5 builds the call for every value: the target's own form."""
+    text = _file(
+        "parser = argparse.ArgumentParser()",
+        'parser.add_argument("--gpus", type=int, default=1)',
+        "args = parser.parse_args()",
+        "trainer = pl.Trainer(gpus=args.gpus, accelerator='ddp' if args.gpus > 1 else None,"
+        " amp_backend='apex', amp_level='O2')",
+    )
+    once = migrate(text, release("1.5"))
+    assert "strategy='ddp' if args.gpus > 1 else None" in once.code
+    again = migrate(once.code, release("1.5"))
+    assert (again.code, again.findings) == (once.code, [])
+
+
 @pytest.mark.xfail(strict=True, reason="known bug: a branch no source built is kept, then rewritten")
 def test_a_second_run_leaves_a_dead_branch_alone() -> None:
     """For 1.7, `tpu_cores=8, plugins="ddp_sharded" if c else None, devices=1, gpus=0` becomes

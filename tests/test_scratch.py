@@ -4,7 +4,9 @@ removes at its end, also where forked workers made them (a worker never runs ``a
 
 from __future__ import annotations
 
+import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -84,3 +86,53 @@ def test_a_run_interrupted_leaves_nothing(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-c", INTERRUPTED, str(temporary), *map(str, files)], check=False)
     assert done.returncode == 130
     assert list(temporary.iterdir()) == []
+
+
+TERMINATED = """
+import os, signal, sys, tempfile
+tempfile.tempdir = sys.argv[1]
+from pathlib import Path
+from lightning_migrate.run.runner import process_each
+from lightning_migrate.run.options import Options
+from lightning_migrate.semantics.model import release
+
+for _ in process_each([Path(p) for p in sys.argv[3:]], Options(release("2.6")), int(sys.argv[2])):
+    assert os.listdir(sys.argv[1]), "the run's folder is made before its first result"
+    os.kill(os.getpid(), signal.SIGTERM)
+sys.exit(3)  # (not reached: the signal ends the run)
+"""
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_run_ended_by_sigterm_leaves_nothing(jobs: int, tmp_path: Path) -> None:
+    """SIGTERM's default action ends the process without its `atexit` handlers: the run's folder was left.
+    The run now leaves through the normal path, and its process still dies of the signal."""
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    files = [tmp_path / f"{name}.py" for name in "abc"]
+    for path in files:
+        path.write_text("import pytorch_lightning as pl\npl.Trainer(gpus=2)\n")
+    command = [sys.executable, "-c", TERMINATED, str(temporary), str(jobs), *map(str, files)]
+    done = subprocess.run(command, check=False, env={**os.environ, "TMPDIR": str(temporary)})
+    assert done.returncode == -signal.SIGTERM
+    assert list(temporary.iterdir()) == []
+
+
+def test_sigterm_has_its_handler_back_after_a_run() -> None:
+    """The run's handler is set only over the default action, and taken away when the run ends; a handler of
+    the program's own stays as it is."""
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+    with scratch.for_run():
+        assert scratch.sets_sigterm(signal.getsignal(signal.SIGTERM))
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+
+    def own(signum: int, frame: object) -> None:
+        pass
+
+    signal.signal(signal.SIGTERM, own)
+    try:
+        with scratch.for_run():
+            assert signal.getsignal(signal.SIGTERM) is own
+        assert signal.getsignal(signal.SIGTERM) is own
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)

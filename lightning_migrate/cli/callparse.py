@@ -12,8 +12,8 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
+from lightning_migrate.plan.ast_values import bound_arguments
 from lightning_migrate.plan.trainers import PARTIAL_CALLEES
-from lightning_migrate.semantics.classes import positional_names
 from lightning_migrate.semantics.model import Hardware, Obj, Value
 from lightning_migrate.semantics.signature import MODELLED
 
@@ -135,13 +135,12 @@ def literal(
         return value
     if isinstance(node, ast.Call):
         name = _name(node.func)
-        # positional arguments: the parameters every release binds them to (`classes.positional_names`)
-        bound = positional_names(name, len(node.args)) if name is not None and node.args else ()
         if name is None:
             raise NotLiteral(ast.unparse(node))
-        if bound is None or any(isinstance(a, ast.Starred) for a in node.args):
+        # positional arguments: the parameters every release binds them to (`classes.positional_names`)
+        written = bound_arguments(name, node)
+        if written is None:
             raise NotLiteral(f"`{ast.unparse(node)}` is only known at run time")
-        written = [*zip(bound, node.args), *((k.arg, k.value) for k in node.keywords if k.arg is not None)]
         return Obj.of(name, **{key: literal(value, names, followed, machine) for key, value in written})
     if isinstance(node, (ast.List, ast.Tuple)):
         return [literal(element, names, followed, machine) for element in node.elts]

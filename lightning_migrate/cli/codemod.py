@@ -15,6 +15,7 @@ that cannot be migrated is a failure of LibCST's run, left as it was."""
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 from pathlib import Path
 
 import libcst as cst
@@ -22,7 +23,14 @@ from libcst.codemod import CodemodCommand, CodemodContext, SkipFile
 
 from lightning_migrate.cli.settings import accepted_releases, parse_codes, parse_release
 from lightning_migrate.run.options import Options
-from lightning_migrate.run.runner import FileResult, auto_target, process_all, process_file, required_floor
+from lightning_migrate.run.runner import (
+    FileResult,
+    auto_target,
+    pinned_source,
+    process_all,
+    process_file,
+    required_floor,
+)
 from lightning_migrate.semantics.model import Version
 
 
@@ -113,8 +121,13 @@ class MigrateTrainerFlags(CodemodCommand):
             ignore += chosen.unreported
             target = chosen.version
         floor = required_floor(start)  # (the project's own requirement, as the command reads it)
+        source = self.source
+        pinned = pinned_source(start) if source is None else None
+        if pinned is not None and pinned[0] < target:  # (a pin of one release line, as the command reads it)
+            source = pinned[0]
         unsafe, shim = self.unsafe, self.shim
-        return Options(target, self.source, self.select, ignore, unsafe=unsafe, shim=shim, floor=floor)
+        options = Options(target, source, self.select, ignore, unsafe=unsafe, shim=shim, floor=floor)
+        return replace(options, source_pinned=source is not self.source)
 
 
 class CodemodError(Exception):

@@ -28,6 +28,7 @@ from lightning_migrate.run.runner import (
     AutoTarget,
     FileResult,
     auto_target,
+    pinned_source,
     process_all,
     process_each,
     process_file,
@@ -108,6 +109,7 @@ def _run(
     # (--check needs to know only that a file would change: its texts stay in the worker)
     floor = required_floor(start)
     options = replace(options, ignore=options.ignore + ignore, texts=mode != "check", floor=floor)
+    options = _pinned_source(options, start)
     if mode != "check":  # (--check writes no code: the formatter's settings are not looked for)
         options = replace(options, line_length=settings["line-length"] or formatter_line_length(start))
     options = replace(options, only_diffs=mode == "diff")  # (a diff's texts wait for no one in this process)
@@ -159,6 +161,18 @@ def _run(
             click.echo(f"lightning-migrate: {_fate(result, mode)}", err=True)
     stream.close()
     return exit_status(stream.results, how)
+
+
+def _pinned_source(options: Options, start: Path) -> Options:
+    """``options`` with the release the project pins as the source, where no `--source-version` is given and
+    the pin names one release line older than the target (``runner.pinned_source``); said on stderr, under
+    -q too, as the target is (the findings mean nothing without it)."""
+    pinned = pinned_source(start) if options.source is None else None
+    if pinned is None or pinned[0] >= options.target:
+        return options
+    said = f"source Lightning {pinned[0]} (pinned in {pinned[1].name}; --source-version to say otherwise)"
+    click.echo(f"lightning-migrate: {said}", err=True)
+    return replace(options, source=pinned[0], source_pinned=True)
 
 
 def _chosen(chosen: AutoTarget) -> str:

@@ -20,6 +20,17 @@ from lightning_migrate.semantics.model import Obj, Value
 LIGHTNING_PREFIXES = tuple(f"{package}." for package in PACKAGES)
 
 
+def bound_arguments(cls: str, call: ast.Call) -> list[tuple[str, ast.expr]] | None:
+    """The arguments of ``cls(...)`` as (keyword, expression) pairs: the positional ones named by the
+    parameters every release binds them to (``classes.positional_names``), then the keywords written (a
+    ``**`` left out); None where the positional ones cannot be named so (one is starred, or releases bind
+    them otherwise)."""
+    bound = positional_names(cls, len(call.args)) if call.args else ()
+    if bound is None or any(isinstance(a, ast.Starred) for a in call.args):
+        return None
+    return [*zip(bound, call.args), *((k.arg, k.value) for k in call.keywords if k.arg is not None)]
+
+
 @dataclass(frozen=True)
 class Unknown:
     """A value only known at run time; ``cls``: the Lightning class it builds, where it is an object of one
@@ -125,17 +136,16 @@ class Reader:
                 f"`{self.text.segment(node.func)}` is {named}, whichever the installed release has", name
             )
         # positional arguments are read as the keywords they bind to, where every release binds them alike
-        bound = positional_names(name, len(node.args)) if node.args else ()
-        starred = any(isinstance(a, ast.Starred) for a in node.args)
-        if bound is None or starred or any(k.arg is None or k.arg in bound for k in node.keywords):
+        arguments = bound_arguments(name, node)
+        bound = [keyword for keyword, _ in arguments[: len(node.args)]] if arguments is not None else []
+        if arguments is None or any(k.arg is None or k.arg in bound for k in node.keywords):
             return Unknown(
                 f"`{self.text.segment(node)}` passes positional arguments, whose meaning changed between"
                 " releases",
                 name,
             )
         kwargs: dict[str, Value] = {}
-        for keyword, written in [*zip(bound, node.args), *((k.arg, k.value) for k in node.keywords)]:
-            assert keyword is not None
+        for keyword, written in arguments:
             value = self.read(written, scope, depth + 1)
             if isinstance(value, Unknown):
                 return Unknown(value.reason, value.cls or name)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from lightning_migrate.plan.decide import plan
 from lightning_migrate.plan.knowledge import Choice, Known, RunTime, holes, keywords, written_values
@@ -93,11 +93,22 @@ class Run:
     # `**dict` shows no older usage (``CallSite.floor``): it then holds no training type where every release
     # from there on rejects one. Known flags are judged as ever: this only narrows what a `**dict` may hold
     floor: Version = RELEASES[0]
+    # the source is the project's pin of one release line, not the user's word: it settles what a call
+    # built, but is no sign by itself that a call with values only known at run time is old usage (a
+    # `**dict` of a project pinning 1.7 holds no training type: ``old_api``)
+    pinned: bool = False
 
     def plan(self, site: CallSite) -> Decision:
         decision = plan(
             site.flags, self.target, self.source, self.unsafe, site.since, site.conditionals, site.machine
         )
+        if self.pinned and (isinstance(decision, Unchanged) or getattr(decision, "code", "") == "LM100"):
+            # the pinned release never built the call (`DDPStrategy` in a project pinning 1.4): the pin does
+            # not say what this code runs on, and it is judged as if there were none (a call the pin built
+            # is never left unchanged while it is old usage: the call as written keeps nothing it warns for)
+            decision = plan(
+                site.flags, self.target, None, self.unsafe, site.since, site.conditionals, site.machine
+            )
         if isinstance(decision, Refusal) and decision.code == "LM100" and site.since != RELEASES[0]:
             # written with `lightning` imports but old flags no `lightning` release took: an import rename
             # done before the flags; keep what the call did where it last ran
@@ -132,8 +143,11 @@ class Run:
         project's required release where the front end granted it: ``CallSite.floor``) took a training
         type."""
         target = self.target
-        if self.source is not None and self.source < target:  # what changed between them may matter
+        if self.source is not None and self.source < target and not self.pinned:  # (what changed may matter)
             return f"the call is for Lightning {self.source}, and {target} may build it differently"
+        # (a value is old usage on its own by its spelling: a pin's defaults are not the call's, whose other
+        # flags are only known at run time)
+        judge_alone = replace(self, source=None, pinned=False) if self.pinned else self
         for flag in [*site.flags, *site.unknown]:
             if flag not in (UNPACKED, NAMESPACE) and not current(flag, target):
                 return f"Lightning {target} {'deprecates' if accepts(flag, target) else 'has no'} `{flag}=`"
@@ -144,12 +158,12 @@ class Run:
                 return f"`{cls}` is {gone} Lightning {target}"
         for flag, value in site.flags.items():
             for alone in written_values(value):
-                decision = self.plan(CallSite(site.line, site.column, {flag: alone}, site.since))
+                decision = judge_alone.plan(CallSite(site.line, site.column, {flag: alone}, site.since))
                 # (a value the target rejects in a newer release's words, `devices=-1` for 1.6, is not old)
                 if not isinstance(decision, Unchanged) and getattr(decision, "code", "") != "LM100":
                     return f"`{flag}={alone!r}` is old usage for Lightning {target}"
         for flag, default in site.defaults.items():
-            decision = self.plan(CallSite(site.line, site.column, {flag: default}, site.since))
+            decision = judge_alone.plan(CallSite(site.line, site.column, {flag: default}, site.since))
             if not isinstance(decision, Unchanged) and getattr(decision, "code", "") != "LM100":
                 outcome = interpret({flag: default}, target, Hardware()).outcome
                 if isinstance(outcome, Setup):
@@ -165,7 +179,7 @@ class Run:
                     # it is the target's own form: no sign)
                     probe = {carrier: TRAINING_TYPE_PROBES[carrier]}
                     if not isinstance(
-                        self.plan(CallSite(site.line, site.column, probe, site.since)), Unchanged
+                        judge_alone.plan(CallSite(site.line, site.column, probe, site.since)), Unchanged
                     ):
                         where = "a `**` dict" if flag == UNPACKED else f"`{carrier}=`"
                         return (

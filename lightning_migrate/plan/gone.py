@@ -152,8 +152,12 @@ def is_default(keyword: str, value: object) -> bool:
 
 def concerns(keyword: str, target: Version) -> bool:
     """Is ``keyword`` one this module may report for ``target``: a keyword beside the model's that some
-    release has, and that ``target`` lacks or that a release deprecates or takes only some values of?"""
-    if keyword in MODELLED or keyword not in KEYWORDS:
+    release has, and that ``target`` lacks or that a release deprecates or takes only some values of; or one
+    of the model's whose deprecation the planner leaves be (``removed.DEPRECATED_MODELLED``), which
+    ``target`` still takes?"""
+    if keyword in MODELLED:  # (where the target lacks one, the planner drops or reports it)
+        return keyword in BY_KEYWORD and accepts(keyword, target)
+    if keyword not in KEYWORDS:
         return False
     return keyword in BY_KEYWORD or not accepts(keyword, target)
 

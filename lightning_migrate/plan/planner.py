@@ -302,7 +302,9 @@ def _changed_argument(
 
 # The constructor arguments 1.4 and 1.5's Trainer overwrote with its own flag of that name (the accelerator
 # connector set `num_nodes` and `sync_batchnorm` on the strategy object it was given): on the object they
-# never took effect, so the Trainer's flag, not the object, is where such a value is meant.
+# never took effect, so the Trainer's flag, not the object, is where such a value is meant. (Every release
+# from 1.4 to 2.6 sets the strategy's `num_nodes` from the Trainer's, read in each wheel's connector; from
+# 1.6 DDP's constructor has no `num_nodes` and hands it to torch's DDP, which raises in `fit`.)
 TRAINER_SET = ("num_nodes", "sync_batchnorm")
 
 

@@ -145,7 +145,7 @@ def _plan_over(
 ) -> Decision:
     found = holes(flags)
     cases = _cases(flags, found, target, source, unsafe, since, planner)
-    if isinstance(cases, Refusal):
+    if not isinstance(cases, list):
         return cases
     if all(case.keep is None for case in cases):  # the source releases disagree about every value
         why = cases[0]
@@ -236,7 +236,7 @@ def _cases(
     unsafe: bool,
     since: Version,
     planner: Planner,
-) -> list[Case] | Refusal:
+) -> list[Case] | Decision:
     combinations = _assignments(found)
     if len(combinations) > MAX_CASES:
         return Refusal(
@@ -263,9 +263,9 @@ def _cases(
             if not keep:
                 continue
         cases.append(Case(values, branches, keep, same, facts=facts))
-    if not cases:
-        said = f"no value {_named(found)} may take makes a call any release builds"
-        return _nowhere(flags, found, combinations, target, planner) or Refusal("LM100", said)
+    if not cases:  # the sources built no value of it: no release builds it, or it is not their code
+        nowhere = _nowhere(flags, found, combinations, target, planner)
+        return nowhere or _as_written(flags, found, combinations, (target, source, unsafe, since), planner)
     return cases
 
 
@@ -311,6 +311,27 @@ def _nowhere(
     return replace(
         told, message=message, details=(f"when {keywords(values)} (a value it may take)", *told.details)
     )
+
+
+def _as_written(
+    flags: Mapping[str, Known],
+    found: Mapping[str, Hole],
+    combinations: Sequence[Assignment],
+    run: tuple[Version, Version | None, bool, Version],
+    planner: Planner,
+) -> Decision:
+    """Where no source release builds the call with any of its values, yet some release does (the target's
+    own form, `strategy=` for 1.5 with 1.4 its only source): each value judged as if written. Unchanged where
+    each is (a value no release builds is one the code never runs with), else what is said of the first
+    value that is not, naming it."""
+    for branches, values in combinations:
+        decision = planner(substitute(flags, Case(values, branches, None, comparable)), *run)
+        if isinstance(decision, Unchanged) or (isinstance(decision, Refusal) and decision.nowhere):
+            continue
+        assert isinstance(decision, Refusal), "no source release builds it: nothing to keep"
+        details = (f"when {keywords(values)} (a value it may take)", *decision.details)
+        return replace(decision, message=_named(found, f": {decision.message}"), details=details)
+    return Unchanged()
 
 
 def substitute(
@@ -473,7 +494,7 @@ def _choices(
             choice = Choice(flag, parts, (hole.text,), hole.pure, split=True)
             split = {**flags, flag: choice}
             split_cases = _cases(split, holes(split), target, source, unsafe, since, planner)
-            if not isinstance(split_cases, Refusal):
+            if isinstance(split_cases, list):
                 yield choice, split, split_cases
 
 
@@ -831,7 +852,7 @@ def by_machine(
     strategy chosen by the machine's GPU count where that keeps it (``_by_machine``); None otherwise."""
     known: dict[str, Known] = dict(flags)
     cases = _cases(known, {}, target, source, unsafe, since, planner)
-    if isinstance(cases, Refusal) or any(case.keep is None for case in cases):
+    if not isinstance(cases, list) or any(case.keep is None for case in cases):
         return None
     winner = next(iter(_by_machine(known, {}, cases, target, unsafe, machine)), None)
     if winner is None or _left(winner, target):

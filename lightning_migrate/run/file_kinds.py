@@ -108,7 +108,7 @@ def migrate(
 def _migrate(
     path: Path, kind: Kind, text: str, options: Options, leave: frozenset[tuple[int, int]], skipped: bool
 ) -> Migrated:
-    run = Run(options.target, options.source, options.unsafe, leave, options.floor)
+    run = Run(options.target, options.source, options.unsafe, leave, options.floor, options.source_pinned)
     request = Request(
         run,
         options.shim,
@@ -168,6 +168,7 @@ def _python(text: str, request: Request, skipped: bool, width: int | None) -> Mi
         request.loaded,
         run.floor,
         width=width,
+        pinned=run.pinned,
     )
     return Migrated(
         result.code, [*result.findings, *found], lambda seen: noqa.apply(text, seen, result.calls)

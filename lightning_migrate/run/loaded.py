@@ -29,7 +29,9 @@ def settle(found: Iterable[Link], options: Options, run_files: set[Path]) -> Loa
     no_flags: set[tuple[str, int, int]] = set()
     settled: set[tuple[str, int, int]] = set()
     reasons: dict[tuple[str, int, int], str] = {}
-    run = Run(options.target, options.source, options.unsafe, floor=options.floor)
+    run = Run(
+        options.target, options.source, options.unsafe, floor=options.floor, pinned=options.source_pinned
+    )
     sections = options.loaded.sections  # (``passed_alone``: the front end migrates them)
     for link in found:
         if not link.complete:

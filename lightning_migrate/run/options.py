@@ -47,6 +47,8 @@ class Options:
     # the line length past which a one-line call a rewrite makes longer is written one argument a line
     # (`--line-length`, else the project's ruff or black setting, else 88); None: never
     line_length: int | None = None
+    # the source is the project's pin of one release line (``runner.pinned_source``), not the user's word
+    source_pinned: bool = False
 
     def selects(self, code: str, path: Path) -> bool:
         """The most specific prefix wins; on a tie, ignore wins (``--select LM0 --ignore LM0`` is off)."""

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from types import FrameType
 from typing import TYPE_CHECKING, NamedTuple
 
 from lightning_migrate.files import run_cache, scratch, sourcefile
@@ -346,7 +347,9 @@ def _first_pass(paths: Sequence[Path], options: Options) -> _FirstPass:
             starring.append((path, stars))
         if path not in quiet and may_load(text):
             loading.append((path, text))
-    run = Run(options.target, options.source, options.unsafe, floor=options.floor)
+    run = Run(
+        options.target, options.source, options.unsafe, floor=options.floor, pinned=options.source_pinned
+    )
     clis = lightning_cli.of_run(building, commands, run, paths) if building else NO_CLIS
     references = collected(referring) if configs else NO_REFERENCES
     hydra = CommandLines(tuple(hydra_lines)) if configs else NO_COMMANDS
@@ -684,27 +687,33 @@ def _watch_parent(parent: int) -> None:
 @contextmanager
 def _ended_by_sigterm(pools: list[ProcessPoolExecutor]) -> Iterator[None]:
     """While the pools work, SIGTERM ends their workers before this process: the default action would leave
-    them to finish their batches (or, where nothing ends them with their parent, to run on). The signal is
-    then delivered again with its default action, so the run ends as killed by it. Only where SIGTERM has
-    its default action and this is the main thread (the only one that can set a handler)."""
-    if threading.current_thread() is not threading.main_thread() or (
-        signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL
+    them to finish their batches (or, where nothing ends them with their parent, to run on). The signal then
+    goes to the handler it had: the run's (``scratch.leave_on_sigterm``: the run leaves through the normal
+    path, removing its folder, and dies of the signal), or the default action, so the run ends as killed by
+    it. Only where SIGTERM has one of those two and this is the main thread (the only one that can set a
+    handler)."""
+    previous = signal.getsignal(signal.SIGTERM)
+    if threading.current_thread() is not threading.main_thread() or not (
+        previous is signal.SIG_DFL or scratch.sets_sigterm(previous)
     ):
         yield
         return
 
-    def terminate(signum: int, frame: object) -> None:
+    def terminate(signum: int, frame: FrameType | None) -> None:
         for pool in pools:
             for process in list((getattr(pool, "_processes", None) or {}).values()):  # (no public way)
                 process.kill()
-        signal.signal(signum, signal.SIG_DFL)
-        os.kill(os.getpid(), signum)
+        signal.signal(signum, previous)
+        if previous is signal.SIG_DFL:
+            os.kill(os.getpid(), signum)
+        else:
+            scratch.leave_on_sigterm(signum, frame)
 
     signal.signal(signal.SIGTERM, terminate)
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _needs_parsing(text: str, options: Options) -> bool:
@@ -714,7 +723,7 @@ def _needs_parsing(text: str, options: Options) -> bool:
 # --- the target release ------------------------------------------------------------------------------------
 
 _PIN = re.compile(
-    r"(?:pytorch[-_]lightning|lightning)\s*(?:\[[^\]]*\])?\s*(?:==|~=|>=|>(?!=))\s*v?(\d+\.\d+(?:\.\d+)?)",
+    r"(?:pytorch[-_]lightning|lightning)\s*(?:\[[^\]]*\])?\s*(==|~=|>=|>(?!=))\s*v?(\d+\.\d+(\.\d+|\.\*)?)",
     re.I,
 )
 PIN_FILES = ("pyproject.toml", "setup.cfg", "setup.py", "environment.yml", "environment.yaml")
@@ -783,25 +792,46 @@ def required_floor(start: Path) -> Version:
     return max(pin[0], RELEASES[0]) if pin is not None else RELEASES[0]
 
 
-def _project_pin(start: Path, nested: bool = False) -> tuple[Version, Path] | None:
+def pinned_source(start: Path) -> tuple[Version, Path] | None:
+    """The release the project's code runs on where its pin (``required_floor``'s) names a single 1.x
+    release line the model knows: `==1.7.7`, `==1.7.*`, `~=1.7.0` (not `>=1.7`, nor `~=1.7`, which takes 1.8
+    too); that line as the model knows it (its last patch release), and the file that pins it. The code is
+    then judged as that release's (``--source-version``, which wins): what it built there is what a rewrite
+    keeps, not what any release might have built. None for any other pin: a range, 2.x (code in the
+    target's own forms) or a release older than the model."""
+    pin = _project_pin(start, nested=True, exact=True)
+    if pin is None:
+        return None
+    line = release(f"{pin[0].major}.{pin[0].minor}")
+    return (line, pin[1]) if line in RELEASES and line < V20 else None
+
+
+V20 = Version(2, 0, 0)
+
+
+def _project_pin(start: Path, nested: bool = False, exact: bool = False) -> tuple[Version, Path] | None:
     """The release the project pins and the file that pins it, the nearest folder first (``nested``: the
-    pin files of its ``requirements/`` folder too, after its own)."""
+    pin files of its ``requirements/`` folder too, after its own); with ``exact``, only where that pin
+    names one release line."""
     folder = start.resolve() if start.is_dir() else start.resolve().parent
     for directory in (folder, *folder.parents):
         candidates = [directory / name for name in PIN_FILES] + sorted(directory.glob("requirements*.txt"))
         if nested:
             candidates += sorted((directory / "requirements").glob("*.txt"))
         for candidate in candidates:
-            pinned = _pinned(candidate)
-            if pinned is not None:
-                return pinned, candidate
+            match = _pinned(candidate)
+            if match is None:
+                continue
+            one_line = match.group(1) == "==" or (match.group(1) == "~=" and match.group(3) is not None)
+            if exact and not one_line:
+                return None
+            return release(match.group(2).removesuffix(".*")), candidate
     return None
 
 
-def _pinned(path: Path) -> Version | None:
+def _pinned(path: Path) -> re.Match[str] | None:
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return None
-    match = _PIN.search(text)
-    return release(match.group(1)) if match else None
+    return _PIN.search(text)

@@ -2,7 +2,8 @@
 says to use instead: one row per keyword (spec: each release's `rank_zero_deprecation` texts and CHANGELOG).
 At the end, LightningCLI's own API that a release moved or removed (its module, registries and keywords).
 Which releases accept a keyword is ``keywords.KEYWORDS`` (read from the wheels); the hardware keywords are
-``signature.TRAINER_FLAGS``'s and are judged by the model, not here.
+``signature.TRAINER_FLAGS``'s and are judged by the model, not here, but for the deprecation of three of them
+that the planner leaves be (``DEPRECATED_MODELLED``: `auto_select_gpus=` and the apex flags in 1.8/1.9).
 
 A row may name *renames*: a value of the old keyword that a keyword of the target takes with a value Lightning
 documents as the same (``reload_dataloaders_every_epoch=True`` is ``reload_dataloaders_every_n_epochs=1``, the
@@ -164,7 +165,35 @@ GONE: tuple[Gone, ...] = (
     ),
 )
 
-BY_KEYWORD: dict[str, Gone] = {row.keyword: row for row in GONE}
+# Hardware keywords the model reads whose deprecation the planner leaves be (it keeps them as written where it
+# rewrites a call): the releases that deprecate them warn for every value the user sets (1.9.5's
+# `AcceleratorConnector`: `auto_select_gpus is not None`, `amp_type is not None`, `amp_level is not None`;
+# 1.8.6's for `amp_level is not None`), and 2.0 removes them, where the planner drops or reports them. Until
+# then they are reported here like the rows above, never fixed: a value at an older release's default
+# (`auto_select_gpus=False`, `amp_backend="native"`, `amp_level="O2"`: what a config of every flag lists) is
+# passed over, as a deprecated keyword at its default is.
+DEPRECATED_MODELLED: tuple[Gone, ...] = (
+    Gone(
+        "auto_select_gpus",
+        v("1.9"),
+        '"Please use the function `pytorch_lightning.accelerators.find_usable_cuda_devices` instead" (1.9):'
+        " `devices=find_usable_cuda_devices(n)` in place of `gpus=n, auto_select_gpus=True`",
+    ),
+    Gone(
+        "amp_backend",
+        v("1.9"),
+        '"The NVIDIA/apex AMP implementation has been deprecated upstream" (1.9): without `amp_backend=`,'
+        " 1.9 trains with PyTorch's native AMP, and 2.0 has no apex",
+    ),
+    Gone(
+        "amp_level",
+        v("1.8"),
+        '"Please set it inside the specific precision plugin and pass it to the `Trainer`" (1.8):'
+        " `plugins=ApexMixedPrecisionPlugin(amp_level=...)`, which 1.9 deprecates too (2.0 has no apex)",
+    ),
+)
+
+BY_KEYWORD: dict[str, Gone] = {row.keyword: row for row in (*GONE, *DEPRECATED_MODELLED)}
 
 
 # Keywords of the Trainer of Lightning 0.x that no release the model knows (1.4 on) takes: a call that passes

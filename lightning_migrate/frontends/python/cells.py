@@ -130,7 +130,9 @@ def migrate(
             line = getattr(exc, "lineno", None) or 1
             column = getattr(exc, "offset", None) or 0
             raise PieceError(f"cannot parse: {getattr(exc, 'msg', exc)}", index, line, column) from exc
-    result = migrate_python(joined.text, run.target, run.source, run.unsafe, run.leave, shim, starred=starred)
+    result = migrate_python(
+        joined.text, run.target, run.source, run.unsafe, run.leave, shim, starred=starred, pinned=run.pinned
+    )
     new = split(joined, result.code) if result.code != joined.text else list(pieces)
     changed = next((i for i in strict if new[i] != pieces[i]), None)
     if changed is not None:

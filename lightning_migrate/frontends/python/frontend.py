@@ -25,7 +25,7 @@ from lightning_migrate.frontends.python.namespaces import counterexample
 from lightning_migrate.frontends.python.objects import same_strategy
 from lightning_migrate.frontends.python.resume import never_fits, sole_fit
 from lightning_migrate.plan import domains, gone, rejected
-from lightning_migrate.plan.ast_values import Reader, Unknown, dict_entries
+from lightning_migrate.plan.ast_values import Reader, Unknown, bound_arguments, dict_entries
 from lightning_migrate.plan.callsite import LIGHTNING_PACKAGE, NAMESPACE, UNPACKED, CallSite, Run, flat
 from lightning_migrate.plan.decide import plan
 from lightning_migrate.plan.knowledge import Choice, Known, RunTime, holes, key_of
@@ -48,7 +48,7 @@ from lightning_migrate.project.loaded_configs import NO_LOADED, LoadedConfigs
 from lightning_migrate.report.findings import SHIM, UNSAFE_FIXES, Finding, Result, with_details
 from lightning_migrate.report.findings import written as cut
 from lightning_migrate.report.rules import BY_CODE
-from lightning_migrate.semantics.classes import RENAMED_STRATEGIES, lookup, positional_names
+from lightning_migrate.semantics.classes import RENAMED_STRATEGIES, lookup
 from lightning_migrate.semantics.model import RELEASES, Obj, Value, Version
 from lightning_migrate.semantics.signature import (
     LAST_REMOVAL,
@@ -86,6 +86,7 @@ def migrate(
     floor: Version = RELEASES[0],
     starred: tuple[tuple[str, str], ...] = (),
     width: int | None = None,
+    pinned: bool = False,
 ) -> Result:
     """Rewrite ``source`` (a whole Python file) for Lightning ``target``; with ``unsafe``, in the idiomatic
     modern spelling even where it adopts a changed default (each such finding says what changes). The calls
@@ -97,12 +98,15 @@ def migrate(
     calls of the file whose ``**`` section of a loaded config the run settles; ``floor``: the oldest release
     the project requires (``Run.floor``); ``starred``: the names star imports of the project's modules bind
     in it (else those ``subclasses`` knows for ``path``); ``width``: the line length a one-line call made
-    longer is wrapped past (None: never)."""
+    longer is wrapped past (None: never); ``pinned``: ``source_version`` is the project's pin
+    (``Run.pinned``)."""
     tree = _parse(source)
     text = Text(source)
     located = locate(tree, text, subclasses, starred or subclasses.starred_in(path))
     imported = functools.partial(script_options.imported, path) if path is not None else _nothing_imported
-    migrator = _Migrator(text, located, Run(target, source_version, unsafe, leave, floor), shim, imported)
+    migrator = _Migrator(
+        text, located, Run(target, source_version, unsafe, leave, floor, pinned), shim, imported
+    )
     migrator.cli_defaults(clis)
     where = path if path is not None else Path("-")
     migrator.package_init = where.name == "__init__.py"
@@ -1360,8 +1364,8 @@ def _unrenamable(
         if any((a, b) <= where < (c, d) for a, b, c, d in covered if c is not None and d is not None):
             continue
         # (positional arguments bound alike by every release are judged as the keywords they bind to)
-        starred = any(isinstance(a, ast.Starred) for a in call.args)
-        bound = None if starred else positional_names(cls, len(call.args)) if call.args else ()
+        arguments = bound_arguments(cls, call)
+        bound = None if arguments is None else [keyword for keyword, _ in arguments[: len(call.args)]]
         written = [k.arg for k in call.keywords if k.arg is not None] + list(bound or ())
         changed = changed_keyword(cls, written, sources, target)
         why = None if changed is None else changed[1]
