@@ -6,7 +6,9 @@ Trainer, another before the testing one), or that also sets keys of it the hardw
 The binding that reaches the call is proved by the shape of the code, not guessed: every binding of the name
 is a plain ``name = ...`` statement of the same block of the function (no loop variable, ``with ... as``,
 augmented assignment, ``del`` or nested function binds or reads it); the call is in a statement of that block
-after one of them, so the last such binding before it is the one it sees, however often the block runs. What
+after one of them, so the last such binding before it is the one it sees, however often the block runs. That
+binding is a dict display or ``dict(...)`` of literal keys, each of the model or one the target takes as it is
+(one it lacks, ``progress_bar_refresh_rate``, leaves the call reported, as a dict shared elsewhere). What
 else reads that binding's dict (before or after the call) only sets, reads or deletes keys outside the
 hardware model that the target takes as they are (``logger``, ``callbacks``, ``max_epochs``: not ``gpus``,
 not ``progress_bar_refresh_rate``), so the rewrite of the display changes nothing they see, and nothing they
@@ -77,6 +79,8 @@ def reaching_dict(
         return None
     chosen = block[start]
     assert isinstance(chosen, (ast.Assign, ast.AnnAssign))
+    if not _plain_display(chosen.value, target):
+        return None
     assert chosen.value is not None
     return chosen.value, scope
 
@@ -185,6 +189,24 @@ def _key_use(node: ast.Name, parents: Parents, target: Version) -> bool:
         called = isinstance(used, ast.Call) and used.func is parent and bool(used.args)
         return called and _plain_key(used.args[0], target)  # type: ignore[union-attr]
     return False
+
+
+def _plain_display(node: ast.expr | None, target: Version) -> bool:
+    """Is ``node`` a dict display or ``dict(...)`` of literal keys, each of the model or one ``target`` takes
+    as it is (a keyword it lacks, ``progress_bar_refresh_rate``, is left to be reported with the dict)?"""
+    if isinstance(node, ast.Dict):
+        keys: list[ast.expr | None] = list(node.keys)
+    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "dict":
+        if node.args:
+            return False
+        keys = [None if k.arg is None else ast.Constant(k.arg) for k in node.keywords]
+    else:
+        return False
+    return all(k is not None and (_plain_key(k, target) or _modelled(k)) for k in keys)
+
+
+def _modelled(key: ast.expr) -> bool:
+    return isinstance(key, ast.Constant) and key.value in MODELLED
 
 
 def _plain_key(key: ast.expr, target: Version) -> bool:
