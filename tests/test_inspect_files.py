@@ -159,3 +159,25 @@ def test_an_exception_of_several_lines_keeps_the_table_s_columns() -> None:
     assert "1.4.9   error: MisconfigurationException: You requested GPUs: [0, 1, 2, 3]" in rows[0]
     assert rows[1] == "          But your machine only has: [0, 1]"
     assert all(re.match(r"  \d\.\d+\.\d+ +\S|          \S", row) for row in rows), rows
+
+
+@pytest.mark.parametrize(
+    ("body", "flags"),
+    [
+        # the plain binding nearest before the call's statement, in the same statement list
+        ("p = {'gpus': 1}\n    t(p)\n    p = {'gpus': 2}\n    Trainer(**p)", {"gpus": 2}),
+        ("p = {'gpus': 1}\n    Trainer(**p)\n    p = {'gpus': 2}", {"gpus": 1}),
+        ("p = {'gpus': 1}\n    p = {'gpus': 3}\n    if x:\n        Trainer(**p)", {"gpus": 3}),
+        # bound otherwise in between (a loop, a branch): not read
+        ("p = {'gpus': 1}\n    for p in ps:\n        pass\n    Trainer(**p)", None),
+        ("p = {'gpus': 1}\n    if x:\n        p = {'gpus': 2}\n    Trainer(**p)", None),
+    ],
+)
+def test_the_independent_reader_reads_the_dict_binding_nearest_before_a_call(
+    body: str, flags: dict[str, int] | None
+) -> None:
+    from lightning_migrate.cli.callparse import Call, trainer_calls
+
+    source = f"from pytorch_lightning import Trainer\n\n\ndef f(x, ps, t):\n    {body}\n"
+    (found,) = trainer_calls(source)
+    assert (found.flags if isinstance(found, Call) else None) == flags

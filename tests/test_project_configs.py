@@ -37,6 +37,9 @@ EXPECTED_FINDINGS = {
             '`**params["trainer"]`: run-time value, may be old usage; use `--shim`',
         ),
         ("tools/sweep.py", "LM101", "from `cluster.yaml` (`trainer`), which cannot be migrated there"),
+        # a config beside the option's default that the command line may give is judged with it
+        ("tools/ablate.py", "LM101", "from `cluster.yaml` (`trainer`), which cannot be migrated there"),
+        ("ablations/cluster.yaml", "LM101", "`gpus=${oc.env:NUM_GPUS}`"),
         ("configs/cluster.yaml", "LM101", "`gpus=${oc.env:NUM_GPUS}`"),
         ("run.py", "LM001", "fix: accelerator='cuda', strategy='ddp_find_unused_parameters_true', devices=2"),
     ],
@@ -88,7 +91,12 @@ EXPECTED_FINDINGS = {
 # (each piece is looked for in a finding's message or evidence: ``Finding.details``)
 # (file, code) a case must not report: the calls its configs settle
 NOT_REPORTED = {
-    "loaded_config": [("train.py", "LM101"), ("run.py", "LM101"), ("tools/finetune.py", "LM101")],
+    "loaded_config": [
+        ("train.py", "LM101"),
+        ("run.py", "LM101"),
+        ("tools/finetune.py", "LM101"),
+        ("tools/experiment.py", "LM101"),  # every config beside its option's default is migrated
+    ],
     "key_references": [],
     "key_reads": [("train.py", "LM101")],
     "hydra_base": [],
@@ -189,6 +197,44 @@ def test_a_loaded_config_is_found_beside_the_script_or_above_it(tmp_path: Path) 
     assert link.configs == (tmp_path / "configs" / "a.yaml", tmp_path / "configs" / "b.yaml")
     missing = _links(source.replace("b.yaml", "c.yaml"), script)
     assert [lk.complete for lk in missing] == [False]
+
+
+def test_the_configs_beside_an_options_default_with_its_section_are_candidates(tmp_path: Path) -> None:
+    (tmp_path / "configs").mkdir()
+    (tmp_path / "configs" / "vae.yaml").write_text("trainer_params:\n  max_epochs: 3\n")
+    (tmp_path / "configs" / "big.yaml").write_text("# four GPUs\ntrainer_params:\n  gpus: 4\n")
+    (tmp_path / "configs" / "notes.yaml").write_text("summary: not a run's config\n")
+    (tmp_path / "configs" / "other.yaml").write_text("trainer_params:\n  gpus: 1\n")
+    (tmp_path / "configs" / "data.json").write_text('{"trainer_params": {"gpus": 2}}\n')
+    source = (
+        "import argparse, yaml\nimport pytorch_lightning as pl\n"
+        "parser = argparse.ArgumentParser()\n"
+        "parser.add_argument('--config', default='configs/vae.yaml')\n"
+        "args = parser.parse_args()\n"
+        "config = yaml.safe_load(open(args.config))\n"
+        "pl.Trainer(**config['trainer_params'])\n"
+    )
+    (link,) = _links(source, tmp_path / "run.py")
+    configs = tmp_path / "configs"
+    assert link.complete
+    assert link.configs == (configs / "vae.yaml", configs / "big.yaml", configs / "other.yaml")
+    assert link.siblings == (configs / "big.yaml", configs / "other.yaml")
+    # a sibling that another script loads by its name is that script's config, not a choice of the option
+    named = "import yaml\nimport pytorch_lightning as pl\n" + (
+        "pl.Trainer(**yaml.safe_load(open('configs/other.yaml'))['trainer_params'])\n"
+    )
+    found = loaded_configs.links([(tmp_path / "run.py", source), (tmp_path / "other.py", named)])
+    assert [lk.configs for lk in found] == [
+        (configs / "vae.yaml", configs / "big.yaml"),
+        (configs / "other.yaml",),
+    ]
+    # a literal path, or a choice among several, names its files alone
+    (literal,) = _links(source.replace("args.config", "'configs/vae.yaml'"), tmp_path / "run.py")
+    assert literal.configs == (configs / "vae.yaml",)
+    assert literal.siblings == ()
+    chosen = source.replace("default=", "choices=['configs/vae.yaml', 'configs/big.yaml'], default=")
+    (choice,) = _links(chosen, tmp_path / "run.py")
+    assert choice.configs == (configs / "vae.yaml", configs / "big.yaml")
 
 
 @pytest.mark.parametrize(

@@ -211,9 +211,44 @@ def trainer_calls(source: str, machine: Hardware | None = None) -> Iterator[Call
             continue
         text = ast.get_source_segment(source, node) or ast.unparse(node)
         try:
-            yield Call(node.lineno, text, keywords(node, names, skip, machine))
+            yield Call(node.lineno, text, keywords(node, _nearest(tree, node, names), skip, machine))
         except NotLiteral as exc:
             yield Unread(node.lineno, text, str(exc))
+
+
+def _nearest(tree: ast.Module, call: ast.Call, names: Names) -> Names:
+    """``names``, with each name the call unpacks (``**params``) that the file binds more than once read as
+    the plain ``params = ...`` statement nearest before the call's statement in the same statement list,
+    where no statement between them binds it otherwise."""
+    starred = [k.value.id for k in call.keywords if k.arg is None and isinstance(k.value, ast.Name)]
+    wanted = [name for name in starred if name not in names]
+    if not wanted:
+        return names
+    found = dict(names)
+    for node in ast.walk(tree):
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(node, field, None)
+            if not isinstance(block, list):
+                continue
+            at = next((i for i, s in enumerate(block) if any(n is call for n in ast.walk(s))), None)
+            if at is None:
+                continue
+            for name in wanted:
+                for statement in reversed(block[:at]):
+                    if (
+                        isinstance(statement, ast.Assign)
+                        and len(statement.targets) == 1
+                        and isinstance(statement.targets[0], ast.Name)
+                        and statement.targets[0].id == name
+                    ):
+                        found[name] = statement.value
+                        break
+                    if any(
+                        isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load)
+                        for n in ast.walk(statement)
+                    ):
+                        break
+    return found
 
 
 def trainer_aliases(tree: ast.Module) -> set[str]:

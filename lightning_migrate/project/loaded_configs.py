@@ -2,7 +2,9 @@
 OmegaConf.load("configs/x.yaml")``, ``yaml.safe_load(open(...))``, ``json.load(f)``, or ``trainer_kwargs =
 config["trainer_params"]`` then ``Trainer(**trainer_kwargs)``. Each such call is linked to the files its path
 may name (a literal, the default and choices of the script's own option, each branch of a conditional; looked
-for beside the script and in the folders above it) and to the key path of its section there. Whether the
+for beside the script and in the folders above it; beside an option's default, the other files of its folder
+that hold the same section, which the command line may name as well, unless another script loads one by its
+name) and to the key path of its section there. Whether the
 config's flags are settled there (migrated by the YAML front end, or none of them old) is the driver's to
 judge (``run.loaded``): the front ends below it cannot be asked from here."""
 
@@ -12,7 +14,7 @@ import ast
 import os
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from lightning_migrate.files import depth
@@ -54,6 +56,9 @@ class Link:
     complete: bool
     explicit: bool
     group: bool = False  # the configs are the files of a Hydra app's `trainer` group, each a whole config
+    # the configs that are candidates because they sit beside the option's default and share its section
+    # (``--config`` may name any of them), not because the code names them
+    siblings: tuple[Path, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -105,7 +110,14 @@ def links(files: Iterable[tuple[Path, str]], subclasses: RunSubclasses = NO_SUBC
             continue
         located = locate(tree, Text(source), subclasses)
         found.extend(_links_of(path, located))
-    return found
+    # a sibling another script loads by name is that script's config, not one of this option's choices
+    named = {config for link in found for config in link.configs if config not in link.siblings}
+    return [
+        replace(link, configs=tuple(c for c in link.configs if c not in named or c not in link.siblings))
+        if link.siblings
+        else link
+        for link in found
+    ]
 
 
 def _links_of(path: Path, located: Located) -> Iterator[Link]:
@@ -124,9 +136,12 @@ def _links_of(path: Path, located: Located) -> Iterator[Link]:
         if paths and paths[0].startswith(_HYDRA):
             yield _hydra_link(path, where, paths, keys, explicit)
             continue
-        files = [_found(path.parent, name) for name in paths]
+        files = [_found(path.parent, name.removeprefix(_DEFAULT)) for name in paths]
         configs = tuple(dict.fromkeys(f for f in files if f is not None))
-        yield Link(path, where, configs, keys, None not in files and bool(configs), explicit)
+        defaults = [f for f, name in zip(files, paths) if f is not None and name.startswith(_DEFAULT)]
+        siblings = tuple(s for f in defaults for s in _siblings(f, keys) if s not in configs)
+        complete = None not in files and bool(configs)
+        yield Link(path, where, configs + siblings, keys, complete, explicit, siblings=siblings)
 
 
 def _section(
@@ -496,7 +511,7 @@ def _paths(located: Located, node: ast.expr, scope: Scope, depth: int = 0) -> li
         parts = [_paths(located, a, scope, depth + 1) for a in node.args]
         if any(p is None or len(p) != 1 for p in parts) or not parts:
             return None
-        return [str(Path(*(p[0] for p in parts if p)))]
+        return [str(Path(*(p[0].removeprefix(_DEFAULT) for p in parts if p)))]
     if isinstance(node, ast.Name):
         bound = located.bound(node, scope)
         return None if bound is None else _paths(located, bound[0], bound[1], depth + 1)
@@ -521,7 +536,7 @@ def _option(tree: ast.Module, dest: str) -> list[str] | None:
         ):
             found.append([c.value for c in choices.elts])  # type: ignore[attr-defined]
         elif isinstance(default := named.get("default"), ast.Constant) and isinstance(default.value, str):
-            found.append([default.value])
+            found.append([_DEFAULT + default.value])
         else:
             return None
     return found[0] if len(found) == 1 else None
@@ -536,6 +551,33 @@ def _dest(node: ast.Call) -> str | None:
     long = [n for n in names if n.startswith("--")]
     name = (long or names or [""])[0].lstrip("-")
     return name.replace("-", "_") or None
+
+
+_DEFAULT = "default:"  # a path that is an option's default: the files beside it with its section may be given
+
+
+def _siblings(default: Path, keys: tuple[str, ...]) -> list[Path]:
+    """The other config files of the folder of an option's ``default`` (``configs/vae.yaml`` of
+    ``--config``) that have the section ``keys`` at their top level, as it has: the command line may name
+    any of them (a folder of experiments sharing one layout). None where the section is the whole file."""
+    if not keys or default.suffix.lower() not in (".yaml", ".yml", ".json"):
+        return []
+    top = re.compile(rf"^[\"']?{re.escape(keys[0])}[\"']?[ \t]*:", re.M)
+    found = []
+    try:
+        entries = sorted(default.parent.iterdir())
+    except OSError:
+        return []
+    for entry in entries:
+        if entry == default or entry.suffix.lower() != default.suffix.lower() or not entry.is_file():
+            continue
+        try:
+            text = entry.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        if top.search(text):
+            found.append(entry)
+    return found
 
 
 def _found(folder: Path, name: str) -> Path | None:

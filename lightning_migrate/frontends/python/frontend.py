@@ -19,7 +19,7 @@ from lightning_migrate.edit.slots import SLOTS
 from lightning_migrate.files import depth
 from lightning_migrate.files.sourcefile import SourceError
 from lightning_migrate.files.text import Text, tree_of
-from lightning_migrate.frontends.python import cli_api, dict_keys
+from lightning_migrate.frontends.python import cli_api, dict_keys, reaching
 from lightning_migrate.frontends.python.callbacks import callbacks_of, is_callback
 from lightning_migrate.frontends.python.namespaces import counterexample
 from lightning_migrate.frontends.python.objects import same_strategy
@@ -257,6 +257,7 @@ class _Migrator:
         self.rewritten: Spans = []  # (line, byte column) spans
         self._splats: dict[int, object] = {}  # id(call with `**`) -> how `_plan_splat` decided it
         self._dict_edits: dict[int, _DictEdit] = {}  # id(dict display or `dict(...)` call) -> its edit
+        self._parents: reaching.Parents | None = None  # (found on first use: ``reaching``)
         # id(Trainer call) -> the callbacks its fixes append to `callbacks=`, and whether as `[*value, ...]`
         self._added: dict[int, tuple[list[str], bool]] = {}
         # (line, column) spans of a LightningCLI's defaults reported, not rewritten: their classes keep names
@@ -984,7 +985,7 @@ class _Migrator:
         args = _flag_arguments(call)
         starred = [a for a in args if a.star]
         source = (
-            self._dict_of(starred[0].value, call.scope)
+            self._dict_of(starred[0].value, call.scope, call.node)
             if len(starred) == 1 and starred[0].star == "**"
             else None
         )
@@ -1020,11 +1021,21 @@ class _Migrator:
             self._dict_edits[id(source[0])] = _DictEdit(source[0], call, flags, decision.flags)
         return _REPORTED
 
-    def _dict_of(self, node: ast.expr, scope: Scope) -> tuple[ast.Dict | ast.Call, Scope] | None:
+    def _dict_of(
+        self, node: ast.expr, scope: Scope, call: ast.Call | None = None
+    ) -> tuple[ast.Dict | ast.Call, Scope] | None:
         """The dict display or ``dict(...)`` call ``node`` is, or names when the name is bound once to one and
-        used only here (rewriting a dict shared with other code would change that code too)."""
+        used only here (rewriting a dict shared with other code would change that code too); for the
+        ``**`` of ``call``, also the one binding of several that reaches it where nothing else sees the
+        model's keys of it (``reaching``)."""
         if isinstance(node, ast.Name):
             bound = self.located.bound(node, scope, sole_use=True)
+            if bound is None and call is not None:
+                if self._parents is None:
+                    self._parents = reaching.Parents(self.located.tree)
+                bound = reaching.reaching_dict(
+                    self.located, node, scope, call, self._parents, self.run_options.target
+                )
             if bound is None:
                 return None
             node, scope = bound
