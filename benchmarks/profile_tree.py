@@ -60,8 +60,10 @@ def main() -> None:
     parser.add_argument("--target-version", default="2.6")
     parser.add_argument("--top", type=int, default=15)
     parser.add_argument("--cprofile", type=Path, help="write a cProfile of the run (CPU seconds) here")
-    parser.add_argument("extra", nargs="*", help="more lightning-migrate options (after --)")
-    args = parser.parse_args()
+    given = sys.argv[1:]
+    cut = given.index("--") if "--" in given else len(given)  # (the options after `--` are the run's)
+    args = parser.parse_args(given[:cut])
+    args.extra = given[cut + 1 :]
     if not args.tree.is_dir():
         sys.exit(f"no tree at {args.tree}")
 

@@ -36,3 +36,8 @@ def test_a_hydra_project_profiled(tmp_path: Path) -> None:
     assert asked, out
     assert sum(int(n) for _, n in asked) == int(composed[1])  # (each by the step that asked for it)
     assert (tmp_path / "run.prof").stat().st_size > 0
+    # the options after `--` are the run's
+    command = [sys.executable, str(SCRIPT), str(tree), "--", "--extend-exclude", "*.py"]
+    out = subprocess.run(command, capture_output=True, text=True, check=True).stdout
+    assert re.search(rf"^\| \.yaml \| {yamls} \| ", out, re.M), out
+    assert not re.search(r"^\| \.py \| ", out, re.M), out
