@@ -166,3 +166,16 @@ def test_the_same_finding_as_the_keyword_written() -> None:
         )
         said = [(f.code, f.message) for f in keyword.findings]
         assert said == [(f.code, f.message) for f in key.findings], target
+
+
+def test_the_keys_of_a_removed_from_argparse_args_call() -> None:
+    """`from_argparse_args(args, **dict)`, which 2.0 removed: the dict's keys still reach the target's
+    Trainer (the shim's too, which takes `resume_from_checkpoint=` on every release)."""
+    source = (
+        f"{HEAD}    return pl.Trainer.from_argparse_args(\n"
+        "        fast, **{'max_epochs': 1, 'resume_from_checkpoint': 'x', 'track_grad_norm': 2}\n    )\n"
+    )
+    for shim, found in ((False, ["resume_from_checkpoint", "track_grad_norm"]), (True, ["track_grad_norm"])):
+        result = migrate(source, release("2.6"), shim=shim)
+        said = [f.message.split("=")[0].strip("`") for f in result.findings if f.code == gone.CODE]
+        assert said == found, shim

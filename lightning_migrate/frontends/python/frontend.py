@@ -357,6 +357,8 @@ class _Migrator:
             # (the shim's Trainer takes `resume_from_checkpoint=` on every release: not reported there)
             kept = SHIM_KEEPS if shimmed else frozenset()
             old, new = self._gone_keywords(call, taken=kept) if call is not None else ({}, {})
+            if call is not None:  # (the keys of a `**` dict it passes: reported, the dict is not rewritten)
+                self._unpacked_gone(call, taken=kept)
             if call is not None:
                 for keyword, (was, renamed) in self._untranslated(call).items():
                     old[keyword] = was
@@ -764,17 +766,22 @@ class _Migrator:
             self._added[id(call.node)] = (added, splat)
         return old, new
 
-    def _unpacked_gone(self, call: TrainerCall) -> None:
+    def _unpacked_gone(self, call: TrainerCall, taken: frozenset[str] = frozenset()) -> None:
         """Report the keys of the dict ``call`` unpacks (``**params``) that the target rejects or deprecates
         as if they were keywords of the call (LM007, LM100), where the file says which keys it holds
         (``_unpacked``). A key is renamed or dropped inside the dict where the run rewrites that dict anyway
-        (its hardware flags) and the dict holds exactly the keys read; anywhere else it is reported."""
+        (its hardware flags) and the dict holds exactly the keys read; anywhere else it is reported. Not the
+        keys of ``taken`` (the Trainer that builds it takes them)."""
         found = self._unpacked(call)
         if found is None:
             return
         entries, scope, complete, node = found
         entries = [
-            a for a in entries if a.keyword not in call.swallowed and id(a.node) not in self._judged_keys
+            a
+            for a in entries
+            if a.keyword not in call.swallowed
+            and a.keyword not in taken
+            and id(a.node) not in self._judged_keys
         ]
         target = self.run_options.target
         self._ancient_keys(call, entries)
