@@ -190,6 +190,8 @@ def _quiet_call(
     """Does the codemod leave this call unchanged and unreported, however it reads it?"""
     if _gone(text[call.open : close], targets):
         return False  # a keyword beside the model's that a target rejects or deprecates (`plan.gone`)
+    if "**" in text[call.open : close] and _gone(text, targets):
+        return False  # ... or a key of a dict it unpacks, judged as a keyword (`_Migrator._unpacked_gone`)
     if not (_MODELLED_WORD.search(text, call.open, close) or "*" in text[call.open : close]):
         return True  # no modelled keyword, no `**`: the codemod has no flag to read
     arguments = text[call.open + 1 : close]

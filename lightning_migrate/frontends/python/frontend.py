@@ -19,7 +19,7 @@ from lightning_migrate.edit.slots import SLOTS
 from lightning_migrate.files import depth
 from lightning_migrate.files.sourcefile import SourceError
 from lightning_migrate.files.text import Text, tree_of
-from lightning_migrate.frontends.python import cli_api, dict_keys, reaching
+from lightning_migrate.frontends.python import cli_api, dict_keys, reaching, unpacked_keys
 from lightning_migrate.frontends.python.callbacks import callbacks_of, is_callback
 from lightning_migrate.frontends.python.namespaces import counterexample
 from lightning_migrate.frontends.python.objects import same_strategy
@@ -258,6 +258,7 @@ class _Migrator:
         self._splats: dict[int, object] = {}  # id(call with `**`) -> how `_plan_splat` decided it
         self._dict_edits: dict[int, _DictEdit] = {}  # id(dict display or `dict(...)` call) -> its edit
         self._parents: reaching.Parents | None = None  # (found on first use: ``reaching``)
+        self._judged_keys: set[int] = set()  # id(a `**` dict's key reported): a key seen by several calls
         # id(Trainer call) -> the callbacks its fixes append to `callbacks=`, and whether as `[*value, ...]`
         self._added: dict[int, tuple[list[str], bool]] = {}
         # (line, column) spans of a LightningCLI's defaults reported, not rewritten: their classes keep names
@@ -281,6 +282,8 @@ class _Migrator:
         splats = [c for c in calls if any(k.arg is None for k in c.node.keywords)]
         for call in splats:
             self._splats[id(call.node)] = self._plan_splat(call)
+        for call in splats:  # (after every dict's rewrite is planned: the keys it renames join it)
+            self._unpacked_gone(call)
         for call in calls:
             if id(call.node) not in self._splats and any(
                 k.arg is not None and _names_in(k.value) for k in call.node.keywords
@@ -367,6 +370,8 @@ class _Migrator:
             # (the shim's Trainer takes `resume_from_checkpoint=` on every release: not reported there)
             kept = SHIM_KEEPS if shimmed else frozenset()
             old, new = self._gone_keywords(call, taken=kept) if call is not None else ({}, {})
+            if call is not None:  # (the keys of a `**` dict it passes: reported, the dict is not rewritten)
+                self._unpacked_gone(call, taken=kept)
             if call is not None:
                 for keyword, (was, renamed) in self._untranslated(call).items():
                     old[keyword] = was
@@ -773,6 +778,132 @@ class _Migrator:
         if added:
             self._added[id(call.node)] = (added, splat)
         return old, new
+
+    def _unpacked_gone(self, call: TrainerCall, taken: frozenset[str] = frozenset()) -> None:
+        """Report the keys of the dict ``call`` unpacks (``**params``) that the target rejects or deprecates
+        as if they were keywords of the call (LM007, LM100), where the file says which keys it holds
+        (``_unpacked``). A key is renamed or dropped inside the dict where the run rewrites that dict anyway
+        (its hardware flags) and the dict holds exactly the keys read; anywhere else it is reported. Not the
+        keys of ``taken`` (the Trainer that builds it takes them)."""
+        found = self._unpacked(call)
+        if found is None:
+            return
+        entries, scope, complete, node = found
+        entries = [
+            a
+            for a in entries
+            if a.keyword not in call.swallowed
+            and a.keyword not in taken
+            and id(a.node) not in self._judged_keys
+        ]
+        target = self.run_options.target
+        self._ancient_keys(call, entries)
+        if not any(gone.concerns(a.keyword, target) for a in entries):  # type: ignore[arg-type]
+            return
+        written = {a.keyword: self._gone_value(a, call.scope) for a in _flag_arguments(call) if a.keyword}
+        keys = {a.keyword: a for a in entries if a.keyword}
+        written.update((k, self._gone_value(a, scope)) for k, a in keys.items())
+        opaque = not complete or sum(1 for a in _flag_arguments(call) if a.star) > 1
+        held = bool(call.consumes) or self.text.position(call.node) in self.run_options.leave
+        edit = self._dict_edits.get(id(node)) if node is not None else None
+        editable = complete and edit is not None and edit.call.node is call.node and not held
+        old: dict[str, Known] = {}
+        new: dict[str, Known] = {}
+        for found_key in gone.judge(written, target, opaque, None, self.run_options.unsafe, fixes=True):
+            if found_key.old not in keys:
+                continue
+            place = keys[found_key.old].node
+            self._judged_keys.add(id(place))
+            renamed = found_key.edit[0] if found_key.edit is not None else None
+            fixed = editable and (renamed is None or renamed in keys or renamed not in written)
+            judged = found_key if fixed else self._unfixed_key(found_key, call)
+            remedy = "" if held else judged.remedy
+            self._report(
+                place, gone.CODE, judged.message, judged.fixable, details=judged.details, remedy=remedy
+            )
+            if judged.edit is None:
+                continue
+            old[judged.old] = written[judged.old]  # type: ignore[assignment]
+            keyword, value = judged.edit
+            if keyword is not None:
+                new[keyword] = value
+                if keyword in written and keyword != judged.old:
+                    old[keyword] = written[keyword]  # type: ignore[assignment]
+        if old and edit is not None and node is not None:
+            self._dict_edits[id(node)] = replace(edit, old={**edit.old, **old}, new={**edit.new, **new})
+
+    def _ancient_keys(self, call: TrainerCall, entries: list[_Arg]) -> None:
+        """Report (LM100) the keys of the dict ``call`` unpacks that are keywords of Lightning 0.x's
+        Trainer, passed to Lightning's own Trainer (``_ancient``)."""
+        if not self._shimmable(call):
+            return
+        for arg in entries:
+            said = gone.ancient(arg.keyword) if arg.keyword is not None else None
+            if said is not None:
+                self._judged_keys.add(id(arg.node))
+                self._report(arg.node, gone.ANCIENT_CODE, said[0], False, details=said[1])
+
+    def _unfixed_key(self, judged: gone.Judged, call: TrainerCall) -> gone.Judged:
+        """``judged``, a key of the dict ``call`` unpacks, reported without its fix (or the flag that makes
+        it): the run does not rewrite that dict, or the fix would write a keyword the call passes itself."""
+        if judged.edit is None and not judged.remedy:
+            return judged
+        fix = judged.fix.removeprefix("; ")
+        why = f"{fix}, made by hand where the dict is written" if fix else ""
+        if call.consumes:
+            why = self._held(call)[1]
+        starred = next(a.value for a in _flag_arguments(call) if a.star)
+        named = f"`**{starred.id}`" if isinstance(starred, ast.Name) else "the `**` dict"
+        notes = (*judged.notes, why) if why else judged.notes
+        said = f" (not fixed: a key of {named})"
+        return replace(judged, edit=None, added=None, remedy="", fix=said, notes=notes)
+
+    def _gone_value(self, arg: _Arg, scope: Scope) -> object:
+        """A keyword's value as ``gone.judge`` reads it (``gone.RUN_TIME`` where it is not needed)."""
+        assert arg.keyword is not None
+        if not (gone.concerns(arg.keyword, self.run_options.target) or arg.keyword in gone.READ):
+            return gone.RUN_TIME
+        value = self.reader.read(arg.value, scope)
+        if not isinstance(value, Unknown):
+            return value
+        if is_callback(arg.value, self.located, scope):
+            return gone.CALLBACK
+        return self._narrowed(arg.value, scope) if arg.keyword in gone.NARROWED else gone.RUN_TIME
+
+    def _unpacked(
+        self, call: TrainerCall
+    ) -> tuple[list[_Arg], Scope, bool, ast.Dict | ast.Call | None] | None:
+        """The keys of the one ``**`` dict ``call`` unpacks as far as the file says, the scope their values
+        are read in, whether the dict holds exactly these (a display or ``dict(...)`` the codemod reads,
+        ``_dict_of``), and that display; None where the file says nothing of its keys. Else the keys any
+        path of the code that binds the name puts into the dict (``unpacked_keys``): it may hold each."""
+        starred = [a for a in _flag_arguments(call) if a.star]
+        if len(starred) != 1 or starred[0].star != "**":
+            return None
+        value = starred[0].value
+        source = self._dict_of(value, call.scope, call.node)
+        if source is not None:
+            entries = _dict_entries(source[0])
+            if entries is not None:
+                return entries, source[1], True, source[0]
+            shown = unpacked_keys.display_keys(source[0])
+            return [_Arg(k, "", v, at) for k, v, at in shown], source[1], False, None
+        if not isinstance(value, ast.Name):
+            return None
+        where = call.scope.lookup(value.id)
+        code: ast.AST | None = None
+        if where is None:
+            return None
+        if where.kind == "module":
+            code = self.located.tree
+        elif where is call.scope and where.kind == "function":
+            if self._parents is None:
+                self._parents = reaching.Parents(self.located.tree)
+            code = reaching.function_of(call.node, self._parents)
+        if code is None:
+            return None
+        keys = unpacked_keys.keys_in(code, value.id)
+        return [_Arg(k, "", v, at) for k, v, at in keys], where, False, None
 
     def _ancient(self, call: TrainerCall, args: list[_Arg]) -> None:
         """Report (LM100) the keywords of Lightning 0.x's Trainer that no release from 1.4 takes

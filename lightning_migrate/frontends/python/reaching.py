@@ -54,7 +54,7 @@ def reaching_dict(
     bindings = where.bindings.get(name.id, [])
     if not bindings or any(b.value is None or not b.single or b.scope is not scope for b in bindings):
         return None
-    function = _function_of(call, parents)
+    function = function_of(call, parents)
     if function is None:
         return None
     statements: list[ast.stmt] = []
@@ -85,7 +85,7 @@ def reaching_dict(
     return chosen.value, scope
 
 
-def _function_of(node: ast.AST, parents: Parents) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+def function_of(node: ast.AST, parents: Parents) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
     """The function whose own body (not a lambda's or a comprehension's) holds ``node``."""
     current = parents.of(node)
     while current is not None:
