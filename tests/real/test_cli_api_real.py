@@ -5,9 +5,11 @@ it (1.8, 1.9: the old call and its rewrite, side by side) and the documented one
 
 from __future__ import annotations
 
+import functools
 import importlib
 import inspect
 import sys
+import tempfile
 import warnings
 from pathlib import Path
 from typing import Any
@@ -131,9 +133,30 @@ def _setting(cli: Any, keyword: str) -> object:
     return None  # auto_registry: nothing left to read (the call builds, that is all)
 
 
+BARE = (
+    f"from {CLI} import LightningCLI\n"
+    "cli = LightningCLI(Model, run=False, trainer_defaults={'logger': False, 'default_root_dir': TMP})\n"
+)
+
+
+@functools.lru_cache(maxsize=1)
+def _bare_fails() -> str:
+    """Why this release's LightningCLI cannot be built here with no keyword at all, or ''. (1.5.10 with the
+    jsonargparse its pins allow raises on Python 3.11 while it adds its empty LR scheduler registry:
+    `Union[()]`.)"""
+    with tempfile.TemporaryDirectory() as tmp:
+        try:
+            _built(BARE, Path(tmp))
+        except Exception as exc:  # any failure of the bare call is the environment's
+            return f"{type(exc).__name__}: {exc}"
+    return ""
+
+
 @pytest.mark.skipif(Version(1, 5) > RELEASE, reason="no `run=False` before 1.5")
 @pytest.mark.parametrize("keyword", sorted(VALUES))
 def test_a_rewritten_call_builds_what_the_keyword_set(keyword: str, tmp_path: Path) -> None:
+    if _bare_fails():
+        pytest.skip(f"this release's LightningCLI cannot be built here, with no keyword: {_bare_fails()}")
     value = VALUES[keyword]
     call = (
         f"from {CLI} import LightningCLI\n"

@@ -28,6 +28,14 @@ UNIFIED = re.compile(r"^\s*(?:import|from)\s+lightning(?:\.|\s|$)", re.MULTILINE
 # finding that says so): (output, the statement as `ast.unparse` writes it). Each must still fail on its
 # target, so the list cannot outlive what it excuses.
 LEFT_REPORTED = {
+    # fixtures written for a later release than this golden output's target (1.7's `cli` module, 1.6's
+    # `LRSchedulerTypeUnion`): at target 1.5 nothing of them is old, and they are left as written
+    ("cli_api/keywords.1.5.expected.py", "from pytorch_lightning.cli import LightningCLI"),
+    (
+        "cli_api/registries.1.5.expected.py",
+        "from pytorch_lightning.utilities.cli import MODEL_REGISTRY, LightningArgumentParser,"
+        " LRSchedulerTypeUnion",
+    ),
     # an object no 2.x class builds the same (LM103), its import reported (LM005)
     ("shim/object_kept_in_shimmed_call.2.6.expected.py", "from pytorch_lightning.plugins import DDPPlugin"),
     # unused old imports: removed only with --unsafe-fixes (LM005), an alias and a re-export never
