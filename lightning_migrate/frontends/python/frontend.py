@@ -257,7 +257,7 @@ class _Migrator:
         self.rewritten: Spans = []  # (line, byte column) spans
         self._splats: dict[int, object] = {}  # id(call with `**`) -> how `_plan_splat` decided it
         self._dict_edits: dict[int, _DictEdit] = {}  # id(dict display or `dict(...)` call) -> its edit
-        self._parents: reaching.Parents | None = None  # (found on first use: ``reaching``)
+        self._parents = reaching.Parents(located.tree)  # (each node's parent, found on first use)
         self._judged_keys: set[int] = set()  # id(a `**` dict's key reported): a key seen by several calls
         # id(Trainer call) -> the callbacks its fixes append to `callbacks=`, and whether as `[*value, ...]`
         self._added: dict[int, tuple[list[str], bool]] = {}
@@ -897,8 +897,6 @@ class _Migrator:
         if where.kind == "module":
             code = self.located.tree
         elif where is call.scope and where.kind == "function":
-            if self._parents is None:
-                self._parents = reaching.Parents(self.located.tree)
             code = reaching.function_of(call.node, self._parents)
         if code is None:
             return None
@@ -1162,8 +1160,6 @@ class _Migrator:
         if isinstance(node, ast.Name):
             bound = self.located.bound(node, scope, sole_use=True)
             if bound is None and call is not None:
-                if self._parents is None:
-                    self._parents = reaching.Parents(self.located.tree)
                 bound = reaching.reaching_dict(
                     self.located, node, scope, call, self._parents, self.run_options.target
                 )

@@ -20,12 +20,12 @@ from __future__ import annotations
 
 import ast
 
+from lightning_migrate.frontends.python.unpacked_keys import NESTED
 from lightning_migrate.plan import gone
 from lightning_migrate.plan.locate import Located, Scope
 from lightning_migrate.semantics.model import Version
 from lightning_migrate.semantics.signature import MODELLED
 
-_NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 _BLOCKS = ("body", "orelse", "finalbody")
 
 
@@ -162,7 +162,7 @@ def _names(function: ast.AST, name: str) -> list[ast.Name | ast.Nonlocal]:
     appears, the caller gives up: a nested scope may see the binding at any time); with ``nonlocal``s."""
     found: list[ast.Name | ast.Nonlocal] = []
     for node in ast.walk(function):
-        if node is not function and isinstance(node, _NESTED):
+        if node is not function and isinstance(node, NESTED):
             if any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(node)):
                 found.append(ast.Nonlocal(names=[name]))  # (stands for a use the caller refuses)
         elif isinstance(node, ast.Name) and node.id == name:

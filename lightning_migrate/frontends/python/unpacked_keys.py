@@ -13,7 +13,8 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-_NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+# the scopes a function or module holds, whose code is not its own
+NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 
 Key = tuple[str, ast.expr, ast.expr | ast.keyword]  # the key, its value, where the key is written
 
@@ -29,7 +30,7 @@ def _own_nodes(code: ast.AST) -> Iterator[ast.AST]:
     todo = list(ast.iter_child_nodes(code))
     while todo:
         node = todo.pop()
-        if isinstance(node, _NESTED):
+        if isinstance(node, NESTED):
             continue
         yield node
         todo.extend(ast.iter_child_nodes(node))
