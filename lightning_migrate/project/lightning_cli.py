@@ -45,6 +45,17 @@ from lightning_migrate.semantics.signature import MODELLED
 
 CLI_CLASS = "LightningCLI"
 CONFIG_FOLDERS = ("configs", "config")  # a folder of configs beside the CLI's script
+# The top-level keys of a LightningCLI config (1.5 to 2.6): the parser's sections and options, a subcommand's
+# method arguments (given after the subcommand), and the subcommands' own sections (given before it). A YAML
+# file whose keys are all among them, with a `trainer:` mapping, is shaped like one (``cli_shaped``).
+CLI_KEYS = frozenset(
+    {
+        *("trainer", "model", "data", "seed_everything", "optimizer", "lr_scheduler", "config"),
+        *("print_config", "ckpt_path", "verbose", "return_predictions", "lr_find_kwargs"),
+        *("scale_batch_size_kwargs", "fit", "validate", "test", "predict", "tune"),
+    }
+)
+_TOP_TRAINER = re.compile(r"^trainer[ \t]*:", re.MULTILINE)  # (a cheap test before the YAML is read)
 # `python script.py ... --config PATH` (or `-c PATH`, `--config=PATH`): a launch command's script and
 # its configs (a command continued over lines with `\` is one line here)
 _COMMAND = re.compile(r"\bpython[\d.]*\s+(?P<script>[\w./-]+\.py)\b(?P<rest>[^\n;&|]*)")
@@ -87,6 +98,8 @@ class CLIDefaults:
     configs: tuple[Tied, ...]  # the configs tied to it: its `default_config_files`, in order, then the others
     new: tuple[tuple[str, Known], ...] | None = None  # the flags it is rewritten to; None: left as written
     findings: tuple[Finding, ...] = ()  # at the dict: the rewrite's, or why there is none
+    # the keys the `trainer:` of its configs write (a default's key they write is not renamed under them)
+    config_keys: frozenset[str] = frozenset()
 
     def flags(self) -> dict[str, Known]:
         return dict(self.old)
@@ -118,8 +131,9 @@ NO_CLIS = RunCLIs()
 
 
 def may_build(source: str) -> bool:
-    """Whether a Python file may build a LightningCLI with defaults (the few files the pre-pass parses)."""
-    return CLI_CLASS in source and "trainer_defaults" in source
+    """Whether a Python file may build a LightningCLI (the few files the pre-pass parses: a config no
+    command ties to a CLI is judged against each CLI of the run, those without defaults too)."""
+    return CLI_CLASS in source
 
 
 Command = tuple[Path, str, list[str]]  # a launch command: the folder of its file, its script, its configs
@@ -151,31 +165,116 @@ def of_run(
 ) -> RunCLIs:
     """The LightningCLI calls the Python ``scripts`` (path, text) build, each judged with the configs the
     launch ``commands``, its ``parser_kwargs`` and its folder tie to it among the run's ``files``
-    (a config the run does not migrate is not rewritten with its defaults: the defaults stay as they are)."""
+    (a config the run does not migrate is not rewritten with its defaults: the defaults stay as they are).
+
+    Where some CLI of the run has defaults with modelled flags, a config shaped like a LightningCLI config
+    (``cli_shaped``) that nothing ties to a CLI is tied to every CLI of the run: LightningCLI merges it over
+    the defaults of whichever CLI it is given to. A config tied to several CLIs is rewritten only where each
+    of them has it merged over the same flags, before and after the run; otherwise it is reported, naming
+    them, and holds the defaults of each as they are."""
     commands = list(commands)
+    files = list(files)
     in_run = {os.path.abspath(path) for path in files}
-    calls = []
+    found: list[_Call] = []
     for path, source in scripts:
         for node, flags, default_files in _cli_calls(path, source):
             layers, launched, together = _tied(path, default_files, commands)
-            read = {c: _config_flags(c) for c in dict.fromkeys([*layers, *launched]) if c in in_run}
-            readable = {config: flags for config, flags in read.items() if flags is not None}
-            if readable:
-                ordered = [c for c in layers if c in readable]
-                calls.append(_judged(path, node, flags, ordered, readable, together, run))
-            elif (alone := _alone(path, node, flags, run)) is not None:
+            layers = [c for c in layers if c in in_run]
+            launched = [c for c in launched if c in in_run]
+            found.append(_Call(path, node, flags, layers, launched, together))
+    if not any(call.flags for call in found):
+        return NO_CLIS
+    explicit = {c for call in found for c in (*call.layers, *call.launched)}
+    inferred = [c for c in _shaped(files) if c not in explicit]
+    if inferred:
+        found = [replace(call, launched=sorted({*call.launched, *inferred})) for call in found]
+    read = {c: _config_flags(c) for call in found for c in (*call.layers, *call.launched)}
+    readable = {config: flags for config, flags in read.items() if flags is not None}
+    held: dict[str, str] = {}
+    while True:
+        calls = []
+        for call in found:
+            if call.flags is None or not call.flags:
+                continue
+            configs = {c: readable[c] for c in (*call.layers, *call.launched) if c in readable}
+            if configs:
+                ordered = [c for c in call.layers if c in configs]
+                reasons = dict.fromkeys(call.together, TOGETHER) | held
+                judged = _judged(call.path, call.node, call.flags, ordered, configs, reasons, run)
+                written = frozenset(k for c in (*call.layers, *call.launched) for k in _trainer_keys(c))
+                calls.append(replace(judged, config_keys=written))
+            elif (alone := _alone(call.path, call.node, call.flags, run)) is not None:
                 calls.append(alone)
-    return RunCLIs(tuple(calls))
+        more = _differing(found, calls, readable, held)
+        if not more:
+            return RunCLIs(tuple(calls))
+        held.update(more)
+
+
+@dataclass(frozen=True)
+class _Call:
+    """A LightningCLI call of the run: its defaults' modelled flags ({}: none; None: not known here) and the
+    configs tied to it (absolute paths in the run: its ``default_config_files``, in order, then the others),
+    with those a command gives together with another."""
+
+    path: Path
+    node: ast.Dict | ast.Call
+    flags: dict[str, Known] | None
+    layers: list[str]
+    launched: list[str]
+    together: set[str]
+
+    def shown(self, root: str) -> str:
+        return f"`{Path(os.path.relpath(os.path.abspath(self.path), root)).as_posix()}:{self.node.lineno}`"
+
+
+def _differing(
+    found: list[_Call], calls: list[CLIDefaults], readable: Mapping[str, object], held: Mapping[str, str]
+) -> dict[str, str]:
+    """The configs, not yet ``held``, tied to several CLIs that merge them over different flags (before or
+    after the run), or over defaults not known here: why each is not rewritten."""
+    judged = {(os.path.abspath(c.script), c.line, c.column): c for c in calls}
+    root = os.path.commonpath([os.path.dirname(os.path.abspath(call.path)) for call in found])
+    merged: dict[str, dict[str, tuple[object, ...]]] = {}  # config -> CLI -> what it is merged over
+    for call in found:
+        cli = judged.get((os.path.abspath(call.path), call.node.lineno, call.node.col_offset))
+        for config in (*call.layers, *call.launched):
+            if config not in readable or config in held:
+                continue
+            tie = next((t for t in cli.configs if t.path == config), None) if cli is not None else None
+            if call.flags is None:
+                under: tuple[object, ...] = ("unknown",)
+            elif tie is not None:
+                under = (tie.base, tie.base_new, tie.held)
+            else:  # (defaults with no modelled flag: the config is merged over its default files alone)
+                under = ("no defaults", *(c for c in call.layers if c != config))
+            merged.setdefault(config, {})[call.shown(root)] = under
+    more = {}
+    for config, by_cli in merged.items():
+        if len(by_cli) < 2 or len(set(by_cli.values())) == 1:
+            continue
+        names = ", ".join(sorted(by_cli))
+        unknown = [name for name, under in by_cli.items() if under == ("unknown",)]
+        more[config] = (
+            f"it may be given to several LightningCLIs ({names}), and the `trainer_defaults` of"
+            f" {', '.join(unknown)} are not known here"
+            if unknown
+            else f"it may be given to several LightningCLIs ({names}) whose `trainer_defaults` differ: no"
+            " one rewrite of it keeps what each of them builds"
+        )
+    return more
 
 
 # --- the CLI calls ------------------------------------------------------------------------------------------
 
 
-def _cli_calls(path: Path, source: str) -> Iterable[tuple[ast.Dict | ast.Call, dict[str, Known], list[str]]]:
-    """Each LightningCLI call (of the class or of a subclass the file defines) whose ``trainer_defaults``
-    is a dict the file writes (a display, ``dict(...)``, or a name bound once to one) with modelled flags,
-    all of them read: the dict, its flags and the ``default_config_files`` its ``parser_kwargs``
-    name."""
+def _cli_calls(
+    path: Path, source: str
+) -> Iterable[tuple[ast.Dict | ast.Call, dict[str, Known] | None, list[str]]]:
+    """Each LightningCLI call (of the class or of a subclass the file defines): where its
+    ``trainer_defaults`` is a dict the file writes (a display, ``dict(...)``, or a name bound once to one),
+    the dict and its modelled flags ({} where it passes none, or no such keyword), else the call and None
+    (defaults not known here); and the ``default_config_files`` its ``parser_kwargs`` name."""
     try:
         tree = depth.parse(source)
     except (SyntaxError, ValueError, SourceError):  # (the file's own migration reports it)
@@ -188,20 +287,26 @@ def _cli_calls(path: Path, source: str) -> Iterable[tuple[ast.Dict | ast.Call, d
         if not (located.qualified(call.func, scope) & classes or _local_name(call.func) in classes):
             continue
         given = {k.arg: k.value for k in call.keywords if k.arg is not None}
+        default_files = _default_config_files(given.get("parser_kwargs"))
+        if "trainer_defaults" not in given:
+            unpacked = any(k.arg is None for k in call.keywords)
+            yield call, (None if unpacked else {}), default_files
+            continue
         found = _dict_of(given.get("trainer_defaults"), scope, located)
         entries = dict_entries(found[0]) if found is not None else None
         if found is None or entries is None:
+            yield call, None, default_files
             continue
-        flags: dict[str, Known] = {}
+        flags: dict[str, Known] | None = {}
         for key, value, _ in entries:
             if key in MODELLED:
                 read = reader.read(value, found[1])
                 if isinstance(read, Unknown):
+                    flags = None
                     break
+                assert flags is not None
                 flags[key] = read
-        else:
-            if flags:
-                yield found[0], flags, _default_config_files(given.get("parser_kwargs"))
+        yield (found[0] if flags is not None else call), flags, default_files
 
 
 def _cli_classes(tree: ast.Module, located: Located) -> set[str]:
@@ -289,19 +394,62 @@ def _found(name: str, folder: Path) -> str | None:
     return None
 
 
-def _config_flags(path: str) -> dict[str, Known] | None:
-    """The modelled flags of a LightningCLI config's top-level ``trainer:``, where every one of them is a
-    plain value or a Lightning object of plain values; None where the file is no such config, or holds a
-    value the CLI's parser builds some other way (an interpolation, a tag, another class)."""
-    from ruamel.yaml import YAML  # (only for a run with a LightningCLI that has defaults)
+def _shaped(files: Iterable[Path]) -> list[str]:
+    """The YAML files among ``files`` shaped like a LightningCLI config (absolute paths, in order)."""
+    found = []
+    for path in files:
+        if path.suffix not in (".yaml", ".yml"):
+            continue
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except (OSError, UnicodeError):  # (the file's own migration reports it)
+            continue
+        if _TOP_TRAINER.search(text) is not None and cli_shaped(_loaded(text)):
+            found.append(os.path.abspath(path))
+    return sorted(found)
+
+
+def cli_shaped(document: object) -> bool:
+    """Whether a YAML document is shaped like a LightningCLI config: a mapping with a ``trainer:`` mapping
+    whose top-level keys are all LightningCLI's (``CLI_KEYS``)."""
+    return (
+        isinstance(document, dict)
+        and isinstance(document.get("trainer"), dict)
+        and all(isinstance(key, str) and key in CLI_KEYS for key in document)
+    )
+
+
+def _loaded(text: str) -> object:
+    """The YAML document of ``text`` as LightningCLI's jsonargparse reads it (None where it cannot be)."""
+    from ruamel.yaml import YAML  # (only for a run with a LightningCLI)
 
     yaml = YAML(typ="safe", pure=True)
     yaml.version = (1, 1)  # (as PyYAML, which LightningCLI's jsonargparse uses, reads it)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            document = yaml.load(Path(path).read_text(encoding="utf-8"))
+            return yaml.load(text)
     except Exception:  # (the file's own migration reports what is wrong with it)
+        return None
+
+
+def _trainer_keys(path: str) -> frozenset[str]:
+    """The keys of a config's top-level ``trainer:`` (none where it cannot be read)."""
+    try:
+        document = _loaded(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeError):  # (the file's own migration reports it)
+        return frozenset()
+    trainer = document.get("trainer") if isinstance(document, dict) else None
+    return frozenset(str(k) for k in trainer) if isinstance(trainer, dict) else frozenset()
+
+
+def _config_flags(path: str) -> dict[str, Known] | None:
+    """The modelled flags of a LightningCLI config's top-level ``trainer:``, where every one of them is a
+    plain value or a Lightning object of plain values; None where the file is no such config, or holds a
+    value the CLI's parser builds some other way (an interpolation, a tag, another class)."""
+    try:
+        document = _loaded(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeError):  # (the file's own migration reports it)
         return None
     if not isinstance(document, dict) or "defaults" in document:  # (a Hydra config: Hydra merges it)
         return None
@@ -350,7 +498,7 @@ def _judged(
     flags: dict[str, Known],
     layers: list[str],
     configs: Mapping[str, dict[str, Known]],
-    together: set[str],
+    reasons: Mapping[str, str],
     run: Run,
 ) -> CLIDefaults:
     """The CLI's defaults judged with each config merged over them (and over the ``default_config_files``
@@ -367,18 +515,20 @@ def _judged(
         config: run.plan(CallSite(0, 0, {**under[config], **own}, conditionals=False))
         for config, own in configs.items()
     }
-    held = sorted(c for c in configs if c in together and c not in layers)
+    # (a default config file given with others in one command is still merged under the others)
+    held = sorted(c for c in configs if c in reasons and (c not in layers or reasons[c] != TOGETHER))
     new, findings = _defaults(path, node, flags, decisions, held, run)
     ties = []
     stacked_new = dict(new if new is not None else flags)
     for layer in layers:
-        ties.append(Tied(layer, tuple(under[layer].items()), tuple(stacked_new.items())))
-        desired = _desired(decisions[layer], under[layer], configs[layer])
+        why = reasons[layer] if layer in held else ""
+        ties.append(Tied(layer, tuple(under[layer].items()), tuple(stacked_new.items()), why))
+        desired = _desired(decisions[layer], under[layer], configs[layer]) if not why else None
         written = written_over(stacked_new, configs[layer], desired) if desired is not None else None
         stacked_new.update(written if written is not None else configs[layer])
     for config in configs:
         if config not in layers:
-            why = TOGETHER if config in held else ""
+            why = reasons[config] if config in held else ""
             ties.append(Tied(config, tuple(under[config].items()), tuple(stacked_new.items()), why))
     return CLIDefaults(
         os.path.abspath(path),
