@@ -57,11 +57,12 @@ def test_configs_are_tied_by_launch_commands_default_files_and_the_folder_beside
             "configs/a.yaml": "trainer:\n  accelerator: ddp\n",
             "exp/b.yml": "trainer:\n  num_nodes: 2\n",
             "scripts/run.sh": "python main.py fit \\\n  --config exp/b.yml\n",
-            "other/c.yaml": "trainer:\n  gpus: 1\n",  # named by nothing: judged alone
+            "other/c.yaml": "trainer:\n  gpus: 1\n",  # named by nothing, but shaped like a CLI config
+            "other/d.yaml": "trainer:\n  gpus: 1\nwandb: {}\n",  # a key no LightningCLI has: judged alone
             "configs/not_cli.yaml": "model:\n  lr: 1\n",  # no trainer: nothing to tie
         },
     )
-    assert tied(root) == ["base.yaml", "configs/a.yaml", "exp/b.yml"]
+    assert tied(root) == ["base.yaml", "configs/a.yaml", "exp/b.yml", "other/c.yaml"]
 
 
 def test_the_defaults_move_once_for_every_config_and_each_config_writes_the_rest(tmp_path: Path) -> None:
@@ -176,3 +177,169 @@ def test_written_over_writes_what_differs_and_refuses_to_unset() -> None:
     desired = {"strategy": "ddp", "devices": 2, "accelerator": "cuda"}
     assert lightning_cli.written_over(base, {"gpus": 2}, desired) == {"devices": 2, "accelerator": "cuda"}
     assert lightning_cli.written_over({**base, "gpus": 2}, {}, desired) is None
+
+
+# --- a config no command line ties to a CLI (issue 24 item 6) -----------------------------------------------
+
+CONFIG = "seed_everything: 7\ntrainer:\n  gpus: 0,1,2,3\n  accelerator: ddp\nmodel:\n  lr: 0.1\n"
+
+
+def test_a_config_shaped_like_a_cli_config_is_judged_with_the_defaults_of_the_run_s_only_cli(
+    tmp_path: Path,
+) -> None:
+    """Rewritten alone, ``accelerator: ddp`` would become ``strategy: ddp_find_unused_parameters_true``, and
+    the defaults' ``DDPPlugin(find_unused_parameters=False)`` left for the user: once fixed, it flips."""
+    root = project(tmp_path, {"train.py": script(), "config.yaml": CONFIG})
+    (cli,) = clis(root).calls
+    assert [Path(t.path).name for t in cli.configs] == ["config.yaml"]
+    assert cli.new_flags() == {"strategy": Obj.of("DDPStrategy", find_unused_parameters=False)}
+    outcome = run("--target-version", "2.6", str(root))
+    assert "fixed)." in outcome.err, outcome.err
+    assert '"strategy": DDPStrategy(find_unused_parameters=False)' in (root / "train.py").read_text()
+    assert (root / "config.yaml").read_text() == CONFIG.replace("gpus", "devices").replace("ddp", "cuda")
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        "wandb:\n  project: x\n",  # a key no LightningCLI has: some other program's config
+        "defaults:\n  - _self_\n",  # a Hydra config
+    ],
+)
+def test_a_config_not_shaped_like_a_cli_config_is_not_tied(tmp_path: Path, extra: str) -> None:
+    root = project(tmp_path, {"train.py": script(), "exp.yaml": CONFIG + extra})
+    assert tied(root) == []
+
+
+def test_several_clis_with_the_same_defaults_share_the_config(tmp_path: Path) -> None:
+    root = project(tmp_path, {"train.py": script(), "tune.py": script(), "config.yaml": CONFIG})
+    found = clis(root).calls
+    assert len(found) == 2
+    assert all(c.new is not None and not c.findings[0].code.startswith("LM101") for c in found)
+    assert {t.held for c in found for t in c.configs} == {""}
+    run("--target-version", "2.6", str(root))
+    assert "devices: 0,1,2,3" in (root / "config.yaml").read_text()
+
+
+@pytest.mark.parametrize(
+    ("other", "said"),
+    [
+        (script('{"accelerator": "ddp_spawn"}'), "whose `trainer_defaults` differ"),
+        (script("{}"), "whose `trainer_defaults` differ"),  # (defaults with no flag: the config alone)
+        (SCRIPT.replace("LightningCLI(trainer_defaults={defaults}{more})", "LightningCLI()"), "differ"),
+        (script("make_defaults()"), "of `predict.py:4` are not known here"),
+    ],
+)
+def test_a_config_several_clis_with_different_defaults_may_be_given_is_reported_naming_them(
+    tmp_path: Path, other: str, said: str
+) -> None:
+    root = project(tmp_path, {"train.py": script(), "predict.py": other, "config.yaml": CONFIG})
+    before = {p.name: p.read_text() for p in root.iterdir()}
+    outcome = run("--check", "--show-details", "--target-version", "2.6", str(root))
+    assert outcome.code == 1
+    assert "it may be given to several LightningCLIs (`predict.py:4`, `train.py:4`)" in outcome.out
+    assert said in outcome.out
+    assert "`trainer_defaults` not rewritten" in outcome.out
+    run("--target-version", "2.6", str(root))
+    assert {p.name: p.read_text() for p in root.iterdir()} == before  # (the classes keep their names too)
+
+
+def test_a_config_a_command_ties_to_one_cli_is_not_given_to_the_others(tmp_path: Path) -> None:
+    root = project(
+        tmp_path,
+        {
+            "train.py": script(),
+            "predict.py": script('{"accelerator": "ddp_spawn"}'),
+            "config.yaml": CONFIG,
+            "run.sh": "python train.py --config config.yaml\n",
+        },
+    )
+    by_script = {Path(c.script).name: [Path(t.path).name for t in c.configs] for c in clis(root).calls}
+    assert by_script["train.py"] == ["config.yaml"]
+    assert by_script.get("predict.py", []) == []
+
+
+def test_the_config_beside_the_script_is_written_alike_with_and_without_a_command_line() -> None:
+    folders = Path(__file__).parent.parent / "fixtures" / "lightning_cli"
+    for target in ("1.6", "2.6"):
+        beside = (folders / "beside" / f"{target}.expected" / "config.yaml").read_text()
+        assert beside == (folders / "launched" / f"{target}.expected" / "config.yaml").read_text()
+        assert beside != (folders / "beside" / "project" / "config.yaml").read_text()
+
+
+# --- the keys of `trainer_defaults` judged as keywords (LM007, LM100) ---------------------------------------
+
+
+def migrated(source: str, target: str = "2.6") -> tuple[str, list[tuple[int, str, str]]]:
+    from lightning_migrate.frontends.python.frontend import migrate
+    from lightning_migrate.plan.prefilter import may_need_migration
+
+    result = migrate(source, release(target))
+    assert may_need_migration(source, (release(target),)) or not result.findings  # (the prefilter passes it)
+    return result.code, [(f.line, f.code, f.message) for f in result.findings]
+
+
+MODERN = "from pytorch_lightning.cli import LightningCLI\n\n"
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        'LightningCLI(trainer_defaults={"checkpoint_callback": False, "max_epochs": 3})',
+        'd = {"checkpoint_callback": False}\nLightningCLI(trainer_defaults=d)',
+        "LightningCLI(trainer_defaults=dict(checkpoint_callback=False, **more))",
+    ],
+)
+def test_a_removed_key_of_defaults_no_rewrite_touches_is_reported_not_fixed(call: str) -> None:
+    code, findings = migrated(MODERN + call + "\n")
+    assert code == MODERN + call + "\n"
+    (found,) = findings
+    assert found[1] == "LM007"
+    assert found[2].startswith("`checkpoint_callback=False` is not in Lightning 2.6.6")
+    assert "; fix:" not in found[2]
+
+
+def test_an_ancient_key_of_defaults_is_reported_for_every_target() -> None:
+    for target in ("1.5", "2.6"):
+        _, findings = migrated(MODERN + 'LightningCLI(trainer_defaults={"max_nb_epochs": 3})\n', target)
+        assert [f[1] for f in findings] == ["LM100"]
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        MODERN + 'LightningCLI(trainer_defaults={"enable_checkpointing": False, "devices": 2})\n',
+        # (another Trainer class, which may take keywords of its own)
+        MODERN + 'LightningCLI(trainer_class=MyTrainer, trainer_defaults={"checkpoint_callback": False})\n',
+        # (a subclass that takes `trainer_defaults` itself)
+        MODERN
+        + "class CLI(LightningCLI):\n    def __init__(self, trainer_defaults=None, **kwargs):\n"
+        + "        super().__init__(**kwargs)\n\n\n"
+        + 'CLI(trainer_defaults={"checkpoint_callback": False})\n',
+        # (another package's LightningCLI)
+        "from flash.core.utilities.lightning_cli import LightningCLI\n\n"
+        'LightningCLI(trainer_defaults={"checkpoint_callback": False})\n',
+    ],
+)
+def test_defaults_keys_not_given_to_lightning_s_trainer_or_modern_get_no_finding(source: str) -> None:
+    assert migrated(source) == (source, [])
+
+
+def test_a_removed_key_is_fixed_in_defaults_the_run_rewrites_unless_a_config_writes_it(
+    tmp_path: Path,
+) -> None:
+    defaults = '{"plugins": DDPPlugin(find_unused_parameters=False), "checkpoint_callback": False}'
+    root = project(tmp_path, {"main.py": script(defaults), "configs/a.yaml": CONFIG})
+    run("--target-version", "2.6", str(root))
+    assert '"enable_checkpointing": False' in (root / "main.py").read_text()
+    root = project(
+        tmp_path / "over",
+        {
+            "main.py": script(defaults),
+            "configs/a.yaml": CONFIG.replace("model", "  checkpoint_callback: true\nmodel"),
+        },
+    )
+    outcome = run("--check", "--show-details", "--target-version", "2.6", str(root))
+    assert "a config of this LightningCLI writes `checkpoint_callback` over it" in outcome.out
+    run("--target-version", "2.6", str(root))
+    assert '"checkpoint_callback": False' in (root / "main.py").read_text()

@@ -233,6 +233,9 @@ def mentions(text: str, targets: Sequence[Version] = RELEASES) -> bool | None:
     # LightningCLI's API a release moved or removed (`frontends.python.cli_api`), whatever the Trainer calls
     if any(target >= CLI_MODULE_SINCE for target in targets) and mentions_cli_api(text):
         return True
+    # a LightningCLI's `trainer_defaults` keys, judged as keywords (`_Migrator.cli_keys`)
+    if "LightningCLI" in text and "trainer_defaults" in text and _gone(text, targets):
+        return True
     if "Trainer" not in text:
         return False
     # a Trainer method 2.0 removed (`Trainer.add_argparse_args(parser)`), whatever the flags

@@ -96,6 +96,16 @@ def examine(
     return work
 
 
+def cli_calls(
+    located: Located, cli: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = ()
+) -> list[tuple[ast.Call, frozenset[str]]]:
+    """The file's calls that reach Lightning's LightningCLI with the keywords written (``_cli_calls``), each
+    with the keywords its class takes itself or passes LightningCLI itself (they are not LightningCLI's
+    as written)."""
+    run = {name: CLISubclass(name, frozenset(own), frozenset(passed)) for name, own, passed in cli}
+    return [(call, cls.own | cls.passed) for call, cls in _cli_calls(located, run)]
+
+
 # --- imports ------------------------------------------------------------------------------------------------
 
 

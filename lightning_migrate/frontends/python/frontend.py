@@ -108,6 +108,10 @@ def migrate(
         text, located, Run(target, source_version, unsafe, leave, floor, pinned), shim, imported
     )
     migrator.cli_defaults(clis)
+    if "trainer_defaults" in source and (
+        "LightningCLI" in source or cli_api.may_concern(source, subclasses.cli)
+    ):
+        migrator.cli_keys(cli_api.cli_calls(located, subclasses.cli))
     where = path if path is not None else Path("-")
     migrator.package_init = where.name == "__init__.py"
     migrator.loaded = lambda call: loaded.verdict(where, call.lineno, call.col_offset)
@@ -263,6 +267,8 @@ class _Migrator:
         self._added: dict[int, tuple[list[str], bool]] = {}
         # (line, column) spans of a LightningCLI's defaults reported, not rewritten: their classes keep names
         self.held_spans: Spans = []
+        # id(a LightningCLI's judged `trainer_defaults` dict) -> the keys its configs' `trainer:` write
+        self._config_keys: dict[int, frozenset[str]] = {}
         # (line, column) spans of the old strategy objects a run with `--shim` rebuilds (``_shim_objects``)
         self.shim_spans: Spans = []
         # what the run settled of a call's `**` section of a loaded config (``project.loaded_configs``)
@@ -1074,6 +1080,7 @@ class _Migrator:
             held = (cli.line, cli.column + 1) in self.run_options.leave
             self.findings.extend(cli.findings)
             new = cli.new_flags()
+            self._config_keys[id(node)] = cli.config_keys
             if new is not None and not held:
                 self._dict_edits[id(node)] = _DictEdit(node, call, cli.flags(), new)
             else:  # (a class renamed there alone would make the defaults look migrated)
@@ -1082,6 +1089,78 @@ class _Migrator:
                 self.held_spans.append(
                     ((node.lineno, node.col_offset), (node.end_lineno, node.end_col_offset))
                 )
+
+    def cli_keys(self, calls: Sequence[tuple[ast.Call, frozenset[str]]]) -> None:
+        """Report the keys of each LightningCLI call's ``trainer_defaults=`` dict that the target rejects or
+        deprecates as if they were keywords of a Trainer call (LM007, LM100): LightningCLI hands them to
+        Lightning's Trainer. ``calls``: the calls that reach LightningCLI with their keywords, each with the
+        keywords its class takes itself. A key is renamed or dropped inside the dict only where the run
+        rewrites that dict anyway (its hardware flags, judged with its configs: ``cli_defaults``) and the dict
+        holds exactly the keys read; anywhere else it is reported, with the fix as evidence."""
+        scopes = {id(call): scope for call, scope in self.located.scoped_calls}
+        target = self.run_options.target
+        for call, own in calls:
+            given = {k.arg: k for k in call.keywords if k.arg is not None}
+            keyword = given.get("trainer_defaults")
+            if keyword is None or "trainer_defaults" in own or "trainer_class" in given:
+                continue  # (a subclass's own, or another Trainer class, which may take other keywords)
+            scope = scopes.get(id(call))
+            source = self._dict_of(keyword.value, scope) if scope is not None else None
+            if source is None:
+                continue
+            node, where = source
+            entries = _dict_entries(node)
+            complete = entries is not None
+            if entries is None:
+                entries = [_Arg(k, "", v, at) for k, v, at in unpacked_keys.display_keys(node)]
+            entries = [a for a in entries if a.keyword is not None and id(a.node) not in self._judged_keys]
+            for arg in entries:  # (0.x keywords: every release raises)
+                said = gone.ancient(arg.keyword) if arg.keyword is not None else None
+                if said is not None:
+                    self._judged_keys.add(id(arg.node))
+                    self._report(arg.node, gone.ANCIENT_CODE, said[0], False, details=said[1])
+            if any(gone.concerns(a.keyword, target) for a in entries):  # type: ignore[arg-type]
+                self._cli_gone_keys(node, where, entries, complete)
+
+    def _cli_gone_keys(
+        self, node: ast.Dict | ast.Call, where: Scope, entries: list[_Arg], complete: bool
+    ) -> None:
+        """Judge the keys of one ``trainer_defaults`` dict (``cli_keys``); ``complete``: it holds exactly
+        these."""
+        target = self.run_options.target
+        keys = {a.keyword: a for a in entries if a.keyword is not None}
+        written = {k: self._gone_value(a, where) for k, a in keys.items()}
+        edit = self._dict_edits.get(id(node))
+        held = self.text.position(node) in self.run_options.leave
+        editable = complete and edit is not None and not held
+        overridden = self._config_keys.get(id(node), frozenset())
+        old: dict[str, Known] = {}
+        new: dict[str, Known] = {}
+        for found in gone.judge(written, target, not complete, None, self.run_options.unsafe, fixes=True):
+            if found.old not in keys:
+                continue
+            place = keys[found.old].node
+            self._judged_keys.add(id(place))
+            renamed = found.edit[0] if found.edit is not None else None
+            fixed = editable and (renamed is None or renamed in keys or renamed not in written)
+            # (a key a config writes over it, in either form, keeps what it says only as written)
+            over = sorted(k for k in {found.old, renamed} & overridden if k is not None)
+            why = f"a config of this LightningCLI writes `{over[0]}` over it" if over else ""
+            judged = found if fixed and not over else _unfixed_default(found, why)
+            remedy = "" if held else judged.remedy
+            self._report(
+                place, gone.CODE, judged.message, judged.fixable, details=judged.details, remedy=remedy
+            )
+            if judged.edit is None:
+                continue
+            old[judged.old] = written[judged.old]  # type: ignore[assignment]
+            renamed, value = judged.edit
+            if renamed is not None:
+                new[renamed] = value
+                if renamed in written and renamed != judged.old:
+                    old[renamed] = written[renamed]  # type: ignore[assignment]
+        if old and edit is not None:
+            self._dict_edits[id(node)] = replace(edit, old={**edit.old, **old}, new={**edit.new, **new})
 
     def _cli_call(self, cli: CLIDefaults) -> tuple[TrainerCall, ast.Dict | ast.Call] | None:
         """The LightningCLI call whose ``trainer_defaults`` is the dict at the position ``cli`` names, as a
@@ -1381,6 +1460,18 @@ def _method_edit(
         return updated if shim is None else apply.shim_method(updated, *shim)
 
     return change
+
+
+def _unfixed_default(judged: gone.Judged, why: str = "") -> gone.Judged:
+    """``judged``, a key of a LightningCLI's ``trainer_defaults``, reported without its fix: the run does not
+    rewrite that dict (its hardware flags need no rewrite, or cannot be rewritten for every config it feeds),
+    the fix would write a key the dict holds itself, or a config writes that key over it (``why``)."""
+    if judged.edit is None and not judged.remedy:
+        return judged
+    fix = judged.fix.removeprefix("; ")
+    notes = (*judged.notes, *([why] if why else []), *([f"{fix}, made by hand in the dict"] if fix else []))
+    said = " (not fixed: a key of `trainer_defaults`)"
+    return replace(judged, edit=None, added=None, remedy="", fix=said, notes=notes)
 
 
 def _dict_entries(node: ast.Dict | ast.Call) -> list[_Arg] | None:
