@@ -343,3 +343,62 @@ def test_a_removed_key_is_fixed_in_defaults_the_run_rewrites_unless_a_config_wri
     assert "a config of this LightningCLI writes `checkpoint_callback` over it" in outcome.out
     run("--target-version", "2.6", str(root))
     assert '"checkpoint_callback": False' in (root / "main.py").read_text()
+
+
+# --- LightningCLI subclasses of another module (`project.cli_classes`) --------------------------------------
+
+SUBCLASS = """from pytorch_lightning.cli import LightningCLI
+
+
+class ProjectCLI(LightningCLI):
+    def __init__(self, model_class, {params}**kwargs):
+        super().__init__(model_class, {passed}**kwargs)
+"""
+CALLER = """from pytorch_lightning.plugins import DDPPlugin
+
+from project.cli import ProjectCLI
+
+ProjectCLI(Model, trainer_defaults={"plugins": DDPPlugin(find_unused_parameters=False)})
+"""
+
+
+def test_a_subclass_another_module_defines_is_a_cli_whose_defaults_are_judged_with_its_configs(
+    tmp_path: Path,
+) -> None:
+    root = project(
+        tmp_path,
+        {
+            "project/__init__.py": "",
+            "project/cli.py": SUBCLASS.format(params="", passed=""),
+            "train.py": CALLER,
+            "config.yaml": CONFIG,
+        },
+    )
+    assert "fixed)." in run("--target-version", "2.6", str(root)).err
+    assert '"strategy": DDPStrategy(find_unused_parameters=False)' in (root / "train.py").read_text()
+    assert (root / "config.yaml").read_text() == CONFIG.replace("gpus", "devices").replace("ddp", "cuda")
+
+
+@pytest.mark.parametrize(
+    ("params", "passed"),
+    [
+        ("trainer_defaults=None, ", ""),  # (the subclass takes them itself)
+        ("", 'trainer_defaults={"accelerator": "ddp"}, '),  # (it passes its own)
+    ],
+)
+def test_a_subclass_whose_defaults_are_its_own_is_a_cli_with_defaults_not_known_here(
+    tmp_path: Path, params: str, passed: str
+) -> None:
+    root = project(
+        tmp_path,
+        {
+            "project/__init__.py": "",
+            "project/cli.py": SUBCLASS.format(params=params, passed=passed),
+            "train.py": CALLER,
+            "main.py": script(),
+            "config.yaml": CONFIG,
+        },
+    )
+    outcome = run("--check", "--show-details", "--target-version", "2.6", str(root))
+    assert "it may be given to several LightningCLIs (`main.py:4`, `train.py:5`)" in outcome.out
+    assert "`trainer_defaults` of `train.py:5` are not known here" in outcome.out

@@ -38,12 +38,14 @@ from lightning_migrate.plan.callsite import CallSite, Run, rewrite_findings
 from lightning_migrate.plan.knowledge import Known, keywords
 from lightning_migrate.plan.locate import Located, Scope, locate
 from lightning_migrate.plan.planner import Decision, Refusal, Rewrite, Unchanged
+from lightning_migrate.project.cli_classes import CLI_CLASSES, CLISubclass, subclasses
 from lightning_migrate.report.findings import Finding, written
 from lightning_migrate.semantics.classes import lookup
 from lightning_migrate.semantics.model import Obj, Value
 from lightning_migrate.semantics.signature import MODELLED
 
 CLI_CLASS = "LightningCLI"
+CLIRows = tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...]  # ``cli_classes.of_run``'s rows
 CONFIG_FOLDERS = ("configs", "config")  # a folder of configs beside the CLI's script
 # The top-level keys of a LightningCLI config (1.5 to 2.6): the parser's sections and options, a subcommand's
 # method arguments (given after the subcommand), and the subcommands' own sections (given before it). A YAML
@@ -162,10 +164,13 @@ def of_run(
     commands: Iterable[Command],
     run: Run,
     files: Iterable[Path],
+    cli: CLIRows = (),
 ) -> RunCLIs:
-    """The LightningCLI calls the Python ``scripts`` (path, text) build, each judged with the configs the
-    launch ``commands``, its ``parser_kwargs`` and its folder tie to it among the run's ``files``
-    (a config the run does not migrate is not rewritten with its defaults: the defaults stay as they are).
+    """The LightningCLI calls the Python ``scripts`` (path, text) build (``cli``: the run's LightningCLI
+    subclasses, ``project.cli_classes``, whose calls reach LightningCLI from any file), each judged with the
+    configs the launch ``commands``, its ``parser_kwargs`` and its folder tie to it among the run's
+    ``files`` (a config the run does not migrate is not rewritten with its defaults: the defaults stay as
+    they are).
 
     Where some CLI of the run has defaults with modelled flags, a config shaped like a LightningCLI config
     (``cli_shaped``) that nothing ties to a CLI is tied to every CLI of the run: LightningCLI merges it over
@@ -177,7 +182,7 @@ def of_run(
     in_run = {os.path.abspath(path) for path in files}
     found: list[_Call] = []
     for path, source in scripts:
-        for node, flags, default_files in _cli_calls(path, source):
+        for node, flags, default_files in _cli_calls(path, source, cli):
             layers, launched, together = _tied(path, default_files, commands)
             layers = [c for c in layers if c in in_run]
             launched = [c for c in launched if c in in_run]
@@ -269,25 +274,43 @@ def _differing(
 
 
 def _cli_calls(
-    path: Path, source: str
+    path: Path, source: str, cli: CLIRows = ()
 ) -> Iterable[tuple[ast.Dict | ast.Call, dict[str, Known] | None, list[str]]]:
-    """Each LightningCLI call (of the class or of a subclass the file defines): where its
-    ``trainer_defaults`` is a dict the file writes (a display, ``dict(...)``, or a name bound once to one),
-    the dict and its modelled flags ({} where it passes none, or no such keyword), else the call and None
-    (defaults not known here); and the ``default_config_files`` its ``parser_kwargs`` name."""
+    """Each call that builds Lightning's LightningCLI (the class, a subclass the run defines that hands its
+    keywords on, ``cli_classes``, or one the file defines that builds it some other way): where its
+    ``trainer_defaults`` is a dict the file writes (a display, ``dict(...)``, or a name bound once to one)
+    and reaches LightningCLI as written, the dict and its modelled flags ({} where it passes none, or no such
+    keyword), else the call and None (defaults not known here); and the ``default_config_files`` its
+    ``parser_kwargs`` name."""
     try:
         tree = depth.parse(source)
     except (SyntaxError, ValueError, SourceError):  # (the file's own migration reports it)
         return
     text = Text(source)
     located = locate(tree, text)
-    classes = _cli_classes(tree, located)
+    known = {name: CLISubclass(name, frozenset(own), frozenset(passed)) for name, own, passed in cli}
+    local = subclasses(located, known)
+    others = _cli_classes(tree, located, set(known))  # (the file's own, those that take no `**kwargs` too)
+    module = located.scopes[0]
     reader = Reader(located, text)
     for call, scope in located.scoped_calls:
-        if not (located.qualified(call.func, scope) & classes or _local_name(call.func) in classes):
+        qualified = located.qualified(call.func, scope)
+        named = call.func.id if isinstance(call.func, ast.Name) else None
+        taken: frozenset[str] | None = None  # (the keywords its class takes or passes itself)
+        if qualified & CLI_CLASSES:
+            taken = frozenset()
+        elif qualified & set(known):
+            row = known[min(qualified & set(known))]
+            taken = row.own | row.passed
+        elif named is not None and named in local and scope.lookup(named) is module:
+            taken = local[named].own | local[named].passed
+        elif not (named is not None and named in others and scope.lookup(named) is module):
             continue
         given = {k.arg: k.value for k in call.keywords if k.arg is not None}
         default_files = _default_config_files(given.get("parser_kwargs"))
+        if taken is None or "trainer_defaults" in taken:  # (its defaults are its class's business)
+            yield call, None, default_files
+            continue
         if "trainer_defaults" not in given:
             unpacked = any(k.arg is None for k in call.keywords)
             yield call, (None if unpacked else {}), default_files
@@ -309,17 +332,17 @@ def _cli_calls(
         yield (found[0] if flags is not None else call), flags, default_files
 
 
-def _cli_classes(tree: ast.Module, located: Located) -> set[str]:
-    """Lightning's LightningCLI by its qualified names, and the file's module-level subclasses of it."""
-    classes = {f"{p}.{CLI_CLASS}" for p in ("pytorch_lightning.utilities.cli", "pytorch_lightning.cli")}
-    classes |= {"lightning.pytorch.cli.LightningCLI", "lightning.pytorch.utilities.cli.LightningCLI"}
+def _cli_classes(tree: ast.Module, located: Located, known: set[str]) -> set[str]:
+    """The local names of the file's module-level subclasses of Lightning's LightningCLI (or of one the run
+    defines, ``known``), those that take no ``**kwargs`` to hand on too."""
+    classes = set(CLI_CLASSES) | known
     module = located.scopes[0]
     for node in tree.body:
         if isinstance(node, ast.ClassDef) and any(
             located.qualified(base, module) & classes or _local_name(base) in classes for base in node.bases
         ):
             classes.add(node.name)
-    return classes
+    return classes - CLI_CLASSES - known
 
 
 def _local_name(node: ast.expr) -> str | None:

@@ -350,14 +350,50 @@ def _first_pass(paths: Sequence[Path], options: Options) -> _FirstPass:
     run = Run(
         options.target, options.source, options.unsafe, floor=options.floor, pinned=options.source_pinned
     )
-    clis = lightning_cli.of_run(building, commands, run, paths) if building else NO_CLIS
-    references = collected(referring) if configs else NO_REFERENCES
-    hydra = CommandLines(tuple(hydra_lines)) if configs else NO_COMMANDS
     # the Trainer subclasses, and the LightningCLI ones (whose calls take LightningCLI's keywords)
     subclasses = replace(of_run(defining), cli=cli_classes.of_run(defining))
+    clis = _clis(building, python, commands, run, paths, subclasses.cli)
+    references = collected(referring) if configs else NO_REFERENCES
+    hydra = CommandLines(tuple(hydra_lines)) if configs else NO_COMMANDS
     if starring:  # (the names star imports of the project's modules bind, for the files that have them)
         subclasses = replace(subclasses, starred=star_imports.of_run(starring, python, subclasses))
     return _FirstPass(sizes, quiet, subclasses, clis, loading, references, configs, hydra)
+
+
+def _clis(
+    building: list[tuple[Path, str]],
+    python: list[Path],
+    commands: list[Command],
+    run: Run,
+    paths: Sequence[Path],
+    cli: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...],
+) -> RunCLIs:
+    """The run's LightningCLI calls judged with their configs (``project.lightning_cli``): in the files that
+    name LightningCLI (``building``) and those that name a subclass of it another module defines."""
+    building = building + _calling(python, building, cli)
+    return lightning_cli.of_run(building, commands, run, paths, cli) if building else NO_CLIS
+
+
+def _calling(
+    python: list[Path],
+    building: list[tuple[Path, str]],
+    cli: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...],
+) -> list[tuple[Path, str]]:
+    """The Python files, but those of ``building``, that name one of the run's LightningCLI subclasses
+    ``cli`` (read again: only in a run whose files define one)."""
+    names = {name.rsplit(".", 1)[-1] for name, _, _ in cli}
+    known = {path for path, _ in building}
+    found = []
+    for path in python if names else ():
+        if path in known:
+            continue
+        try:
+            text = _decode(path, sourcefile.read_bytes(path)).text
+        except sourcefile.SourceError:  # `process_file` reports it
+            continue
+        if any(name in text for name in names):
+            found.append((path, text))
+    return found
 
 
 def _project(
