@@ -11,8 +11,11 @@ the target's form over it (``plan`` judges the merged flags; ``move`` splits the
 
 A config is tied to a CLI by the project: a launch command (``python main.py fit --config configs/a.yaml``,
 ``-c``) in a file of the run, ``parser_kwargs={"default_config_files": [...]}``, or a ``config``/``configs``
-folder beside the CLI's script. A config tied to no CLI, or to a CLI whose defaults cannot be read, is judged
-alone, as any LightningCLI config; a default that its configs need rewritten in different ways is not
+folder beside the CLI's script; and where a CLI of the run has defaults with modelled flags, a config shaped
+like a LightningCLI config that nothing else ties is tied to every CLI of the run. A config tied to several
+CLIs that merge it over different flags is not rewritten, and holds their defaults as they are (the finding
+names the CLIs). A config tied to no CLI, or only to CLIs whose defaults cannot be read, is judged alone, as
+any LightningCLI config; a default that its configs need rewritten in different ways is not
 rewritten, and the finding names them. A default config file is judged over the defaults and the default files
 before it, every other config over all of them; configs a command gives together (``--config a.yaml
 --config b.yaml``) are merged over each other, which is not judged here: they are reported, not rewritten, and
