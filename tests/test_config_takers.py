@@ -205,6 +205,12 @@ def test_a_strategy_the_target_lacks_is_not_handed_to_the_shim(tmp_path: Path) -
     assert not finding.fixable
     assert any("cannot build the dp strategy that Lightning 1.5.10 builds" in d for d in finding.details)
     assert results["conf.yaml"].data is None
+    # and so once the call builds the shim's Trainer (the run wrote it): still reported, with why
+    _write(tmp_path, results)
+    assert "lightning_migrate.shim.Trainer(" in (tmp_path / "train.py").read_text()
+    (again,) = _migrate(tmp_path, shim=True)["conf.yaml"].findings
+    assert not again.fixable
+    assert any("cannot build the dp strategy" in d for d in again.details)
 
 
 def test_a_key_beside_the_hardware_flags_that_code_reads_is_kept(tmp_path: Path) -> None:

@@ -406,11 +406,14 @@ def _shim_cannot_build(flags: Mapping[str, Known], target: Version) -> str:
 def _built_by_takers(config: Config, request: Request) -> bool:
     """Is ``config`` (no ``_target_`` of its own, its flags all its own) taken only by Trainer calls of the
     run that build the runtime shim's Trainer as written (a run with ``--shim`` handed it so: its fixed
-    point)? Then its hardware flags are the shim's, as in a config whose ``_target_`` is the shim's."""
+    point)? Then its hardware flags are the shim's, as in a config whose ``_target_`` is the shim's; not
+    where the shim cannot build what 1.5.10 built from them (judged, and reported, as any other config)."""
     if config.base or config.cli is not None or config.overrides or config.composed:
         return False
     takers = request.references.takers_of(config.section)
-    return bool(takers) and all(t.built for t in takers) and class_path(config.mapping) is None
+    if not takers or not all(t.built for t in takers) or class_path(config.mapping) is not None:
+        return False
+    return not _shim_cannot_build(read(config.mapping).flags, request.run.target)
 
 
 def _shim_flags(
