@@ -82,6 +82,14 @@ EXPECTED_FINDINGS = {
         ("scripts/old.sh", "LM101", "a sign of old usage: Lightning 2.6.6 has no `gpus=`"),
         ("train.py", "LM105", "`pl.Trainer.from_argparse_args` was removed in Lightning 2.0"),
     ],
+    # configs no loader the codemod follows reads, whose keys code reads too (`--shim` hands them to the
+    # runtime shim through the Trainer calls that take them: tests/test_config_takers.py)
+    "shim_takers": [
+        ("configs/train.yaml", "LM001", "`--shim` makes the Trainer calls that take its flags build"),
+        ("configs/eval.yaml", "LM002", "(not fixed: keys read elsewhere)"),
+        ("train.py", "LM101", "`**config.trainer`: run-time value"),
+        ("evaluate.py", "LM101", "`**kwargs`: run-time value"),
+    ],
     "script_shim": [
         ("launch.sh", "LM101", "`--gpus 0,1 --accelerator ddp --num_node…`: options of `train.py`, read by"),
         ("README.md", "LM101", "options of `train.py`, read by the script too"),
@@ -112,6 +120,7 @@ NOT_REPORTED = {
     # the target's own form on a command line: nothing to report, whatever the script does with it
     "script_reads_options": [("scripts/pretrain.sh", "LM101"), ("README.md", "LM101")],
     "script_shim": [],
+    "shim_takers": [],
 }
 
 

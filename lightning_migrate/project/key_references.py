@@ -3,7 +3,9 @@
 ``cfg.trainer.gpus``, ``cfg["trainer"]["gpus"]``, ``cfg.trainer.get("gpus")``, ``"gpus" in cfg.trainer``,
 ``OmegaConf.select(cfg, "trainer.gpus")`` or a write ``cfg.train.trainer.gpus = 0``. Each is known by the
 config section it names and the key (``("trainer", "gpus")``): a rewrite of a config of that section that
-drops or changes the key must take them with it, or not be made (``frontends.yaml``)."""
+drops or changes the key must take them with it, or not be made (``frontends.yaml``). The keys are the
+model's flags and the keywords beside them a release removed (``REFERABLE``: a fix drops
+``weights_summary``)."""
 
 from __future__ import annotations
 
@@ -18,9 +20,13 @@ from pathlib import Path
 from lightning_migrate.files import depth
 from lightning_migrate.files.sourcefile import SourceError
 from lightning_migrate.report.findings import Finding, written
+from lightning_migrate.semantics.removed import BY_KEYWORD
 from lightning_migrate.semantics.signature import MODELLED
 
-_KEYS = "|".join(sorted(MODELLED, key=len, reverse=True))
+# the keys a reference is looked for: the model's flags, and the keywords beside them a release removed or
+# changed, which a config's rewrite may rename or drop (``plan.gone``)
+REFERABLE = MODELLED | frozenset(BY_KEYWORD)
+_KEYS = "|".join(sorted(REFERABLE, key=len, reverse=True))
 # a text that may refer to a modelled key of a section: `.gpus`, `["gpus"]`, `"trainer.gpus"`, `${...gpus}`
 _MAY_REFER = re.compile(rf"""(?:\.|\[\s*["']|["'])(?:{_KEYS})\b""")
 # Python that may refer to a key of a config section named `trainer...` (the sections Trainer configs are
@@ -55,14 +61,47 @@ class Ref:
 
 
 @dataclass(frozen=True)
+class Taker:
+    """A Trainer call of the run that may take a Trainer config's flags (``project.takers``): it unpacks a
+    ``**`` mapping known only at run time (``unpacks``), or its arguments read keys of config ``sections``
+    (``Trainer(distributed_backend=cfg.trainer.distributed_backend)``), or it is a Hydra ``instantiate`` of
+    a section (``instantiates``: it builds what the config's ``_target_`` names). ``built``: it builds the
+    runtime shim's Trainer as written; ``by_run``: a run with ``--shim`` makes it build it."""
+
+    path: str
+    line: int
+    column: int
+    end_line: int
+    text: str
+    sections: tuple[str, ...] = ()
+    unpacks: bool = False
+    instantiates: bool = False
+    built: bool = False
+    by_run: bool = False
+
+    def takes(self, section: str) -> bool:
+        return self.unpacks or section in self.sections
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line} (`{self.text}`)"
+
+
+@dataclass(frozen=True)
 class KeyReferences:
-    """Every reference of a run, by (section, key) (picklable: it goes to the workers)."""
+    """Every reference of a run, by (section, key) (picklable: it goes to the workers), and the Trainer
+    calls of the run that may take a config's flags (``takers``: asked only where code refers to a config's
+    keys)."""
 
     found: tuple[tuple[tuple[str, str], tuple[Ref, ...]], ...] = ()
     # the keys every config of their section now writes under another name with the same value, so that
     # their references follow: ((section, key), new key)
     renamed: tuple[tuple[tuple[str, str], str], ...] = ()
     _index: dict[tuple[str, str], tuple[Ref, ...]] = field(default_factory=dict, compare=False, repr=False)
+    takers: tuple[Taker, ...] = ()
+
+    def takers_of(self, section: str) -> list[Taker]:
+        """The calls of the run that may take the flags of a config under ``section``."""
+        return [taker for taker in self.takers if taker.takes(section)]
 
     def of(self, section: str, key: str) -> tuple[Ref, ...]:
         """The references to ``section.key`` that do not follow a rename of it."""
@@ -166,29 +205,40 @@ def _key_at(lines: list[str], node: ast.expr, key: str) -> tuple[int, int] | Non
     return (line, start) if start >= 0 and text[start:end] == key else None
 
 
+def named(node: ast.AST) -> tuple[tuple[str, str], bool, ast.expr] | None:
+    """The (section, key) ``node`` reads or sets, whether it sets it, and the node whose text ends with
+    the key; None where it names no modelled key of a section."""
+    return _named(node)
+
+
+def section_of(node: ast.expr) -> str | None:
+    """The config section ``node`` is (``cfg.trainer``: ``trainer``), where it is one."""
+    return _section(node)
+
+
 def _named(node: ast.AST) -> tuple[tuple[str, str], bool, ast.expr] | None:
     """The (section, key) ``node`` names, whether it sets it, and the node whose text ends with the key."""
     if isinstance(node, (ast.Attribute, ast.Subscript)):
         key = _key(node)
-        section = _section(node.value) if key in MODELLED else None
+        section = _section(node.value) if key in REFERABLE else None
         if section is None or key is None:
             return None
         named = node if isinstance(node, ast.Attribute) else node.slice
         return (section, key), isinstance(node.ctx, (ast.Store, ast.Del)), named
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.args:
         first, key = node.args[0], _string(node.args[0])
-        if node.func.attr in ("get", "pop", "setdefault") and key in MODELLED:
+        if node.func.attr in ("get", "pop", "setdefault") and key in REFERABLE:
             section = _section(node.func.value)
             return (
                 None if section is None or key is None else ((section, key), node.func.attr != "get", first)
             )
         if node.func.attr == "select" and len(node.args) > 1:
             parts = (_string(node.args[1]) or "").split(".")
-            if len(parts) > 1 and parts[-1] in MODELLED:
+            if len(parts) > 1 and parts[-1] in REFERABLE:
                 return (parts[-2], parts[-1]), False, node.args[1]
     if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.In, ast.NotIn)):
         key = _string(node.left)
-        section = _section(node.comparators[0]) if key in MODELLED else None
+        section = _section(node.comparators[0]) if key in REFERABLE else None
         return None if section is None or key is None else ((section, key), False, node.left)
     return None
 

@@ -30,6 +30,7 @@ from lightning_migrate.project.key_references import (
     NO_REFERENCES,
     KeyReferences,
     Ref,
+    Taker,
     collected,
     in_file,
     may_refer,
@@ -37,6 +38,7 @@ from lightning_migrate.project.key_references import (
 from lightning_migrate.project.lightning_cli import NO_CLIS, Command, RunCLIs, launch_commands, may_build
 from lightning_migrate.project.loaded_configs import LoadedConfigs, links, may_load
 from lightning_migrate.project.subclasses import may_define, of_run
+from lightning_migrate.project.takers import in_python, may_take
 from lightning_migrate.report.findings import Finding, with_details
 from lightning_migrate.run import file_kinds as kinds
 from lightning_migrate.run.hydra_commands import command_lines, may_hold
@@ -260,6 +262,7 @@ def _each(
         options, subclasses=first.subclasses, clis=clis, commands=first.commands, configs=configs
     )
     options = _project(options, paths, first.loading, first.references, first.configs)
+    options = _with_takers(options, first.python)
     quiet -= {path for path in quiet if os.path.abspath(path) in clis.scripts}
     distinct = list(dict.fromkeys(paths))
     candidates = [path for path in distinct if sizes[path] is not None and path not in quiet]
@@ -288,6 +291,7 @@ class _FirstPass(NamedTuple):
     references: KeyReferences
     configs: list[Path]
     commands: CommandLines
+    python: list[Path]
 
 
 def _first_pass(paths: Sequence[Path], options: Options) -> _FirstPass:
@@ -357,7 +361,7 @@ def _first_pass(paths: Sequence[Path], options: Options) -> _FirstPass:
     hydra = CommandLines(tuple(hydra_lines)) if configs else NO_COMMANDS
     if starring:  # (the names star imports of the project's modules bind, for the files that have them)
         subclasses = replace(subclasses, starred=star_imports.of_run(starring, python, subclasses))
-    return _FirstPass(sizes, quiet, subclasses, clis, loading, references, configs, hydra)
+    return _FirstPass(sizes, quiet, subclasses, clis, loading, references, configs, hydra, python)
 
 
 def _clis(
@@ -418,6 +422,40 @@ def _project(
     if references.found:
         options = replace(options, references=follow(references, options, configs))
     return replace(options, loaded=settle(linked, options, run_files)) if linked else options
+
+
+# the message of a finding whose call the Python front end hands to the runtime shim (`--shim`)
+SHIM_FIX = "; fix: build `lightning_migrate.shim"
+
+
+def _with_takers(options: Options, python: Sequence[Path]) -> Options:
+    """``options`` with the Trainer calls of the run that may take a Trainer config's flags
+    (``project.takers``), each with whether it builds the runtime shim's Trainer as written or once a run
+    with ``--shim`` has written its file (the Python front end is asked, as that run asks it): a config
+    whose keys other code reads is handed to the shim where every call that may take it builds it. Asked
+    only where code refers to a config's keys (no other config is kept from its rewrite); the run's
+    ``python`` files are read again for them."""
+    if not options.references.found or not python:
+        return options
+    asking = replace(options, shim=True, texts=False, only_diffs=False)
+    found: list[Taker] = []
+    for path in python:
+        try:
+            data = sourcefile.read_bytes(path)
+            source = _decode(path, data)
+        except sourcefile.SourceError:
+            continue
+        if not may_take(source.text):
+            continue
+        takers = in_python(path, source.text, options.subclasses)
+        shimmed: list[Finding] = []
+        if any(not taker.built for taker in takers):
+            result = process_file(path, asking, data, None, source)
+            shimmed = [f for f in result.findings if f.fixable and SHIM_FIX in f.message]
+        for taker in takers:
+            by_run = any(taker.line <= f.line <= taker.end_line for f in shimmed) and not taker.instantiates
+            found.append(replace(taker, by_run=by_run) if by_run else taker)
+    return replace(options, references=replace(options.references, takers=tuple(found)))
 
 
 def _here(path: Path, options: Options) -> FileResult:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -52,13 +52,15 @@ from lightning_migrate.plan.planner import (
 from lightning_migrate.plan.site_judge import Unknown, judge, not_fixed
 from lightning_migrate.plan.trainers import SHIM_KEEPS, SHIM_TRAINERS, shim_trainer
 from lightning_migrate.project import hydra
+from lightning_migrate.project.key_references import Ref
 from lightning_migrate.project.lightning_cli import written_over
 from lightning_migrate.report import noqa
 from lightning_migrate.report.findings import MESSAGE_WIDTH, SHIM, Finding, Span
 from lightning_migrate.report.findings import written as cut
-from lightning_migrate.semantics import Setup
+from lightning_migrate.semantics import Setup, interpret
 from lightning_migrate.semantics.classes import lookup
 from lightning_migrate.semantics.model import RELEASES, Obj, Value, Version
+from lightning_migrate.semantics.render import Inexpressible, render
 from lightning_migrate.semantics.signature import MODELLED, accepts
 
 # What to do with a config the codemod cannot migrate (the shim: `lightning_migrate.shim.install()`)
@@ -96,7 +98,7 @@ def migrate(text: str, request: Request, checks: int = CHECKS) -> Migrated:
         tied = request.clis.of_config(request.path)
         passed = request.loaded.sections_of(request.path)
         for config in configs(document, text, request.path, tied, passed):
-            if config.shimmed:
+            if config.shimmed or _built_by_takers(config, request):
                 findings += _shimmed(config, writer, request, spans, written)
             elif config.composed:
                 findings += _composed(config, text, writer, request, spans, written, composed, checks)
@@ -247,12 +249,18 @@ def _referred(
     referred = [key for key in changed if request.references.of(config.section, key)]
     if not referred:
         return ()
-    found = (ref for key in referred for ref in request.references.of(config.section, key))
-    refs = sorted(set(found), key=lambda ref: (ref.path, ref.line, ref.column))  # (in reading order)
-    keys = " and ".join(f"`{config.section}.{key}`" for key in referred)
+    found = [ref for key in referred for ref in request.references.of(config.section, key)]
+    return _said(config.section, referred, found)
+
+
+def _said(section: str, keys: list[str], found: Iterable[Ref]) -> tuple[str, ...]:
+    """The evidence that code refers to ``keys`` of ``section`` a rewrite changes (``found``): the keys, then
+    each place (in reading order)."""
+    refs = sorted(set(found), key=lambda ref: (ref.path, ref.line, ref.column))
+    named = " and ".join(f"`{section}.{key}`" for key in keys)
     more = (f"and {len(refs) - SHOWN_REFERENCES} more",) if len(refs) > SHOWN_REFERENCES else ()
-    verb = "is" if len(referred) == 1 else "are"
-    said = f"the rewrite changes {keys}, which {verb} also read or set by:"
+    verb = "is" if len(keys) == 1 else "are"
+    said = f"the rewrite changes {named}, which {verb} also read or set by:"
     return (said, *map(str, refs[:SHOWN_REFERENCES]), *more)
 
 
@@ -268,17 +276,175 @@ def _read_elsewhere(
     request: Request,
     findings: list[Finding],
     referred: tuple[str, ...],
-) -> tuple[str, dict[str, Known], list[Finding]] | list[Finding]:
+) -> tuple[str | None, dict[str, Known], list[Finding]] | list[Finding]:
     """A rewrite that changes keys code elsewhere reads (``referred``): with ``--shim``, handed to the
-    runtime shim where it can be (``_to_shim``); else not written, its findings said so (``--shim`` their
-    remedy where it would hand them to the shim)."""
+    runtime shim where it can be (``_to_shim``: its own ``_target_``; else ``_to_takers``: the Trainer calls
+    that take it); else not written, its findings said so and why no call could take it to the shim
+    (``--shim`` their remedy where it would hand them to the shim)."""
     handed = _to_shim(config, old, new, request, findings, referred)
     if handed is not None and request.shim:
         return handed
+    taken: tuple[str | None, dict[str, Known], list[Finding]] | None = None
+    why: tuple[str, ...] = ()
+    if handed is None:
+        taken, why = _to_takers(config, old, new, request, findings, referred)
+        if taken is not None and request.shim:
+            return taken
     shown = not_fixed(findings, "keys read elsewhere", *referred)
     if handed is not None:
         shown = [replace(f, remedy=SHIM, details=(*f.details, SHIM_WRITES)) for f in shown]
+    elif taken is not None:
+        shown = [replace(f, remedy=SHIM, details=(*f.details, TAKERS_WRITE)) for f in shown]
+    elif why:
+        shown = [replace(f, details=(*f.details, *why)) for f in shown]
     return shown
+
+
+TAKERS_WRITE = (
+    "`--shim` makes the Trainer calls that take its flags build the runtime shim's Trainer, which keeps its"
+    " keys as they are"
+)
+TAKERS_BUILD = "the Trainer calls of the run that take its flags build the runtime shim's Trainer (`--shim`):"
+NO_TAKER = (
+    "no Trainer call of the run takes its flags (a `**` mapping known only at run time, a read of its keys"
+    " in the call's arguments, a Hydra `instantiate`): what builds the Trainer from it is outside the run"
+    " (a library's code), so no rewrite here can hand it to the runtime shim; call"
+    " `lightning_migrate.shim.install()` before that code builds the Trainer"
+)
+NOT_TAKEN = "the Trainer calls of the run that take its flags do not all build the runtime shim's Trainer:"
+MERGED = (
+    "its flags are merged with another config's (Hydra's `defaults:`, LightningCLI's defaults) that the run"
+    " may rewrite: it is handed to the runtime shim only where its flags are all its own"
+)
+_INSTANTIATED = "builds what the config's `_target_` names"
+_UNSHIMMED = "the Python front end does not hand it to the shim"
+
+
+def _to_takers(
+    config: Config,
+    old: dict[str, Known],
+    new: dict[str, Known],
+    request: Request,
+    findings: list[Finding],
+    referred: tuple[str, ...],
+) -> tuple[tuple[str | None, dict[str, Known], list[Finding]] | None, tuple[str, ...]]:
+    """A config (no ``_target_`` of its own) whose rewrite code elsewhere keeps from being written, handed
+    to the runtime shim where every Trainer call of the run that may take its flags (``project.takers``:
+    ``Trainer(**cfg.trainer)``, ``Trainer(**kwargs)`` after ``kwargs.update(cfg.trainer)``, a read of its
+    keys in a call's arguments) builds the shim's Trainer, as written or once a run with ``--shim`` has
+    written its file: its keys as they are (``_shim_flags``), its findings fixed so (none where every call
+    builds the shim as written and no key changes: the run's fixed point). Else None, and why (the calls
+    that do not build it, or that there is none: the Trainer is built outside the run). Only a config whose
+    flags are all its own (not one merged over a sibling it extends, LightningCLI defaults, or what Hydra
+    composes with it: a rewrite of those is checked with them as the run writes them)."""
+    if class_path(config.mapping) is not None:
+        return None, ()
+    if config.base or config.cli is not None or config.overrides:
+        return None, (MERGED,)
+    takers = request.references.takers_of(config.section)
+    if not takers:
+        return None, (NO_TAKER,)
+    left = [t for t in takers if not (t.built or t.by_run)]
+    if left:
+        shown = [f"{t} ({_INSTANTIATED if t.instantiates else _UNSHIMMED})" for t in left[:SHOWN_REFERENCES]]
+        more = (f"and {len(left) - SHOWN_REFERENCES} more",) if len(left) > SHOWN_REFERENCES else ()
+        return None, (NOT_TAKEN, *shown, *more)
+    computed = _shim_flags(config, old, new, request)
+    if computed is None:
+        return None, ()
+    flags, others = computed
+    unbuilt = _shim_cannot_build(flags, request.run.target)
+    if unbuilt:
+        return None, (unbuilt,)
+    named = [str(t) for t in takers[:SHOWN_REFERENCES]]
+    more = (f"and {len(takers) - SHOWN_REFERENCES} more",) if len(takers) > SHOWN_REFERENCES else ()
+    details = (*referred, TAKERS_BUILD, *named, *more, SHIM_BUILT)
+    fix = "; fix: the runtime shim (the Trainer calls that take it build it)"
+    return (None, flags, _fixed(findings, flags, others, fix, details)), ()
+
+
+# What the runtime shim gives a call the meaning of (`shim.translate.REFERENCE`), and the launchers a
+# release may pick for the same strategy (a TPU's)
+SHIM_REFERENCE = Version(1, 5, 10)
+_START_METHODS = ("popen", "spawn", "fork")
+# a device count a call that reads the config's keys may add beside its training type (`gpus=args.gpus`)
+_BESIDE = {"gpus": 2}
+_COUNTS = ("gpus", "devices", "tpu_cores", "num_processes", "ipus")
+
+
+def _shim_cannot_build(flags: Mapping[str, Known], target: Version) -> str:
+    """Why the runtime shim cannot build on ``target`` what Lightning 1.5.10 builds from a config's
+    ``flags`` (the shim's promise: ``shim.translate``), on some machine, alone or with a device count a call
+    may add beside them; "" where it can (a value only known at run time: as the call's own finding says).
+    ``distributed_backend`` is 1.4's training type, as the shim reads it."""
+    if any(isinstance(v, (RunTime, Choice)) for v in flags.values()):
+        return ""
+    probe: dict[str, Value] = {k: v for k, v in flags.items() if k in PLANNED_FLAGS}  # type: ignore[misc]
+    backend = probe.pop("distributed_backend", None)
+    if backend is not None:
+        probe["accelerator"] = backend
+    tried = [probe] if any(probe.get(k) not in (None, 0) for k in _COUNTS) else [probe, {**probe, **_BESIDE}]
+    for given in tried:
+        for machine in machines(given):
+            meaning = interpret(given, SHIM_REFERENCE, machine).outcome
+            if not isinstance(meaning, Setup):
+                continue
+            strategy = meaning.strategy
+            setups = [
+                meaning,
+                *(replace(meaning, strategy=replace(strategy, start_method=m)) for m in _START_METHODS),
+            ]
+            if all(isinstance(render(setup, target), Inexpressible) for setup in setups):
+                return (
+                    f"the runtime shim cannot hand it on: Lightning {target} cannot build the {strategy.name}"
+                    f" strategy that Lightning {SHIM_REFERENCE} builds from it ({_yaml(dict(given))});"
+                    " no tool can keep it: move off it by hand"
+                )
+    return ""
+
+
+def _built_by_takers(config: Config, request: Request) -> bool:
+    """Is ``config`` (no ``_target_`` of its own, its flags all its own) taken only by Trainer calls of the
+    run that build the runtime shim's Trainer as written (a run with ``--shim`` handed it so: its fixed
+    point)? Then its hardware flags are the shim's, as in a config whose ``_target_`` is the shim's; not
+    where the shim cannot build what 1.5.10 built from them (judged, and reported, as any other config)."""
+    if config.base or config.cli is not None or config.overrides or config.composed:
+        return False
+    takers = request.references.takers_of(config.section)
+    if not takers or not all(t.built for t in takers) or class_path(config.mapping) is not None:
+        return False
+    return not _shim_cannot_build(read(config.mapping).flags, request.run.target)
+
+
+def _shim_flags(
+    config: Config, old: dict[str, Known], new: dict[str, Known], request: Request
+) -> tuple[dict[str, Known], list[str]] | None:
+    """The flags a config handed to the runtime shim writes: the hardware flags the shim translates
+    (``PLANNED_FLAGS``) as written, for the code that reads them; the rewrite's other keys, which the shim
+    passes on as they are, in the target's form (``replace_sampler_ddp`` is ``use_distributed_sampler``);
+    and those other keys that change. None where a key the rewrite changes beside the hardware flags is read
+    elsewhere too."""
+    kept = {k: v for k, v in old.items() if k in PLANNED_FLAGS}
+    flags = {**kept, **{k: v for k, v in new.items() if k not in PLANNED_FLAGS}}
+    changed = [k for k in dict.fromkeys([*old, *flags]) if old.get(k, _ABSENT) != flags.get(k, _ABSENT)]
+    if any(request.references.of(config.section, key) for key in changed):
+        return None
+    return flags, [k for k in changed if k not in PLANNED_FLAGS]
+
+
+def _fixed(
+    findings: list[Finding], flags: dict[str, Known], others: list[str], fix: str, details: tuple[str, ...]
+) -> list[Finding]:
+    """The findings of a config handed to the runtime shim, fixed so (``fix``); a finding on a key beside
+    the hardware flags names that key as the rewrite writes it."""
+    beside = ", ".join(f"{k}={flags[k]!r}" if k in flags else f"no {k}=" for k in others)
+    fixed = []
+    for f in findings:
+        flag = _FLAG.match(f.message)
+        said = f"; fix: {beside} for the shim's Trainer" if flag and flag[1] in others else fix
+        message = f.message.partition("; ")[0] + said
+        fixed.append(replace(f, message=message, fixable=True, details=(*f.details, *details)))
+    return fixed
 
 
 def _to_shim(
@@ -300,23 +466,13 @@ def _to_shim(
     named = class_path(config.mapping)
     if named is None or named[0] != "_target_" or named[1] not in TRAINER_NAMES:
         return None
-    kept = {k: v for k, v in old.items() if k in PLANNED_FLAGS}
-    flags = {**kept, **{k: v for k, v in new.items() if k not in PLANNED_FLAGS}}
-    changed = [k for k in dict.fromkeys([*old, *flags]) if old.get(k, _ABSENT) != flags.get(k, _ABSENT)]
-    if any(request.references.of(config.section, key) for key in changed):
+    computed = _shim_flags(config, old, new, request)
+    if computed is None:
         return None
+    flags, others = computed
     shim = shim_trainer(named[1])
     fix = f"; fix: the runtime shim (`_target_: {shim}`)"
-    details = (*referred, SHIM_BUILT)
-    others = [k for k in changed if k not in PLANNED_FLAGS]
-    beside = ", ".join(f"{k}={flags[k]!r}" if k in flags else f"no {k}=" for k in others)
-    fixed = []
-    for f in findings:  # (a finding on a key beside the hardware flags: that key as the rewrite writes it)
-        flag = _FLAG.match(f.message)
-        said = f"; fix: {beside} for the shim's Trainer" if flag and flag[1] in others else fix
-        message = f.message.partition("; ")[0] + said
-        fixed.append(replace(f, message=message, fixable=True, details=(*f.details, *details)))
-    return shim, flags, fixed
+    return shim, flags, _fixed(findings, flags, others, fix, (*referred, SHIM_BUILT))
 
 
 def _shimmed(
@@ -704,6 +860,14 @@ def _gone_keys(
             )
         )
         if judged.edit is None or held or not own:
+            continue
+        refs = request.references.of(config.section, judged.old)
+        if (
+            refs
+        ):  # (code reads the key the fix renames or drops: it would read what the config no longer says)
+            findings[-1] = not_fixed(
+                [findings[-1]], "keys read elsewhere", *_said(config.section, [judged.old], refs)
+            )[0]
             continue
         old[judged.old] = written[judged.old]  # type: ignore[assignment]
         keyword, value = judged.edit
