@@ -227,7 +227,8 @@ def test_a_config_handed_to_the_shim_hands_it_the_removed_keys_it_takes(tmp_path
     reported = {}
     for shim in (True, False):
         found = _migrate(root, shim=shim)["configs/trainer/default.yaml"]
-        left = [f for f in found.findings if f.code == "LM007" and not f.fixable]  # (`max_steps: null`: fixed)
+        # (`max_steps: null`: fixed)
+        left = [f for f in found.findings if f.code == "LM007" and not f.fixable]
         reported[shim] = {f.message.partition("=")[0].strip("`") for f in left}
         (swa,) = [f for f in found.findings if "stochastic_weight_avg" in f.message]
         assert "no tool can do it" in swa.message

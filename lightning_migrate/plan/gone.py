@@ -111,14 +111,14 @@ class Judged:
     notes: tuple[str, ...] = ()  # the evidence: when Lightning deprecated and removed it, ...
     advice: str = ""  # what Lightning says to do instead
     fix: str = ""  # the fix said ("; fix: ..."), where there is one
-    no_tool: bool = False  # no tool can make it: not the runtime shim either (``removed.SHIM_REFUSES``)
+    no_tool: str = ""  # that no tool can make it, not the runtime shim either (``removed.SHIM_REFUSES``)
 
     @property
     def message(self) -> str:
         """One line: the keyword, what is wrong, and the fix or else what to do (Lightning's advice, where
         it fits on the line; else it is the first detail)."""
         if self.no_tool and not self.fix:
-            return f"{self.head}; no tool can do it, change it by hand"
+            return f"{self.head}; {self.no_tool}, change it by hand"
         if self.fix or not self.advice:
             return self.head + self.fix
         if self._advice_fits:
@@ -251,8 +251,10 @@ def _judge(
     advice = row.advice if row is not None else "remove it"
     rename = row.rename(value) if row is not None and known else None  # type: ignore[arg-type]
     if keyword in SHIM_REFUSES and not accepts(keyword, target) and target >= NO_TOOL_SINCE:
-        why = f"no tool can do it, not the runtime shim either: {SHIM_REFUSES[keyword]}"
-        return Judged(keyword, status, notes=(*dates, why), advice=advice, no_tool=True)
+        # (a false value is what the target does without it: the shim drops it)
+        said = "no tool can do it" + (" where it is true" if value is RUN_TIME or value is BOOL else "")
+        why = f"{said}, not the runtime shim either: {SHIM_REFUSES[keyword]}"
+        return Judged(keyword, status, notes=(*dates, why), advice=advice, no_tool=said)
     if opaque:  # (nothing is rewritten beside a `**dict` that may hold anything)
         return Judged(keyword, status, notes=dates, advice=advice)
     if (
