@@ -22,6 +22,7 @@ from lightning_migrate.run.file_kinds import BY_SUFFIX
 from lightning_migrate.run.options import Options
 from lightning_migrate.run.runner import FileResult, process_all, process_file
 from lightning_migrate.semantics.model import release
+from lightning_migrate.semantics.removed import SHIM_REFUSES, SHIM_TAKES
 from lightning_migrate.shim.arguments import _add_arguments
 from lightning_migrate.shim.namespace import ADDED, extended_signature
 from lightning_migrate.shim.translate import TRANSLATED
@@ -287,5 +288,35 @@ def test_the_shims_from_argparse_args_takes_resume_from_checkpoint(tmp_path: Pat
         options = Options(release("2.6"), root=tmp_path, shim=shim)
         result = process_file(tmp_path / "train.py", options)
         assert any(f.code == "LM007" for f in result.findings) is reported, shim
-    assert {"resume_from_checkpoint"} == SHIM_KEEPS
-    assert ADDED == TRANSLATED | SHIM_KEEPS  # (the shim's signature offers what the codemod leaves to it)
+    assert set(SHIM_TAKES) - set(SHIM_REFUSES) == SHIM_KEEPS
+    # (the shim's signature offers what the codemod leaves to it, and the keywords it reads where it can)
+    assert TRANSLATED | set(SHIM_TAKES) == ADDED
+
+
+def test_a_call_built_through_the_shim_hands_it_the_removed_keywords_it_takes(tmp_path: Path) -> None:
+    """A call `--shim` rewrites to the shim's Trainer hands it the removed keywords no fix here rewrites and
+    the shim reads as 1.5 did (`shim/removed.py`): not reported there. `stochastic_weight_avg=` is reported
+    either way (the shim raises for a true value on 2.x), saying that no tool can do it; a keyword a fix
+    rewrites is still rewritten (`progress_bar_refresh_rate=None`, at its default: removed)."""
+    code = (
+        "import pytorch_lightning as pl\n\n"
+        "def main(args):\n"
+        "    return pl.Trainer(accelerator=args.accelerator, weights_summary=args.summary,\n"
+        "                      flush_logs_every_n_steps=args.flush, stochastic_weight_avg=args.swa,\n"
+        "                      checkpoint_callback=args.ckpt, progress_bar_refresh_rate=None)\n"
+    )
+    (tmp_path / "train.py").write_text(code)
+    gone = {"weights_summary", "flush_logs_every_n_steps", "checkpoint_callback", "stochastic_weight_avg"}
+    for shim in (True, False):
+        options = Options(release("2.6"), root=tmp_path, shim=shim)
+        result = process_file(tmp_path / "train.py", options)
+        left = [f for f in result.findings if f.code == "LM007" and not f.fixable]
+        reported = {f.message.partition("=")[0].strip("`") for f in left}
+        assert reported == (gone if not shim else {"stochastic_weight_avg"}), shim
+        (swa,) = [f for f in result.findings if "stochastic_weight_avg" in f.message]
+        assert "no tool can do it where it is true" in swa.message  # (False: the shim drops it)
+        if shim:
+            assert result.new is not None
+            assert "lightning_migrate.shim.Trainer(" in result.new
+            assert "weights_summary=args.summary" in result.new
+            assert "progress_bar_refresh_rate" not in result.new  # (at its default: dropped)

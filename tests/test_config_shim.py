@@ -212,3 +212,38 @@ def _yaml(node: dict[str, Any]) -> str:
     from omegaconf import OmegaConf
 
     return OmegaConf.to_yaml(OmegaConf.create(node))
+
+
+def test_a_config_handed_to_the_shim_hands_it_the_removed_keys_it_takes(tmp_path: Path) -> None:
+    """A config `--shim` gives the shim's `_target_` keeps the removed keys the shim reads as 1.5 did
+    (`shim/removed.py`: `weights_summary: full`, `progress_bar_refresh_rate: 10`), unreported; a key the shim
+    cannot build (`stochastic_weight_avg: true` on 2.x) is reported, saying no tool can do it. Without
+    `--shim`, the config builds Lightning's Trainer: each is reported."""
+    root = tmp_path / "project"
+    shutil.copytree(PROJECT, root)
+    default = root / "configs" / "trainer" / "default.yaml"
+    keys = "weights_summary: full\nprogress_bar_refresh_rate: 10\nstochastic_weight_avg: true\n"
+    default.write_text(default.read_text().replace("weights_summary: null\n", keys))
+    reported = {}
+    for shim in (True, False):
+        found = _migrate(root, shim=shim)["configs/trainer/default.yaml"]
+        # (`max_steps: null`: fixed)
+        left = [f for f in found.findings if f.code == "LM007" and not f.fixable]
+        reported[shim] = {f.message.partition("=")[0].strip("`") for f in left}
+        (swa,) = [f for f in found.findings if "stochastic_weight_avg" in f.message]
+        assert "no tool can do it" in swa.message
+        assert not swa.fixable
+        if shim:
+            assert found.data is not None
+            text = found.data.decode()
+            assert "_target_: lightning_migrate.shim.Trainer" in text
+            assert keys in text
+    assert reported == {
+        True: {"stochastic_weight_avg"},
+        False: {"weights_summary", "progress_bar_refresh_rate", "stochastic_weight_avg"},
+    }
+    # (a shim config, as the next run reads it: the same)
+    text = "_target_: lightning_migrate.shim.Trainer\ngpus: 2\n" + keys + "checkpoint_callback: false\n"
+    (tmp_path / "trainer.yaml").write_text(text)
+    result = _migrate(tmp_path)["trainer.yaml"]
+    assert [f.message.partition("=")[0] for f in result.findings] == ["`stochastic_weight_avg"]

@@ -17,6 +17,7 @@ from trainer_defaults import trainer_defaults
 
 from lightning_migrate.semantics import Hardware, Obj, Rejected, Setup, interpret
 from lightning_migrate.semantics.model import MISCONF, RELEASES, Version
+from lightning_migrate.semantics.removed import SHIM_TAKES
 from lightning_migrate.semantics.signature import accepts
 from lightning_migrate.shim import resume
 from lightning_migrate.shim.namespace import extended_signature, release_defaults
@@ -328,7 +329,12 @@ def test_the_signature_offers_the_flags_a_release_lacks() -> None:
     names = list(signature.parameters)
     assert names[:3] == ["self", "logger", "gpus"]
     assert names[-1] == "kwargs"
-    assert set(names) == {"self", "logger", "kwargs", *TRANSLATED, "resume_from_checkpoint"}
+    assert set(names) == {"self", "logger", "kwargs", *TRANSLATED, *SHIM_TAKES}
+    # (1.5.10's defaults where they are not None: `from_argparse_args` passes each option, dropped there)
+    assert signature.parameters["weights_summary"].default == "top"
+    assert signature.parameters["process_position"].default == 0
+    assert signature.parameters["stochastic_weight_avg"].default is False
+    assert signature.parameters["checkpoint_callback"].default is None
     assert signature.parameters["strategy"].kind is inspect.Parameter.KEYWORD_ONLY
     # a 1.x command line's `--resume_from_checkpoint PATH` (2.x's parser reads the annotation: a str)
     assert str in typing.get_args(signature.parameters["resume_from_checkpoint"].annotation)

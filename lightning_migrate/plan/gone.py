@@ -19,11 +19,12 @@ from dataclasses import dataclass, replace
 
 from lightning_migrate.report.findings import MESSAGE_WIDTH, UNSAFE_FIXES, written
 from lightning_migrate.semantics.keywords import KEYWORDS
-from lightning_migrate.semantics.model import Value, Version
-from lightning_migrate.semantics.removed import ANCIENT, BY_KEYWORD, GONE, Gone
+from lightning_migrate.semantics.model import Value, Version, v
+from lightning_migrate.semantics.removed import ANCIENT, BY_KEYWORD, GONE, SHIM_REFUSES, Gone
 from lightning_migrate.semantics.signature import MODELLED
 
 CODE = "LM007"
+NO_TOOL_SINCE = v("1.9")  # the first target whose Trainer no tool can give 1.5's `SHIM_REFUSES` keywords
 ANCIENT_CODE = "LM100"  # a keyword of Lightning 0.x's Trainer: every release the model knows raises
 
 
@@ -110,11 +111,14 @@ class Judged:
     notes: tuple[str, ...] = ()  # the evidence: when Lightning deprecated and removed it, ...
     advice: str = ""  # what Lightning says to do instead
     fix: str = ""  # the fix said ("; fix: ..."), where there is one
+    no_tool: str = ""  # that no tool can make it, not the runtime shim either (``removed.SHIM_REFUSES``)
 
     @property
     def message(self) -> str:
         """One line: the keyword, what is wrong, and the fix or else what to do (Lightning's advice, where
         it fits on the line; else it is the first detail)."""
+        if self.no_tool and not self.fix:
+            return f"{self.head}; {self.no_tool}, change it by hand"
         if self.fix or not self.advice:
             return self.head + self.fix
         if self._advice_fits:
@@ -246,6 +250,11 @@ def _judge(
         status = f"{head} is not in Lightning {target}"
     advice = row.advice if row is not None else "remove it"
     rename = row.rename(value) if row is not None and known else None  # type: ignore[arg-type]
+    if keyword in SHIM_REFUSES and not accepts(keyword, target) and target >= NO_TOOL_SINCE:
+        # (a false value is what the target does without it: the shim drops it)
+        said = "no tool can do it" + (" where it is true" if value is RUN_TIME or value is BOOL else "")
+        why = f"{said}, not the runtime shim either: {SHIM_REFUSES[keyword]}"
+        return Judged(keyword, status, notes=(*dates, why), advice=advice, no_tool=said)
     if opaque:  # (nothing is rewritten beside a `**dict` that may hold anything)
         return Judged(keyword, status, notes=dates, advice=advice)
     if (

@@ -19,6 +19,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from pathlib import Path
 
+from lightning_migrate.semantics.removed import SHIM_REFUSES, SHIM_TAKES
 from lightning_migrate.semantics.signature import MODELLED
 
 PACKAGES = ("pytorch_lightning", "lightning.pytorch", "lightning")
@@ -41,10 +42,11 @@ SHIM_MODULES = {
 SHIM_TRAINERS = {f"{module}.Trainer": namespace for namespace, module in SHIM_MODULES.items()}
 
 
-# The keywords 2.0 removed that the runtime shim's Trainer still takes, on every release, as 1.x read them
-# (`lightning_migrate.shim.resume`; `tests/test_shim.py` checks the two agree): not reported where the shim
-# builds the Trainer
-SHIM_KEEPS = frozenset({"resume_from_checkpoint"})
+# The keywords 1.7 and 2.0 removed that the runtime shim's Trainer still takes, on every release, as 1.5 read
+# them, for every value (`semantics.removed.SHIM_TAKES` less `SHIM_REFUSES`; `lightning_migrate.shim.resume`
+# and `shim.removed`; `tests/test_command_line_shim.py` checks the two agree): not reported where the shim
+# builds the Trainer (handed to it)
+SHIM_KEEPS = frozenset(SHIM_TAKES) - frozenset(SHIM_REFUSES)
 
 
 def shim_trainer(trainer: str) -> str:

@@ -354,3 +354,35 @@ def mentions_cli_api(text: str) -> bool:
     if _OLD_MODULE_WORDS.search(text):
         return True
     return "LightningCLI" in text and _CLI_KEYWORD_WORDS.search(text) is not None
+
+
+# --- the removed keywords the runtime shim's Trainer takes --------------------------------------------------
+# The Trainer keywords 1.7 and 2.0 removed that had a run-time meaning, which the runtime shim's Trainer takes
+# on a release that lacks them and reads as 1.5.10 did (`lightning_migrate.shim.removed`, from 1.5.10's
+# `CallbackConnector.on_trainer_init` and `LoggerConnector.on_trainer_init`): each with the modern spelling
+# its warning names. A value at the keyword's 1.x default (``keywords.KEYWORDS``) is dropped, as the codemod
+# drops it: 1.5 built with it what the target builds without it.
+SHIM_TAKES: dict[str, str] = {
+    "resume_from_checkpoint": "`trainer.fit(ckpt_path=...)`",
+    "checkpoint_callback": "`Trainer(enable_checkpointing=...)`",
+    "progress_bar_refresh_rate": "`TQDMProgressBar(refresh_rate=...)` in `callbacks=`, or"
+    " `enable_progress_bar=False`",
+    "process_position": "`TQDMProgressBar(process_position=...)` in `callbacks=`",
+    "weights_summary": "`ModelSummary(max_depth=...)` in `callbacks=`, or `enable_model_summary=False`",
+    "flush_logs_every_n_steps": "the logger's own flushing (`CSVLogger(flush_logs_every_n_steps=...)`)",
+    "stochastic_weight_avg": "`StochasticWeightAveraging(swa_lrs=...)` in `callbacks=`",
+    "move_metrics_to_cpu": "`.cpu()` on the metrics in your LightningModule",
+}
+# Those of them whose true value has no faithful equivalent on the releases that removed them: the shim raises
+# this reason for such a value (with a release that can build it, it builds it), and the codemod's finding
+# says that no tool can do it. `stochastic_weight_avg=True`: 1.5.10 prepended `StochasticWeightAveraging()`,
+# whose `swa_lrs=None` took each parameter group's learning rate when averaging began; 1.9.5 and 2.x require
+# `swa_lrs`, which no tool can know before the run. `move_metrics_to_cpu=True`: 1.5.10's loops moved the
+# logged results to the CPU right after each training and evaluation step (`trainer._results.cpu()`); 2.0's
+# loops have no such step, and no hook of a callback runs at that point.
+SHIM_REFUSES: dict[str, str] = {
+    "stochastic_weight_avg": "1.5's `StochasticWeightAveraging()` took `swa_lrs` from the optimizer when"
+    " averaging began, and 1.9 and later require `swa_lrs`, which no tool can know before the run",
+    "move_metrics_to_cpu": "1.5 moved the logged metrics to the CPU right after each step, a point of its"
+    " loops 2.0 no longer has and no callback can reach",
+}

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Callable, List, Optional, Union  # noqa: UP035 (the types old argparse readers know)
 
-from lightning_migrate.shim import resume, runtime
+from lightning_migrate.shim import removed, resume, runtime
 from lightning_migrate.shim.translate import TRANSLATED
 
 # The types of the keywords the shim adds to a release's signature, as the releases that have them annotate
@@ -25,10 +25,27 @@ ADDED_TYPES: dict[str, Any] = {
     "num_processes": Optional[int],
     "distributed_backend": Optional[str],
     resume.KEYWORD: Optional[Union[str, Path]],  # (1.9.5: `Optional[Union[Path, str]]`)
+    # (1.5.10's annotations)
+    "checkpoint_callback": Optional[bool],
+    "progress_bar_refresh_rate": Optional[int],
+    "process_position": int,
+    "weights_summary": Optional[str],
+    "flush_logs_every_n_steps": Optional[int],
+    "stochastic_weight_avg": bool,
+    "move_metrics_to_cpu": bool,
 }
-# The keywords the shim's signature offers where the release lacks them: the flags it translates, and
-# `resume_from_checkpoint=`, which it keeps for `fit` (see `resume`)
-ADDED = TRANSLATED | {resume.KEYWORD}
+# The defaults the signature gives the keywords it adds (None where not said): 1.5.10's, which the shim drops
+# (`from_argparse_args` passes every option, LightningCLI every key of its config)
+ADDED_DEFAULTS: dict[str, Any] = {
+    "process_position": 0,
+    "weights_summary": "top",
+    "stochastic_weight_avg": False,
+    "move_metrics_to_cpu": False,
+}
+# The keywords the shim's signature offers where the release lacks them: the flags it translates,
+# `resume_from_checkpoint=`, which it keeps for `fit` (see `resume`), and the other removed keywords it reads
+# as 1.5 did (see `removed`)
+ADDED = TRANSLATED | {resume.KEYWORD} | removed.KEYWORDS_TAKEN
 
 # `warnings.warn` points at the user's `Trainer(...)`: past _warn, translated_kwargs, translate, __init__
 STACKLEVEL = 2
@@ -136,7 +153,10 @@ def _translating(shim: ShimmedNamespace, real_init: Callable[[], Callable[..., N
         init = real_init()
         args, kwargs = _by_name(init, args, kwargs)
         kwargs, path = resume.taken(init, kwargs)
+        kwargs, said = removed.taken(shim.namespace, init, kwargs)
         init(self, *args, **shim.translate(kwargs, release_defaults(init)))
+        for message in said:
+            runtime.warn_deprecated(message, shim.namespace, STACKLEVEL)
         if path is not None:
             runtime.warn_deprecated(resume.message(path), shim.namespace, STACKLEVEL)
             setattr(self, resume.ATTRIBUTE, path)
@@ -180,7 +200,10 @@ def extended_signature(init: Callable[..., None]) -> inspect.Signature:
     missing = sorted(ADDED - set(signature.parameters))
     params += [
         inspect.Parameter(
-            name, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=ADDED_TYPES.get(name, Any)
+            name,
+            inspect.Parameter.KEYWORD_ONLY,
+            default=ADDED_DEFAULTS.get(name),
+            annotation=ADDED_TYPES.get(name, Any),
         )
         for name in missing
     ]

@@ -189,6 +189,23 @@ def test_lightning_cli_builds_an_old_config_as_1_5_did(
     check_trainer_class(trainer, mode)
 
 
+@pytest.mark.skipif(Version(1, 5) > RELEASE, reason="1.4 has no ModelSummary callback")
+@pytest.mark.parametrize("mode", MODES)
+def test_lightning_cli_takes_the_removed_keywords_as_1_5_did(mode: str) -> None:
+    """The keywords 1.7 removed, in a LightningCLI config, through the shim (`shim/removed.py`): 1.5.10's
+    callbacks (on 1.5/1.6, the release's own)."""
+    config = {"weights_summary": "full", "progress_bar_refresh_rate": 5, "checkpoint_callback": False}
+    outcome, _, trainer = build(lightning_cli(config, mode), CPU)
+    assert trainer is not None, outcome
+    check_trainer_class(trainer, mode)
+    callbacks = importlib.import_module(f"{harness.ROOT}.callbacks")
+    (summary,) = [c for c in trainer.callbacks if isinstance(c, callbacks.ModelSummary)]
+    assert summary._max_depth == -1
+    (bar,) = [c for c in trainer.callbacks if isinstance(c, callbacks.TQDMProgressBar)]
+    assert bar.refresh_rate == 5
+    assert not [c for c in trainer.callbacks if isinstance(c, callbacks.ModelCheckpoint)]
+
+
 # --- Trainer.from_argparse_args (1.x) ----------------------------------------------------------------------
 
 needs_argparse = pytest.mark.skipif(

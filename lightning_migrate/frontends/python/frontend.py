@@ -621,8 +621,9 @@ class _Migrator:
             if flags:
                 decision = self._decide(call, flags)
         rewrite = decision if isinstance(decision, Rewrite) else None
-        old_gone, new_gone = self._gone_keywords(call, move=True)
         shimmed = id(call.node) in self._shimmed
+        handed = SHIM_KEEPS if shimmed else frozenset()
+        old_gone, new_gone = self._gone_keywords(call, move=True, handed=handed)
         if rewrite is None and not shimmed and not old_gone:
             return
         quote = _quote(call.node, self.text)
@@ -719,10 +720,15 @@ class _Migrator:
         self.edits.append((node, self.located.indents[id(node)], change))  # type: ignore[arg-type]
 
     def _gone_keywords(
-        self, call: TrainerCall, move: bool = False, taken: frozenset[str] = frozenset()
+        self,
+        call: TrainerCall,
+        move: bool = False,
+        taken: frozenset[str] = frozenset(),
+        handed: frozenset[str] = frozenset(),
     ) -> tuple[dict[str, Known], dict[str, Known]]:
         """Report the keywords of ``call`` beside the model's that the target rejects or deprecates (LM007,
-        ``gone``), but those of ``taken`` (the Trainer that builds it takes them), and return those its edit
+        ``gone``), but those of ``taken`` (the Trainer that builds it takes them) and those of ``handed`` that
+        no fix here rewrites (the shim's Trainer, which builds it, takes them), and return those its edit
         rewrites: old keywords with their values, new ones with theirs.
         A call that also passes a ``**dict`` or ``*args``, one to leave (``# noqa``) or a subclass that takes
         flags itself is only reported. With ``move``, a keyword whose fix is a callback appended to
@@ -758,11 +764,9 @@ class _Migrator:
         added: list[str] = []
         resumable = move and not opaque and not held and not call.consumes
         for found in gone.judge(written, target, opaque, callbacks, self.run_options.unsafe, fixes=move):
-            if found.old in taken:
+            judged = self._judged_gone(found, call, values, resumable, taken, handed)
+            if judged is None:
                 continue
-            judged = (
-                self._resume(found, call, values[_RESUME]) if resumable and found.old == _RESUME else found
-            )
             if judged.edit is not None and call.consumes:
                 said, why = self._held(call)
                 judged = judged.said(f" (not fixed: {said})", why)
@@ -784,6 +788,23 @@ class _Migrator:
         if added:
             self._added[id(call.node)] = (added, splat)
         return old, new
+
+    def _judged_gone(
+        self,
+        found: gone.Judged,
+        call: TrainerCall,
+        values: dict[str, ast.expr],
+        resumable: bool,
+        taken: frozenset[str],
+        handed: frozenset[str],
+    ) -> gone.Judged | None:
+        """``found`` as reported (`resume_from_checkpoint=` moved to the `.fit(` call where it can be), or
+        None where it is not: a keyword of ``taken``, or one of ``handed`` that no fix here rewrites (the
+        runtime shim's Trainer, which builds the call, reads it as 1.5 did)."""
+        if found.old in taken:
+            return None
+        judged = self._resume(found, call, values[_RESUME]) if resumable and found.old == _RESUME else found
+        return None if judged.edit is None and judged.old in handed else judged
 
     def _unpacked_gone(self, call: TrainerCall, taken: frozenset[str] = frozenset()) -> None:
         """Report the keys of the dict ``call`` unpacks (``**params``) that the target rejects or deprecates

@@ -195,6 +195,8 @@ def _config(
         if isinstance(handed, list):
             return [*handed, *_gone_alone(config, writer, gone_found, gone_old, gone_new)]
         shim, new, findings = handed
+        # (the keys beside the model's that the shim's Trainer takes and no fix here rewrites: handed to it)
+        gone_found = [f for f in gone_found if f.fixable or not _handed_key(f)]
     try:  # the keywords beside the model's are renamed in the same edit
         old_all, new_all = {**own.flags, **gone_old}, {**new, **gone_new}
         writer.rewrite(config.mapping, old_all, new_all, _order(config.mapping, old_all))
@@ -206,6 +208,13 @@ def _config(
     except Unwritable as exc:
         return not_fixed([*verdict.findings, *gone_found], str(exc))
     return [*findings, *gone_found]
+
+
+def _handed_key(finding: Finding) -> bool:
+    """Is ``finding`` (LM007) about a key the runtime shim's Trainer takes, whatever its value
+    (``SHIM_KEEPS``)?"""
+    flag = _FLAG.match(finding.message)
+    return finding.code == gone.CODE and flag is not None and flag[1] in SHIM_KEEPS
 
 
 def _cli_findings(own: CallSite, rewrite: Rewrite) -> list[Finding]:
