@@ -542,7 +542,9 @@ def _by_branch(
         if not passing and machine:
             passing = _by_machine(sub, holes(sub), mine, target, unsafe, machine, _split_reads(choice))
         if linked is not None and all(_left(t, target) for t in passing):  # (none, or none but old keywords)
-            nested = _split_branch(sub, linked, mine, target, unsafe, machine)
+            nested = _split_branch(sub, linked, mine, target, unsafe, machine) or _without(
+                sub, linked, mine, target, unsafe
+            )
             passing = [nested, *passing] if nested is not None else passing
         if not passing:
             return None
@@ -572,10 +574,10 @@ def _linked_value(choice: Choice, flags: Mapping[str, Known]) -> str | None:
     gives), where a branch may be split by that value's own tests (``_split_branch``); None otherwise."""
     if choice.split or choice.machine or not choice.pure or choice.conditions is None:
         return None
-    read = {(atom.key, atom.machine) for condition in choice.conditions for atom, _ in reads(condition)}
-    if len(read) != 1 or next(iter(read))[1]:
+    read = {atom.key for condition in choice.conditions for atom, _ in reads(condition)}
+    if len(read) != 1:
         return None
-    key = next(iter(read))[0]
+    key = next(iter(read))
     return next(
         (
             flag
@@ -609,6 +611,18 @@ def _split_branch(
     return None
 
 
+def _without(
+    sub: Mapping[str, Known], flag: str, cases: Sequence[Case], target: Version, unsafe: bool
+) -> Template | None:
+    """A branch of a conditional the call wrote over the run-time value at ``flag`` alone, rewritten with
+    that value's literal where the branch holds no value of it that needs it read (`precision=16 if n > 0
+    else 32` beside `gpus=n`: the `else` branch is n = 0, `accelerator="cpu", devices=1`); the cheapest
+    template that keeps the branch and leaves no keyword the target deprecates, if any."""
+    templates = _templates(sub, holes(sub), cases, target, unsafe, frozenset({flag}))
+    kept = (t for t in templates if not _left(t, target) and not isinstance(t.get(flag), RunTime))
+    return next((t for t in kept if not _broken(t, cases, target, first=True)), None)
+
+
 def _part_of(parts: Sequence[RunTime], value: Value) -> int:
     return next(i for i, part in enumerate(parts) if any(token(v) == token(value) for v in part.domain))
 
@@ -622,10 +636,12 @@ def _lift(
     (`accelerator="cuda" if n else "cpu"`, `devices=n or 1`); else the call's tests, then the split's, in
     one chain (`"ddp" if n > 1 else "ddp_spawn" if n and n != 1 and torch.cuda.device_count() > 1 else
     "auto"`). None where another value is unknown too."""
-    splits = [v for v in values if isinstance(v, Choice)]
-    if not splits or any(not (v.split and v.flag == flag) for v in splits):
-        return None
     if any(isinstance(v, RunTime) and v.flag != flag for v in values):
+        return None
+    splits = [v for v in values if isinstance(v, Choice)]
+    if not splits:
+        return _or_default(values, by_branch)
+    if any(not (v.split and v.flag == flag) for v in splits):
         return None
     first = splits[0]
     if all(token(v) == token(first) for v in splits) and all(
@@ -645,6 +661,22 @@ def _lift(
         (*choice.conditions, *first.conditions),
         machine=last.machine,
     )
+
+
+def _or_default(values: Sequence[Known], by_branch: Sequence[Sequence[Value]]) -> Choice | None:
+    """The value itself in some branches, one literal in the others (`devices=n` for `n > 1`, `devices=1`
+    for 0 and 1): `n or 1` where that gives each branch's value for each of its values; None otherwise."""
+    held = [v for v in values if isinstance(v, RunTime)]
+    literals = [v for v in values if not isinstance(v, (RunTime, Choice))]
+    if not held or not literals or any(token(v) != token(literals[0]) for v in literals):
+        return None
+    value, default = held[0], literals[0]
+    either = Choice(
+        value.flag, (value, default), (value.text,), value.pure, True, (Atom(key_of(value.text)),)
+    )
+    if all(_gives(either, v, by_branch[index]) for index, v in enumerate(values)):
+        return either
+    return None
 
 
 def _gives(split: Choice, value: Known, domain: Sequence[Value]) -> bool:
