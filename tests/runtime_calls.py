@@ -46,6 +46,12 @@ class HoledCall:
     names: dict[str, ast.expr]  # the names the file binds once (constants)
 
 
+def machine_names(call: HoledCall) -> str:
+    """The machine readers the names a call may read are bound to (`num_gpus = torch.cuda.device_count()`),
+    as written: a call that reads one is judged machine by machine (``machine_facts``)."""
+    return " ".join(text for text in map(ast.unparse, call.names.values()) if MACHINE_READ.fullmatch(text))
+
+
 def holed_calls(source: str) -> list[HoledCall]:
     """Every Trainer call of ``source`` with its modelled keywords as ``ast`` expressions, in file order."""
     tree = ast.parse(source)
@@ -77,9 +83,10 @@ def choices(old: HoledCall, new: HoledCall, domains: dict[str, tuple[Value, ...]
         _collect(node, flag, old.names, domains, holes)
     for node in new.keywords.values():
         for text in _texts(node, new.names):
-            assert text in holes or _computed(text, holes) or MACHINE_READ.search(text), (
-                f"the rewrite reads `{text}`, which the old call did not: {new.text}"
-            )
+            inlined = ast.unparse(_Inline(new.names).visit(ast.parse(text, mode="eval").body))
+            assert any(
+                t in holes or _computed(t, holes) or MACHINE_READ.search(t) for t in (text, inlined)
+            ), f"the rewrite reads `{text}`, which the old call did not: {new.text}"
     for combination in itertools.product(*holes.values()):
         yield dict(zip(holes, combination))
 
@@ -100,6 +107,8 @@ def _derived(node: ast.expr, names: dict[str, ast.expr]) -> ast.expr:
     bound = names.get(node.id) if isinstance(node, ast.Name) else None
     if isinstance(bound, (ast.BoolOp, ast.IfExp)):
         return _Inline(names).visit(copy.deepcopy(bound))  # type: ignore[no-any-return]
+    if isinstance(bound, ast.Call) and MACHINE_READ.fullmatch(ast.unparse(bound)):
+        return bound  # (`num_gpus = torch.cuda.device_count()`: the machine's, read where the name is)
     return node
 
 

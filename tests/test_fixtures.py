@@ -22,6 +22,7 @@ from runtime_calls import (
     evaluate,
     holed_calls,
     machine_facts,
+    machine_names,
 )
 
 from lightning_migrate.cli.callparse import Call, trainer_calls
@@ -123,7 +124,7 @@ def assert_behaviour_kept(
         # values only known at run time: every value they may take, every branch of a conditional
         checked += 1
         domains = declared(old)
-        read = old_holed.text + new_holed.text
+        read = " ".join((old_holed.text, new_holed.text, machine_names(old_holed)))
         for chosen in choices(old_holed, new_holed, domains):
             if not MACHINE_READ.search(read):
                 _assert_chosen_kept(old_holed, new_holed, chosen, target, sources, unsafe)

@@ -9,7 +9,18 @@ from lightning_migrate.frontends.python.frontend import migrate
 from lightning_migrate.plan.callsite import CallSite, Run
 from lightning_migrate.plan.decide import plan
 from lightning_migrate.plan.domains import DOMAINS
-from lightning_migrate.plan.knowledge import Choice, Known, RunTime, holds, value_tests
+from lightning_migrate.plan.knowledge import (
+    Atom,
+    Choice,
+    Const,
+    Known,
+    Op,
+    RunTime,
+    holds,
+    joined_tests,
+    machine_branch,
+    value_tests,
+)
 from lightning_migrate.plan.planner import Refusal, Rewrite, Unchanged
 from lightning_migrate.semantics.model import Obj, Value, release
 
@@ -393,3 +404,77 @@ def test_a_call_some_values_of_which_have_a_rewrite_is_one_no_rewrite_keeps_for_
     assert (
         "when accelerator=None, gpus=-1: Lightning 2.6.6 cannot build what this call built" in finding.details
     )
+
+
+# --- -1 (every GPU) beside counts: a test of the value joined to one of the machine ----------------------
+
+
+def _at(choice: Known, value: Value, cuda: int) -> object:
+    """What a conditional the planner wrote gives where the value it splits holds ``value``, on a machine
+    with ``cuda`` GPUs (a test of the machine: ``machine_branch``; else the value's own tests)."""
+    assert isinstance(choice, Choice)
+    if choice.machine:
+        index = machine_branch(choice, cuda, value)
+    else:
+        assert choice.conditions is not None
+        index = next((i for i, c in enumerate(choice.conditions) if holds(c, value)), len(choice.conditions))
+    branch = choice.branches[index]
+    return value if isinstance(branch, RunTime) else branch
+
+
+SPAWN = "ddp_spawn_find_unused_parameters_true"
+
+
+def test_minus_one_beside_counts_is_told_apart_by_the_machine_only_where_the_value_is_neither_0_nor_1() -> (
+    None
+):
+    """`gpus=args.gpus` (`type=int`): 1.x spawned for 2 and 8 and for -1 on several GPUs, and ran one GPU for
+    1 and for -1 on one GPU. The strategy's test joins one of the value to one of the machine."""
+    decision = plan({"gpus": gpus()}, release("2.6"), machine="torch")
+    assert isinstance(decision, Rewrite), decision
+    strategy = decision.flags["strategy"]
+    assert isinstance(strategy, Choice)
+    assert strategy.machine
+    assert strategy.split
+    assert strategy.tests == ("args.gpus and args.gpus != 1 and torch.cuda.device_count() > 1",)
+    assert [_at(strategy, n, 4) for n in INTS] == ["auto", "auto", SPAWN, SPAWN, SPAWN]
+    assert [_at(strategy, n, 1) for n in INTS] == ["auto"] * 5
+    assert [_at(decision.flags["devices"], n, 4) for n in INTS] == [1, 1, 2, 8, -1]  # `args.gpus or 1`
+    assert [_at(decision.flags["accelerator"], n, 4) for n in INTS] == ["cpu", *["cuda"] * 4]
+    # without the name torch is imported as no test of the machine is written: reported, as before
+    assert isinstance(plan({"gpus": gpus()}, release("2.6")), Refusal)
+
+
+def test_a_written_conditionals_branch_no_spelling_keeps_is_split_by_the_values_tests() -> None:
+    """`accelerator="ddp" if n > 1 else None` beside `gpus=n`: the `else` branch holds 0, 1 and -1."""
+    condition = Op("compare", (Atom("args.gpus"), Const(1)), (">",))
+    choice = Choice("accelerator", ("ddp", None), ("args.gpus > 1",), True, conditions=(condition,))
+    decision = plan({"gpus": gpus(), "accelerator": choice}, release("2.6"), machine="torch")
+    assert isinstance(decision, Rewrite), decision
+    flags = decision.flags
+    assert set(flags) == {"accelerator", "devices", "strategy"}
+    assert [_at(flags["accelerator"], n, 2) for n in INTS] == ["cpu", "cuda", "cuda", "cuda", "cuda"]
+    assert [_at(flags["devices"], n, 2) for n in INTS] == [1, 1, 2, 8, -1]
+    strategy = flags["strategy"]
+    assert isinstance(strategy, Choice)
+    assert strategy.tests[0] == "args.gpus > 1"  # the call's test first, then the split's
+    ddp = "ddp_find_unused_parameters_true"
+    assert [_at(strategy, n, 2) for n in INTS] == ["auto", "auto", ddp, ddp, SPAWN]
+    assert [_at(strategy, n, 1) for n in INTS] == ["auto", "auto", ddp, ddp, "auto"]
+    # for 1.9 no spelling of the branch but one that keeps `gpus=` keeps it: split too, so that none is left
+    older = plan({"gpus": gpus(), "accelerator": choice}, release("1.9"), machine="torch")
+    assert isinstance(older, Rewrite)
+    assert not older.left
+    assert set(older.flags) == {"accelerator", "devices", "strategy"}
+
+
+def test_a_test_of_the_value_for_a_part_may_be_a_negation_or_two_joined() -> None:
+    tests = value_tests(gpus())
+    joined = {t.text: [holds(t.condition, n) for n in INTS] for t in joined_tests(tests)}
+    assert joined["not args.gpus"] == [True, False, False, False, False]
+    assert joined["args.gpus != 1"] == [True, False, True, True, True]
+    assert joined["args.gpus and args.gpus != 1"] == [False, False, True, True, True]
+    assert not any(text.count("args.gpus > 1") and text.count("args.gpus <= 1") for text in joined)
+    # an expression that `and` would bind into is parenthesized
+    loose = value_tests(RunTime("gpus", "a or b", INTS, pure=True))
+    assert any(t.text.startswith("(a or b) and ") for t in joined_tests(loose))

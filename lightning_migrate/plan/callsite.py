@@ -284,8 +284,9 @@ def rewrite_findings(site: CallSite, rewrite: Rewrite) -> list[Finding]:
     first = min(rules, default="")
     for rule, key in sorted(rules.items()):
         info = BY_CODE[rule]
-        head = _written_flag(old, key, rule == first) if key else ", ".join(f"`{cls}`" for cls in renamed)
         wrong = _WRONG_FLAG.get(key, _WRONG["LM004"]) if rule == "LM004" else _WRONG[rule]
+        lead = f" {wrong}; {'unsafe fix' if rewrite.changes else 'fix'}: " if rule == first else ""
+        head = _written_flag(old, key, len(lead)) if key else ", ".join(f"`{cls}`" for cls in renamed)
         none = key == "devices" and None in written_values(old[key])
         if none:
             wrong = (
@@ -308,13 +309,20 @@ def rewrite_findings(site: CallSite, rewrite: Rewrite) -> list[Finding]:
     return findings
 
 
-def _written_flag(flags: Mapping[str, Known], key: str, fixed: bool) -> str:
+def _written_flag(flags: Mapping[str, Known], key: str, lead: int) -> str:
     """``gpus=args.gpus`` as a message quotes it (a long value cut; shorter beside the fix, which writes
-    the same value in full where it moves it)."""
-    return f"`{key}={written(repr(flags[key]), FIXED_WIDTH if fixed else WRITTEN_WIDTH)}`"
+    the same value in full where it moves it: ``lead`` is the length of the words between them, and all
+    before the fix fits ``BEFORE_FIX``)."""
+    if not lead:
+        return f"`{key}={written(repr(flags[key]), WRITTEN_WIDTH)}`"
+    room = BEFORE_FIX - lead - len(f"`{key}=`")
+    return f"`{key}={written(repr(flags[key]), max(MIN_FIXED_WIDTH, min(FIXED_WIDTH, room)))}`"
 
 
 FIXED_WIDTH = 30
+MIN_FIXED_WIDTH = 16
+# A message that says a fix is at most this long before the fix (which is said in full).
+BEFORE_FIX = 70
 
 
 def _fix(old: Mapping[str, Known], new: Mapping[str, Known]) -> str:

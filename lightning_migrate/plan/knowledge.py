@@ -14,7 +14,7 @@ import ast
 import functools
 import itertools
 import operator
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Union
 
@@ -347,11 +347,14 @@ def on_machine(facts: Mapping[str, Value], cuda: int) -> bool:
     return True
 
 
-def machine_branch(choice: Choice, cuda: int) -> int:
-    """The branch a test of the machine (``Choice.machine``) takes on a machine with ``cuda`` CUDA GPUs."""
+def machine_branch(choice: Choice, cuda: int, value: Value = None) -> int:
+    """The branch a test of the machine (``Choice.machine``) takes on a machine with ``cuda`` CUDA GPUs; where
+    the test also reads the run-time value split (``Choice.split``: `n and n != 1 and
+    torch.cuda.device_count() > 1`), with that value holding ``value``."""
     assert choice.conditions is not None
     for index, condition in enumerate(choice.conditions):
-        if _truth(evaluate(condition, {atom.key: cuda for atom, _ in reads(condition)})):
+        given = {atom.key: cuda if atom.machine else value for atom, _ in reads(condition)}
+        if _truth(evaluate(condition, given)):
             return index
     return len(choice.conditions)
 
@@ -473,6 +476,57 @@ def value_tests(value: RunTime) -> tuple[ValueTest, ...]:
         ValueTest(f"{operand} == 1", Op("compare", (atom, Const(1)), ("==",))),
     )
     return tuple(test for test in candidates if _valid(test, value.domain))
+
+
+def joined_tests(tests: Sequence[ValueTest]) -> tuple[ValueTest, ...]:
+    """Tests of a split value for a part that none of ``tests`` picks alone (the parts that a test of the
+    machine is joined to: ``quantify._machine_parts``), each written to stand in an `and` chain: each test's
+    negation where it reads plainly (`not n`, `n != 1`, `n <= 1`), then two of the tests or their
+    negations joined by `and` (`n and n != 1`), plainest first. Each holds, for each value, what Python
+    computes of it (``holds``)."""
+    signed = [(i, test, _and_safe(test)) for i, test in enumerate(tests)]
+    negations = [(i, _negated(test)) for i, test in enumerate(tests)]
+    singles = [negated for _, negated in negations if negated is not None]
+    signed += [(i, negated, negated.text) for i, negated in negations if negated is not None]
+    pairs = [
+        ValueTest(f"{a_text} and {b_text}", Op("and", (a.condition, b.condition)))
+        for (i, a, a_text), (j, b, b_text) in itertools.combinations(signed, 2)
+        if i != j and _atom(a.condition) == _atom(b.condition)  # (never a test and its negation)
+    ]
+    return (*singles, *pairs)
+
+
+def _and_safe(test: ValueTest) -> str:
+    """``test``'s text, parenthesized where an `and` beside it would bind into it (`a or b`, `x if t else
+    y`)."""
+    try:
+        node = ast.parse(test.text.strip(), mode="eval").body
+    except SyntaxError:
+        return f"({test.text})"
+    loose = (isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or)) or isinstance(
+        node, (ast.IfExp, ast.Lambda, ast.NamedExpr)
+    )
+    return f"({test.text})" if loose or "\n" in test.text else test.text
+
+
+_NEGATED = {"==": "!=", ">": "<="}
+
+
+def _negated(test: ValueTest) -> ValueTest | None:
+    """``not test``, written plainly: `not n` for a truth, `n != 1` for `n == 1`, `n <= 1` for `n > 1`; None
+    for another test (the guarded `n is not None and n > 1`)."""
+    condition = test.condition
+    if isinstance(condition, Atom):
+        operand = test.text if _primary(test.text) else f"({test.text})"
+        return ValueTest(f"not {operand}", Op("not", (condition,)))
+    if isinstance(condition, Op) and condition.name == "compare" and len(condition.ops) == 1:
+        op = condition.ops[0]
+        right = condition.operands[1]
+        tail = f" {op} {right.value!r}" if isinstance(right, Const) else ""
+        if op in _NEGATED and tail and test.text.endswith(tail):
+            text = f"{test.text[: -len(tail)]} {_NEGATED[op]} {right.value!r}"  # type: ignore[union-attr]
+            return ValueTest(text, Op("compare", condition.operands, (_NEGATED[op],)))
+    return None
 
 
 def holds(condition: Expr, value: Value) -> bool:

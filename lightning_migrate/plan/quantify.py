@@ -46,6 +46,7 @@ from lightning_migrate.plan.knowledge import (
     ValueTest,
     holds,
     holes,
+    joined_tests,
     joint,
     key_of,
     keywords,
@@ -345,7 +346,8 @@ def substitute(
             out[key] = case.values[value.flag]
         elif isinstance(value, Choice) and value.machine:
             assert hardware is not None, "a test of the machine is judged machine by machine"
-            out[key] = value.branches[machine_branch(value, hardware.cuda)]  # type: ignore[assignment]
+            given = case.values.get(value.flag) if value.split else None  # (a split value's part, tested too)
+            out[key] = value.branches[machine_branch(value, hardware.cuda, given)]  # type: ignore[assignment]
         elif isinstance(value, Choice):
             branch = value.branches[_branch(value, case)]
             out[key] = case.values[value.flag] if isinstance(branch, RunTime) else branch
@@ -529,6 +531,8 @@ def _by_branch(
     """The cheapest merge of rewrites of each branch of ``choice`` that keeps every case, if any."""
     per_branch: list[list[Template]] = []
     group = _same_tests(choice, flags)
+    linked = _linked_value(choice, flags)
+    by_branch: list[list[Value]] = []  # the values of ``linked`` in each branch
     for index, branch in enumerate(choice.branches):
         sub = {**flags, choice.flag: branch, **{other.flag: other.branches[index] for other in group}}
         mine = [case for case in cases if case.branches[choice.flag] == index]
@@ -537,14 +541,24 @@ def _by_branch(
         passing = [t for t in ranked if not _broken(t, mine, target, first=True)][:MAX_BRANCH_TEMPLATES]
         if not passing and machine:
             passing = _by_machine(sub, holes(sub), mine, target, unsafe, machine, _split_reads(choice))
+        if linked is not None and all(_left(t, target) for t in passing):  # (none, or none but old keywords)
+            nested = _split_branch(sub, linked, mine, target, unsafe, machine) or _without(
+                sub, linked, mine, target, unsafe
+            )
+            passing = [nested, *passing] if nested is not None else passing
         if not passing:
             return None
         per_branch.append(passing)
+        if linked is not None:
+            seen = {token(case.values[linked]) for case in mine}
+            domain = flags[linked].domain  # type: ignore[union-attr]
+            by_branch.append([value for value in domain if token(value) in seen])
     tests = value_tests(_whole(choice)) if choice.split else ()
+    lifted = (linked, by_branch) if linked is not None else None
     merges = [
         merged
         for combination in itertools.product(*per_branch)
-        for merged in _merges(choice, combination, target, tests, group)
+        for merged in _merges(choice, combination, target, tests, group, lifted)
     ]
     # no deprecated keyword left first, then the fewest tests written, then the fewest branches left at a
     # default (`devices=n or 1` says more than `devices=n or None`), then the smallest edit
@@ -552,6 +566,132 @@ def _by_branch(
         if not _broken(merged, cases, target, first=True):
             return merged
     return None
+
+
+def _linked_value(choice: Choice, flags: Mapping[str, Known]) -> str | None:
+    """The keyword whose run-time value a conditional the call wrote tests, and tests alone (`gpus=n,
+    accelerator="ddp" if n > 1 else None`: ``joint`` took each value of `n` once, with the branch it
+    gives), where a branch may be split by that value's own tests (``_split_branch``); None otherwise."""
+    if choice.split or choice.machine or not choice.pure or choice.conditions is None:
+        return None
+    read = {atom.key for condition in choice.conditions for atom, _ in reads(condition)}
+    if len(read) != 1:
+        return None
+    key = next(iter(read))
+    return next(
+        (
+            flag
+            for flag, value in flags.items()
+            if isinstance(value, RunTime) and value.pure and key_of(value.text) == key and flag != choice.flag
+        ),
+        None,
+    )
+
+
+def _split_branch(
+    sub: Mapping[str, Known], flag: str, cases: Sequence[Case], target: Version, unsafe: bool, machine: str
+) -> Template | None:
+    """A branch of a conditional the call wrote that no template keeps, where the conditional tests the
+    run-time value at ``flag`` alone: that value split by its own tests among the values the branch has
+    (`accelerator="ddp" if n > 1 else None` with `gpus=n`: the `else` branch has 0, 1 and -1), and the
+    branch rewritten part by part (``_by_branch``); None where no split keeps it."""
+    hole = sub[flag]
+    assert isinstance(hole, RunTime)
+    seen = {token(case.values[flag]) for case in cases}
+    narrowed = replace(hole, domain=tuple(value for value in hole.domain if token(value) in seen))
+    for parts in _partitions(narrowed, value_tests(narrowed)):
+        split = Choice(flag, parts, (hole.text,), hole.pure, split=True)
+        split_cases = [
+            replace(case, branches={**case.branches, flag: _part_of(parts, case.values[flag])})
+            for case in cases
+        ]
+        merged = _by_branch({**sub, flag: split}, split, split_cases, target, unsafe, machine)
+        if merged is not None:
+            return merged
+    return None
+
+
+def _without(
+    sub: Mapping[str, Known], flag: str, cases: Sequence[Case], target: Version, unsafe: bool
+) -> Template | None:
+    """A branch of a conditional the call wrote over the run-time value at ``flag`` alone, rewritten with
+    that value's literal where the branch holds no value of it that needs it read (`precision=16 if n > 0
+    else 32` beside `gpus=n`: the `else` branch is n = 0, `accelerator="cpu", devices=1`); the cheapest
+    template that keeps the branch and leaves no keyword the target deprecates, if any."""
+    templates = _templates(sub, holes(sub), cases, target, unsafe, frozenset({flag}))
+    kept = (t for t in templates if not _left(t, target) and not isinstance(t.get(flag), RunTime))
+    return next((t for t in kept if not _broken(t, cases, target, first=True)), None)
+
+
+def _part_of(parts: Sequence[RunTime], value: Value) -> int:
+    return next(i for i, part in enumerate(parts) if any(token(v) == token(value) for v in part.domain))
+
+
+def _lift(
+    choice: Choice, values: Sequence[Known], flag: str, by_branch: Sequence[Sequence[Value]]
+) -> Choice | None:
+    """A keyword's ``values`` in the branches of a conditional the call wrote that tests the run-time value
+    at ``flag`` alone, where some branch was split by that value's own tests (``_split_branch``): the split
+    conditional alone where it gives every other branch's value for each of the branch's values
+    (`accelerator="cuda" if n else "cpu"`, `devices=n or 1`); else the call's tests, then the split's, in
+    one chain (`"ddp" if n > 1 else "ddp_spawn" if n and n != 1 and torch.cuda.device_count() > 1 else
+    "auto"`). None where another value is unknown too."""
+    if any(isinstance(v, RunTime) and v.flag != flag for v in values):
+        return None
+    splits = [v for v in values if isinstance(v, Choice)]
+    if not splits:
+        return _or_default(values, by_branch)
+    if any(not (v.split and v.flag == flag) for v in splits):
+        return None
+    first = splits[0]
+    if all(token(v) == token(first) for v in splits) and all(
+        isinstance(v, Choice) or _gives(first, v, by_branch[index]) for index, v in enumerate(values)
+    ):
+        return first
+    last = values[-1]
+    if not isinstance(last, Choice) or len(splits) != 1 or first.conditions is None:
+        return None
+    assert choice.conditions is not None
+    return Choice(
+        flag,
+        (*values[:-1], *last.branches),  # type: ignore[arg-type]
+        (*choice.tests, *last.tests),
+        choice.pure and last.pure,
+        True,
+        (*choice.conditions, *first.conditions),
+        machine=last.machine,
+    )
+
+
+def _or_default(values: Sequence[Known], by_branch: Sequence[Sequence[Value]]) -> Choice | None:
+    """The value itself in some branches, one literal in the others (`devices=n` for `n > 1`, `devices=1`
+    for 0 and 1): `n or 1` where that gives each branch's value for each of its values; None otherwise."""
+    held = [v for v in values if isinstance(v, RunTime)]
+    literals = [v for v in values if not isinstance(v, (RunTime, Choice))]
+    if not held or not literals or any(token(v) != token(literals[0]) for v in literals):
+        return None
+    value, default = held[0], literals[0]
+    either = Choice(
+        value.flag, (value, default), (value.text,), value.pure, True, (Atom(key_of(value.text)),)
+    )
+    if all(_gives(either, v, by_branch[index]) for index, v in enumerate(values)):
+        return either
+    return None
+
+
+def _gives(split: Choice, value: Known, domain: Sequence[Value]) -> bool:
+    """Does ``split`` (a split value's conditional) give ``value`` (a literal, or the value itself) for each
+    value of ``domain``?"""
+    if split.machine or split.conditions is None:
+        return False
+    for held in domain:
+        index = next((i for i, c in enumerate(split.conditions) if holds(c, held)), len(split.conditions))
+        branch = split.branches[index]
+        got = held if isinstance(branch, RunTime) else branch
+        want = held if isinstance(value, RunTime) else value
+        if type(got) is not type(want) or token(got) != token(want):
+            return False
+    return True
 
 
 def _same_tests(choice: Choice, flags: Mapping[str, Known]) -> tuple[Choice, ...]:
@@ -582,6 +722,7 @@ def _merges(
     target: Version,
     tests: Sequence[ValueTest] = (),
     group: Sequence[Choice] = (),
+    lifted: tuple[str, Sequence[Sequence[Value]]] | None = None,
 ) -> Iterator[Template]:
     """Templates whose keywords take, branch by branch, the values of ``templates`` (one per branch of
     ``choice``): equal values once, different ones as a conditional expression, with ``choice``'s tests
@@ -591,23 +732,35 @@ def _merges(
     keys = list(dict.fromkeys(k for template in templates for k in template))
     merged: Template = {}
     kept = 0
+    # a split value's parts that test the machine, each with the value's part tested too (`_machine_parts`),
+    # where the machine's test alone is also tried
+    joined: Template = {}
+    owned: set[str] = set()  # the keywords that keep a conditional of ``group`` as written
     for key in keys:
         values = [template.get(key, _absent(key, target)) for template in templates]
         if any(value is _NO_DEFAULT for value in values):
             return
         own = _written_as(key, values, (choice, *group) if group else (), merged)
         tested = _machine_tested(values)
+        parts = _machine_parts(choice, values, tests) if choice.split else None
         if tested is not None:
             merged[key] = tested
+            if parts is not None:
+                joined[key] = parts
+        elif parts is not None:
+            merged[key] = parts
         elif own is not None:
             merged[key] = own
             kept += 1
+            owned.add(key)
         elif all(token(value) == token(values[0]) for value in values):
             merged[key] = values[0]
         elif all(isinstance(v, RunTime) and v.text == values[0].text for v in values):  # type: ignore[union-attr]
             # the same expression in each branch (a split value's parts): as written, with all its values
             domain = tuple(d for v in values for d in v.domain)  # type: ignore[union-attr]
             merged[key] = replace(values[0], domain=domain)  # type: ignore[type-var]
+        elif lifted is not None and (one := _lift(choice, values, *lifted)) is not None:
+            merged[key] = one  # (a branch split by the value the call's tests read)
         elif any(isinstance(v, (Choice, RunTime)) and v.flag != choice.flag for v in values):
             return  # another unknown value would be written twice
         elif choice.split:
@@ -620,22 +773,42 @@ def _merges(
     if choice.split:
         # each test is written with the value's expression, evaluated once more for each (and for each branch
         # that is the value itself); `n or 1` is one read, and reads as a default rather than a test
-        ifs = sum(
-            len(v.tests)
-            for v in merged.values()
-            if isinstance(v, Choice) and not or_form(v) and not v.machine
-        )
-        if ifs <= MAX_CONDITIONALS and (choice.pure or _read(merged, choice) <= 1):
-            yield merged
+        for candidate in (merged, {**merged, **joined}) if joined else (merged,):
+            ifs = sum(
+                len(v.tests)
+                for k, v in candidate.items()
+                if isinstance(v, Choice)
+                and not or_form(v)
+                and (not v.machine or v.split)
+                and not _untouched(k, v, choice)
+            )
+            if ifs <= MAX_CONDITIONALS and (choice.pure or _read(candidate, choice) <= 1):
+                yield candidate
         return
     # one conditional evaluates the tests once, as the call did; more write them again (and read worse):
     # at most one more than the call wrote (a conditional of ``group`` is one it wrote)
     # (a test of the machine is no repetition of the call's)
-    count = sum(isinstance(value, Choice) and not value.machine for value in merged.values()) - kept
+    # (nor is a conditional the call wrote at another keyword, kept as it is, nor `n or 1`)
+    count = (
+        sum(
+            isinstance(value, Choice)
+            and (not value.machine or value.split)
+            and not (value.split and or_form(value))
+            and (key in owned or not _untouched(key, value, choice))
+            for key, value in merged.items()
+        )
+        - kept
+    )
     # (a conditional bound to a name is written again where it is bound, if only the call reads it)
     limit = MAX_CONDITIONALS + len(group) + (choice.name is not None) - kept
     if count <= 1 or (choice.pure and count <= limit):
         yield merged
+
+
+def _untouched(key: str, value: Choice, choice: Choice) -> bool:
+    """Is ``value`` a conditional the call wrote at ``key``, of another keyword than ``choice``'s, kept as
+    it is (`precision=16 if args.amp else 32` beside the `gpus=` split): no test the rewrite writes."""
+    return value.flag == key != choice.flag and not value.split and not value.machine
 
 
 def _machine_tested(values: Sequence[Known]) -> Choice | None:
@@ -648,6 +821,39 @@ def _machine_tested(values: Sequence[Known]) -> Choice | None:
     spelled = {token(b) for b in tested[0].branches}
     others = [v for v in values if not (isinstance(v, Choice) and v.machine)]
     return tested[0] if all(token(v) in spelled for v in others) else None
+
+
+def _machine_parts(choice: Choice, values: Sequence[Known], tests: Sequence[ValueTest]) -> Choice | None:
+    """A keyword's ``values`` in each part of a split value (``choice``) where some parts test the machine
+    (``_by_machine``: `"ddp_spawn" if torch.cuda.device_count() > 1 else "auto"`, all alike) and every other
+    part takes that test's last branch: one conditional whose test is a test of the value that holds for
+    exactly the parts that test the machine, joined to the machine's (`gpus=-1` is every GPU, one or several
+    by the machine, where `gpus=2` is several on every machine that runs it: `"ddp_spawn" if n and n != 1
+    and torch.cuda.device_count() > 1 else "auto"`). None otherwise."""
+    tested = [v for v in values if isinstance(v, Choice) and v.machine]
+    if not tested or any(token(v) != token(tested[0]) for v in tested):
+        return None
+    machine = tested[0]
+    if machine.split or len(machine.branches) != 2 or machine.conditions is None:
+        return None
+    rest = machine.branches[-1]
+    if any(not (isinstance(v, Choice) and v.machine) and token(v) != token(rest) for v in values):
+        return None
+    inside = {i for i, v in enumerate(values) if isinstance(v, Choice) and v.machine}
+    domain = [(i, value) for i, part in enumerate(choice.branches) for value in part.domain]  # type: ignore[union-attr]
+    test = next(
+        (
+            t
+            for t in (*tests, *joined_tests(tests))
+            if all(holds(t.condition, value) == (i in inside) for i, value in domain)
+        ),
+        None,
+    )
+    if test is None:
+        return None
+    text = f"{test.text} and {machine.tests[0]}"
+    condition = Op("and", (test.condition, machine.conditions[0]))
+    return Choice(choice.flag, machine.branches, (text,), choice.pure, True, (condition,), machine=True)
 
 
 def _written_as(
@@ -731,7 +937,7 @@ def _read(merged: Template, choice: Choice) -> int:
         if isinstance(value, RunTime) and value.flag == choice.flag:
             count += 1
         elif isinstance(value, Choice) and value.flag == choice.flag:
-            atoms = sum(1 for condition in value.conditions or () for _ in reads(condition))
+            atoms = sum(1 for c in value.conditions or () for atom, _ in reads(c) if not atom.machine)
             itself = sum(isinstance(branch, RunTime) for branch in value.branches)
             count += 1 if or_form(value) else atoms + itself
     return count
