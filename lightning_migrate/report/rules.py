@@ -79,7 +79,8 @@ RULES: tuple[Rule, ...] = (
         "a keyword the target's Trainer does not accept, or deprecates (`replace_sampler_ddp=`, the apex"
         " flags, `progress_bar_refresh_rate=`, `weights_summary=`, `resume_from_checkpoint=`, ...): renamed"
         " where Lightning documents the same meaning under another keyword, dropped at its default, reported"
-        " otherwise",
+        " otherwise (with `--shim`, those the runtime shim takes are handed to it); the keys of a"
+        " LightningCLI's `trainer_defaults` are judged as keywords",
         "",
         "",
         _CHANGELOG + "16829",
