@@ -320,3 +320,20 @@ def test_a_call_built_through_the_shim_hands_it_the_removed_keywords_it_takes(tm
             assert "lightning_migrate.shim.Trainer(" in result.new
             assert "weights_summary=args.summary" in result.new
             assert "progress_bar_refresh_rate" not in result.new  # (at its default: dropped)
+
+
+@pytest.mark.parametrize(
+    ("target", "no_tool"), [("1.5", False), ("1.6", False), ("1.7", True), ("1.8", True)]
+)
+def test_no_tool_gives_1_5_s_averaging_from_the_release_that_requires_its_rates(
+    tmp_path: Path, target: str, no_tool: bool
+) -> None:
+    """1.7.0 removed `stochastic_weight_avg=` and made `StochasticWeightAveraging`'s `swa_lrs` required (read
+    from the 1.7.0 wheel): from that target on, a true value is one no tool can build as 1.5 did (the shim
+    raises there too); 1.5/1.6 take the keyword themselves."""
+    (tmp_path / "train.py").write_text(
+        "import pytorch_lightning as pl\n\ntrainer = pl.Trainer(stochastic_weight_avg=True)\n"
+    )
+    result = process_file(tmp_path / "train.py", Options(release(target), root=tmp_path, shim=True))
+    said = [f.message for f in result.findings if "stochastic_weight_avg" in f.message]
+    assert any("no tool can do it" in m for m in said) is no_tool, said

@@ -56,7 +56,7 @@ class RichModelSummary(ModelSummary):
     pass
 
 
-class StochasticWeightAveraging(Callback):  # 1.9 and 2.x: `swa_lrs` required
+class StochasticWeightAveraging(Callback):  # 1.7 and later: `swa_lrs` required
     def __init__(self, swa_lrs: float, swa_epoch_start: float = 0.8) -> None:
         self.swa_lrs = swa_lrs
 

@@ -24,7 +24,7 @@ from lightning_migrate.semantics.removed import ANCIENT, BY_KEYWORD, GONE, SHIM_
 from lightning_migrate.semantics.signature import MODELLED
 
 CODE = "LM007"
-NO_TOOL_SINCE = v("1.9")  # the first target whose Trainer no tool can give 1.5's `SHIM_REFUSES` keywords
+NO_TOOL_SINCE = v("1.7")  # the first target whose Trainer no tool can give 1.5's `SHIM_REFUSES` keywords
 ANCIENT_CODE = "LM100"  # a keyword of Lightning 0.x's Trainer: every release the model knows raises
 
 

@@ -376,13 +376,13 @@ SHIM_TAKES: dict[str, str] = {
 # Those of them whose true value has no faithful equivalent on the releases that removed them: the shim raises
 # this reason for such a value (with a release that can build it, it builds it), and the codemod's finding
 # says that no tool can do it. `stochastic_weight_avg=True`: 1.5.10 prepended `StochasticWeightAveraging()`,
-# whose `swa_lrs=None` took each parameter group's learning rate when averaging began; 1.9.5 and 2.x require
+# whose `swa_lrs=None` took each parameter group's learning rate when averaging began; 1.7.0 and later require
 # `swa_lrs`, which no tool can know before the run. `move_metrics_to_cpu=True`: 1.5.10's loops moved the
 # logged results to the CPU right after each training and evaluation step (`trainer._results.cpu()`); 2.0's
 # loops have no such step, and no hook of a callback runs at that point.
 SHIM_REFUSES: dict[str, str] = {
     "stochastic_weight_avg": "1.5's `StochasticWeightAveraging()` took `swa_lrs` from the optimizer when"
-    " averaging began, and 1.9 and later require `swa_lrs`, which no tool can know before the run",
+    " averaging began, and 1.7 and later require `swa_lrs`, which no tool can know before the run",
     "move_metrics_to_cpu": "1.5 moved the logged metrics to the CPU right after each step, a point of its"
     " loops 2.0 no longer has and no callback can reach",
 }

@@ -25,8 +25,8 @@ the progress bar, the model summary; ``LoggerConnector.on_trainer_init`` for the
   ``_batches_that_stepped``), besides the saves 2.x makes too (after logging metrics, when stopping): a
   callback (``FlushLogs``) does it at the end of such a batch.
 - ``stochastic_weight_avg=True``: prepends ``StochasticWeightAveraging()`` where ``callbacks`` holds none, on
-  a release whose callback has a default ``swa_lrs``; 1.9 and later require it: the shim raises the reason
-  (``SHIM_REFUSES``).
+  a release whose callback has a default ``swa_lrs`` (1.5, 1.6); 1.7 and later require it: the shim raises the
+  reason (``SHIM_REFUSES``).
 - ``move_metrics_to_cpu=True``: raises the reason (``SHIM_REFUSES``).
 
 A keyword at its 1.x default (``keywords.KEYWORDS``: ``weights_summary="top"``, ``checkpoint_callback=None``,

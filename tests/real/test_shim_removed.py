@@ -28,7 +28,7 @@ SHIM_MODULE = (
 RELEASE = Version.parse(harness.release())
 GONE_1_7 = Version(1, 7) <= RELEASE  # checkpoint_callback, progress_bar_refresh_rate, weights_summary, ...
 GONE_2_0 = Version(2, 0) <= RELEASE  # move_metrics_to_cpu
-SWA_LRS_REQUIRED = Version(1, 9) <= RELEASE
+SWA_LRS_REQUIRED = Version(1, 7) <= RELEASE
 SHIM_WARNING = "the runtime shim reads it as Lightning 1.5 did"
 
 if Version(1, 5) > RELEASE:
@@ -188,7 +188,7 @@ def test_swa(tmp_path: Path) -> None:
     if SWA_LRS_REQUIRED:
         with pytest.raises(misconfiguration(), match="no tool can know before the run"):
             build(tmp_path, stochastic_weight_avg=True)
-    else:  # (1.5/1.6: the release; 1.7/1.8: the shim, where `swa_lrs` has a default)
+    else:  # (1.5/1.6: the release, whose `swa_lrs` has a default)
         trainer, _ = build(tmp_path, stochastic_weight_avg=True)
         assert type(trainer.callbacks[0]).__name__ == "StochasticWeightAveraging"
     given = callbacks().StochasticWeightAveraging(swa_lrs=0.05)
