@@ -14,13 +14,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from project_runs import migrate_tree, migrated_copy
 
 from lightning_migrate.frontends.yaml.read import configs, load, read
 from lightning_migrate.plan.callsite import CallSite, Run
 from lightning_migrate.plan.planner import PLANNED_FLAGS, Rewrite, builds_the_same
 from lightning_migrate.plan.trainers import SHIM_TRAINERS, shim_trainer
 from lightning_migrate.report.findings import SHIM
-from lightning_migrate.run.file_kinds import BY_SUFFIX
 from lightning_migrate.run.options import Options
 from lightning_migrate.run.runner import FileResult, process_all
 from lightning_migrate.semantics import Hardware, Rejected
@@ -43,26 +43,9 @@ RUNS = (([], Hardware()), (["trainer=ddp"], Hardware(cuda=4)), (["trainer=sample
 RUNS += ((["+experiment=cpu"], Hardware()), (["trainer=gpu"], Hardware(cuda=1)))
 
 
-def _migrate(root: Path, **options: Any) -> dict[str, FileResult]:
-    files = sorted(p for p in root.rglob("*") if p.is_file() and p.suffix in BY_SUFFIX)
-    results = process_all(files, Options(TARGET, root=root, **options), jobs=1)
-    assert not [r.error for r in results if r.error]
-    return {r.path.relative_to(root).as_posix(): r for r in results}
-
-
-def _write(root: Path, results: dict[str, FileResult]) -> None:
-    for name, result in results.items():
-        if result.data is not None:
-            (root / name).write_bytes(result.data)
-
-
 @pytest.fixture
 def shimmed(tmp_path: Path) -> tuple[Path, dict[str, FileResult]]:
-    root = tmp_path / "project"
-    shutil.copytree(PROJECT, root)
-    results = _migrate(root, shim=True)
-    _write(root, results)
-    return root, results
+    return migrated_copy(PROJECT, tmp_path / "project", TARGET, shim=True)
 
 
 def test_the_configs_build_the_shims_trainer(shimmed: tuple[Path, dict[str, FileResult]]) -> None:
@@ -95,7 +78,7 @@ def test_a_shim_config_is_a_fixed_point_with_nothing_to_report(
 ) -> None:
     root, _ = shimmed
     for options in ({"shim": True}, {}, {"unsafe": True}):
-        again = _migrate(root, **options)
+        again = migrate_tree(root, TARGET, **options)
         assert not [name for name, r in again.items() if r.data is not None], options
         assert {name for name, r in again.items() if r.findings} == {KEPT}, options
 
@@ -113,7 +96,7 @@ def test_a_file_extending_a_base_the_run_does_not_write_is_reported(tmp_path: Pa
 def test_without_shim_the_findings_name_it_as_their_remedy(tmp_path: Path) -> None:
     root = tmp_path / "project"
     shutil.copytree(PROJECT, root)
-    results = _migrate(root)
+    results = migrate_tree(root, TARGET)
     for name in SHIMMED:
         handed = [f for f in results[name].findings if f.code in ("LM001", "LM004")]
         assert handed, name
@@ -134,7 +117,7 @@ def test_a_shim_target_is_a_trainer_config_whose_hardware_flags_are_the_shims(tm
     path.write_text(text)
     (config,) = configs(load(text)[0], text, path)
     assert config.shimmed
-    results = _migrate(tmp_path)
+    results = migrate_tree(tmp_path, TARGET)
     (finding,) = results["trainer.yaml"].findings  # the key the shim passes on, which 2.6 lacks
     assert (finding.code, finding.line, finding.fixable) == ("LM007", 4, False)
     assert "`amp_backend=`, which the runtime shim passes on" in finding.message
@@ -147,10 +130,11 @@ def test_a_shim_config_keeps_resume_from_checkpoint_which_the_shim_takes(tmp_pat
     """2.0 removed `resume_from_checkpoint=`; the shim's Trainer takes it (`shim/resume.py`): no finding."""
     text = "_target_: lightning_migrate.shim.Trainer\ngpus: 2\nresume_from_checkpoint: last.ckpt\n"
     (tmp_path / "trainer.yaml").write_text(text)
-    result = _migrate(tmp_path)["trainer.yaml"]
+    result = migrate_tree(tmp_path, TARGET)["trainer.yaml"]
     assert (result.findings, result.data) == ([], None)
     (tmp_path / "trainer.yaml").write_text(text.replace("lightning_migrate.shim", "pytorch_lightning"))
-    assert any("resume_from_checkpoint" in f.message for f in _migrate(tmp_path)["trainer.yaml"].findings)
+    found = migrate_tree(tmp_path, TARGET)["trainer.yaml"].findings
+    assert any("resume_from_checkpoint" in f.message for f in found)
 
 
 def test_the_shim_translates_what_the_codemod_plans() -> None:
@@ -226,7 +210,7 @@ def test_a_config_handed_to_the_shim_hands_it_the_removed_keys_it_takes(tmp_path
     default.write_text(default.read_text().replace("weights_summary: null\n", keys))
     reported = {}
     for shim in (True, False):
-        found = _migrate(root, shim=shim)["configs/trainer/default.yaml"]
+        found = migrate_tree(root, TARGET, shim=shim)["configs/trainer/default.yaml"]
         # (`max_steps: null`: fixed)
         left = [f for f in found.findings if f.code == "LM007" and not f.fixable]
         reported[shim] = {f.message.partition("=")[0].strip("`") for f in left}
@@ -245,5 +229,5 @@ def test_a_config_handed_to_the_shim_hands_it_the_removed_keys_it_takes(tmp_path
     # (a shim config, as the next run reads it: the same)
     text = "_target_: lightning_migrate.shim.Trainer\ngpus: 2\n" + keys + "checkpoint_callback: false\n"
     (tmp_path / "trainer.yaml").write_text(text)
-    result = _migrate(tmp_path)["trainer.yaml"]
+    result = migrate_tree(tmp_path, TARGET)["trainer.yaml"]
     assert [f.message.partition("=")[0] for f in result.findings] == ["`stochastic_weight_avg"]

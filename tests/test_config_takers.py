@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
-from typing import Any
 
 import pytest
+from project_runs import migrate_tree, migrated_copy, write_results
 
 from lightning_migrate.frontends.yaml.frontend import (
     MERGED,
@@ -28,9 +28,7 @@ from lightning_migrate.plan.callsite import CallSite, Run
 from lightning_migrate.plan.planner import Rewrite, builds_the_same
 from lightning_migrate.project.takers import in_python
 from lightning_migrate.report.findings import SHIM
-from lightning_migrate.run.file_kinds import BY_SUFFIX
-from lightning_migrate.run.options import Options
-from lightning_migrate.run.runner import FileResult, process_all
+from lightning_migrate.run.runner import FileResult
 from lightning_migrate.semantics import Hardware, Rejected
 from lightning_migrate.semantics.model import release
 from lightning_migrate.shim.translate import TRANSLATED, translate
@@ -43,26 +41,9 @@ HANDED = ("configs/train.yaml", "configs/eval.yaml")
 FIX = "fix: the runtime shim (the Trainer calls that take it build it)"
 
 
-def _migrate(root: Path, **options: Any) -> dict[str, FileResult]:
-    files = sorted(p for p in root.rglob("*") if p.is_file() and p.suffix in BY_SUFFIX)
-    results = process_all(files, Options(TARGET, root=root, **options), jobs=1)
-    assert not [r.error for r in results if r.error]
-    return {r.path.relative_to(root).as_posix(): r for r in results}
-
-
-def _write(root: Path, results: dict[str, FileResult]) -> None:
-    for name, result in results.items():
-        if result.data is not None:
-            (root / name).write_bytes(result.data)
-
-
 @pytest.fixture
 def shimmed(tmp_path: Path) -> tuple[Path, dict[str, FileResult]]:
-    root = tmp_path / "project"
-    shutil.copytree(PROJECT, root)
-    results = _migrate(root, shim=True)
-    _write(root, results)
-    return root, results
+    return migrated_copy(PROJECT, tmp_path / "project", TARGET, shim=True)
 
 
 def test_the_configs_are_handed_to_the_shim_their_keys_as_written(
@@ -120,7 +101,7 @@ def test_the_shim_builds_from_each_config_what_the_rewrite_builds(
 def test_a_handed_config_is_a_fixed_point(shimmed: tuple[Path, dict[str, FileResult]]) -> None:
     root, _ = shimmed
     for options in ({"shim": True}, {}, {"unsafe": True, "shim": True}):
-        again = _migrate(root, **options)
+        again = migrate_tree(root, TARGET, **options)
         assert not [name for name, r in again.items() if r.data is not None], options
         assert not [name for name, r in again.items() if r.findings], options
 
@@ -128,7 +109,7 @@ def test_a_handed_config_is_a_fixed_point(shimmed: tuple[Path, dict[str, FileRes
 def test_without_shim_the_findings_name_it_as_their_remedy(tmp_path: Path) -> None:
     root = tmp_path / "project"
     shutil.copytree(PROJECT, root)
-    results = _migrate(root)
+    results = migrate_tree(root, TARGET)
     assert not [name for name, r in results.items() if r.data is not None]
     for name in HANDED:
         found = results[name].findings
@@ -163,7 +144,7 @@ def _project(root: Path, files: dict[str, str]) -> dict[str, FileResult]:
     for name, text in files.items():
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_text(text)
-    return _migrate(root, shim=True)
+    return migrate_tree(root, TARGET, shim=True)
 
 
 CONFIG = "trainer:\n  gpus: 2\n  accelerator: ddp\n"
@@ -206,9 +187,9 @@ def test_a_strategy_the_target_lacks_is_not_handed_to_the_shim(tmp_path: Path) -
     assert any("cannot build the dp strategy that Lightning 1.5.10 builds" in d for d in finding.details)
     assert results["conf.yaml"].data is None
     # and so once the call builds the shim's Trainer (the run wrote it): still reported, with why
-    _write(tmp_path, results)
+    write_results(tmp_path, results)
     assert "lightning_migrate.shim.Trainer(" in (tmp_path / "train.py").read_text()
-    (again,) = _migrate(tmp_path, shim=True)["conf.yaml"].findings
+    (again,) = migrate_tree(tmp_path, TARGET, shim=True)["conf.yaml"].findings
     assert not again.fixable
     assert any("cannot build the dp strategy" in d for d in again.details)
 

@@ -844,20 +844,32 @@ class _Migrator:
             renamed = found_key.edit[0] if found_key.edit is not None else None
             fixed = editable and (renamed is None or renamed in keys or renamed not in written)
             judged = found_key if fixed else self._unfixed_key(found_key, call)
-            remedy = "" if held else judged.remedy
-            self._report(
-                place, gone.CODE, judged.message, judged.fixable, details=judged.details, remedy=remedy
-            )
-            if judged.edit is None:
-                continue
-            old[judged.old] = written[judged.old]  # type: ignore[assignment]
-            keyword, value = judged.edit
-            if keyword is not None:
-                new[keyword] = value
-                if keyword in written and keyword != judged.old:
-                    old[keyword] = written[keyword]  # type: ignore[assignment]
+            self._judged_key(place, judged, written, held, old, new)
         if old and edit is not None and node is not None:
             self._dict_edits[id(node)] = replace(edit, old={**edit.old, **old}, new={**edit.new, **new})
+
+    def _judged_key(
+        self,
+        place: ast.expr | ast.keyword,
+        judged: gone.Judged,
+        written: dict[str, object],
+        held: bool,
+        old: dict[str, Known],
+        new: dict[str, Known],
+    ) -> None:
+        """Report one key of a dict judged as a Trainer keyword (a ``**`` dict's, a LightningCLI's
+        ``trainer_defaults``) and add its fix, if any, to the dict's edit (``old``/``new``); a key the fix
+        sets that the dict also writes goes into ``old`` too."""
+        remedy = "" if held else judged.remedy
+        self._report(place, gone.CODE, judged.message, judged.fixable, details=judged.details, remedy=remedy)
+        if judged.edit is None:
+            return
+        old[judged.old] = written[judged.old]  # type: ignore[assignment]
+        keyword, value = judged.edit
+        if keyword is not None:
+            new[keyword] = value
+            if keyword in written and keyword != judged.old:
+                old[keyword] = written[keyword]  # type: ignore[assignment]
 
     def _ancient_keys(self, call: TrainerCall, entries: list[_Arg]) -> None:
         """Report (LM100) the keys of the dict ``call`` unpacks that are keywords of Lightning 0.x's
@@ -1168,18 +1180,7 @@ class _Migrator:
             over = sorted(k for k in {found.old, renamed} & overridden if k is not None)
             why = f"a config of this LightningCLI writes `{over[0]}` over it" if over else ""
             judged = found if fixed and not over else _unfixed_default(found, why)
-            remedy = "" if held else judged.remedy
-            self._report(
-                place, gone.CODE, judged.message, judged.fixable, details=judged.details, remedy=remedy
-            )
-            if judged.edit is None:
-                continue
-            old[judged.old] = written[judged.old]  # type: ignore[assignment]
-            renamed, value = judged.edit
-            if renamed is not None:
-                new[renamed] = value
-                if renamed in written and renamed != judged.old:
-                    old[renamed] = written[renamed]  # type: ignore[assignment]
+            self._judged_key(place, judged, written, held, old, new)
         if old and edit is not None:
             self._dict_edits[id(node)] = replace(edit, old={**edit.old, **old}, new={**edit.new, **new})
 
