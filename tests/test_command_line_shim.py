@@ -337,3 +337,34 @@ def test_no_tool_gives_1_5_s_averaging_from_the_release_that_requires_its_rates(
     result = process_file(tmp_path / "train.py", Options(release(target), root=tmp_path, shim=True))
     said = [f.message for f in result.findings if "stochastic_weight_avg" in f.message]
     assert any("no tool can do it" in m for m in said) is no_tool, said
+
+
+def test_a_rewritten_call_whose_removed_keyword_only_the_shim_keeps_builds_the_shim(tmp_path: Path) -> None:
+    """With `--shim`, a call the run rewrites that also passes a keyword the target lacks, that no fix here
+    rewrites and that the shim's Trainer takes (`resume_from_checkpoint=` with no `.fit(` in the file to move
+    it to) builds the shim's Trainer: its hardware flags rewritten, that keyword handed to the shim, nothing
+    left by hand. Where the path moves to the `.fit(`, or without `--shim`, the call stays Lightning's."""
+    built = (
+        "import pytorch_lightning as pl\n\n"
+        "def build(args):\n"
+        "    return pl.Trainer(gpus=2, resume_from_checkpoint=args.ckpt)\n"
+    )
+    fitted = built.replace("    return pl", "    trainer = pl") + "    trainer.fit(None)\n"
+    for name, code, shim, shimmed in (
+        ("a.py", built, True, True),
+        ("b.py", built, False, False),
+        ("c.py", fitted, True, False),
+    ):
+        (tmp_path / name).write_text(code)
+        result = process_file(tmp_path / name, Options(release("2.6"), root=tmp_path, shim=shim))
+        assert result.new is not None, name
+        assert "devices=2" in result.new, name
+        assert "gpus=" not in result.new, name
+        assert ("lightning_migrate.shim.Trainer(" in result.new) is shimmed, name
+        assert ("resume_from_checkpoint=args.ckpt" in result.new) is not (shim and not shimmed), name
+        left = [f for f in result.findings if not f.fixable]
+        assert bool(left) is (not shim), (name, left)
+        if shimmed:
+            (resume,) = [f for f in result.findings if "resume_from_checkpoint" in f.message]
+            assert (resume.code, resume.fixable) == ("LM007", True)
+            assert "build `lightning_migrate.shim.Trainer`" in resume.message

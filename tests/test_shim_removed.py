@@ -1,6 +1,6 @@
 """The removed Trainer keywords the shim takes (`lightning_migrate/shim/removed.py`), against 1.5.10's rules
 (`CallbackConnector.on_trainer_init`, `LoggerConnector.on_trainer_init`), on a fake Lightning namespace: the
-keywords and callbacks the installed release gets. `tests/real/test_shim_removed.py` trains with real
+keywords and callbacks the installed release gets. `tests/real/test_shim_removed_real.py` trains with real
 releases."""
 
 from __future__ import annotations

@@ -622,6 +622,14 @@ class _Migrator:
                 decision = self._decide(call, flags)
         rewrite = decision if isinstance(decision, Rewrite) else None
         shimmed = id(call.node) in self._shimmed
+        left = self._left_to_shim(call) if rewrite is not None and not shimmed else None
+        if left is not None:  # (its hardware flags rewritten, the shim's Trainer takes the rest)
+            module = SHIM_MODULES[self._namespace(call.node, call.scope)]
+            self._shimmed[id(call.node)], shimmed = module, True
+            node = next(a.node for a in _arguments(call.node) if a.keyword == left)
+            said = f"`{left}=` is not in Lightning {self.run_options.target}; fix: build `{module}.Trainer`"
+            why = "no fix here keeps it; the runtime shim's Trainer takes it as Lightning 1.5 read it"
+            self._report(node, gone.CODE, said, True, details=(why,))
         handed = SHIM_KEEPS if shimmed else frozenset()
         old_gone, new_gone = self._gone_keywords(call, move=True, handed=handed)
         if rewrite is None and not shimmed and not old_gone:
@@ -736,22 +744,8 @@ class _Migrator:
         target = self.run_options.target
         args = _flag_arguments(call)
         self._ancient(call, args)
-        written: dict[str, object] = {}
-        places: dict[str, ast.expr | ast.keyword] = {}
-        values: dict[str, ast.expr] = {}
-        for arg in args:
-            if arg.keyword is None:
-                continue
-            places[arg.keyword] = arg.node
-            values[arg.keyword] = arg.value
-            written[arg.keyword] = gone.RUN_TIME
-            if gone.concerns(arg.keyword, target) or arg.keyword in gone.READ:
-                value = self.reader.read(arg.value, call.scope)
-                written[arg.keyword] = gone.RUN_TIME if isinstance(value, Unknown) else value
-                if isinstance(value, Unknown) and is_callback(arg.value, self.located, call.scope):
-                    written[arg.keyword] = gone.CALLBACK
-                elif isinstance(value, Unknown) and arg.keyword in gone.NARROWED:
-                    written[arg.keyword] = self._narrowed(arg.value, call.scope)
+        written, values = self._gone_written(call, args)
+        places = {a.keyword: a.node for a in args if a.keyword is not None}
         if not any(gone.concerns(k, target) for k in written):
             return {}, {}
         opaque = any(a.star for a in args)
@@ -788,6 +782,59 @@ class _Migrator:
         if added:
             self._added[id(call.node)] = (added, splat)
         return old, new
+
+    def _gone_written(
+        self, call: TrainerCall, args: list[_Arg]
+    ) -> tuple[dict[str, object], dict[str, ast.expr]]:
+        """The keywords of ``call`` as ``gone.judge`` reads them (a value, ``RUN_TIME``, ``CALLBACK`` or a
+        narrowed one, for those it judges or reads), and the expressions written for them."""
+        target = self.run_options.target
+        written: dict[str, object] = {}
+        values: dict[str, ast.expr] = {}
+        for arg in args:
+            if arg.keyword is None:
+                continue
+            values[arg.keyword] = arg.value
+            written[arg.keyword] = gone.RUN_TIME
+            if gone.concerns(arg.keyword, target) or arg.keyword in gone.READ:
+                value = self.reader.read(arg.value, call.scope)
+                written[arg.keyword] = gone.RUN_TIME if isinstance(value, Unknown) else value
+                if isinstance(value, Unknown) and is_callback(arg.value, self.located, call.scope):
+                    written[arg.keyword] = gone.CALLBACK
+                elif isinstance(value, Unknown) and arg.keyword in gone.NARROWED:
+                    written[arg.keyword] = self._narrowed(arg.value, call.scope)
+        return written, values
+
+    def _left_to_shim(self, call: TrainerCall) -> str | None:
+        """With ``--shim``, the first keyword of ``call`` that the target lacks, that no fix here rewrites
+        (`resume_from_checkpoint=` with no `.fit(` to move it to, `flush_logs_every_n_steps=`) and that the
+        runtime shim's Trainer takes as 1.5 read it (``SHIM_KEEPS``); None where there is none, or the call
+        cannot build the shim. A call the run rewrites that has one builds the shim too, so that nothing of
+        it is left to do by hand."""
+        args = _flag_arguments(call)
+        if (
+            not self.shim
+            or not any(a.keyword in SHIM_KEEPS for a in args)
+            or any(a.star for a in args)
+            or call.consumes
+            or call.owner
+            or self.text.position(call.node) in self.run_options.leave
+            or not self._shimmable(call)
+        ):
+            return None
+        written, values = self._gone_written(call, args)
+        callbacks, _ = callbacks_of(values.get("callbacks"), self.located, call.scope)
+        target, unsafe = self.run_options.target, self.run_options.unsafe
+        for found in gone.judge(written, target, False, callbacks, unsafe, fixes=True):
+            if found.old not in SHIM_KEEPS or found.edit is not None:
+                continue
+            path = values.get(_RESUME)
+            if found.old == _RESUME and path is not None:  # (``_resume``'s moves, without its edit)
+                where = (call.node, path, self.located, call.scope)
+                if sole_fit(*where) is not None or never_fits(*where):
+                    continue
+            return found.old
+        return None
 
     def _judged_gone(
         self,
