@@ -364,6 +364,9 @@ def test_a_rewritten_call_whose_removed_keyword_only_the_shim_keeps_builds_the_s
         assert ("resume_from_checkpoint=args.ckpt" in result.new) is not (shim and not shimmed), name
         left = [f for f in result.findings if not f.fixable]
         assert bool(left) is (not shim), (name, left)
+        if not shim:  # (the run with `--shim` fixes it, and the finding says so)
+            assert [(f.code, f.remedy) for f in left] == [("LM007", "shim")]
+            assert "fixable with `--shim`" in left[0].message
         if shimmed:
             (resume,) = [f for f in result.findings if "resume_from_checkpoint" in f.message]
             assert (resume.code, resume.fixable) == ("LM007", True)

@@ -631,7 +631,9 @@ class _Migrator:
             why = "no fix here keeps it; the runtime shim's Trainer takes it as Lightning 1.5 read it"
             self._report(node, gone.CODE, said, True, details=(why,))
         handed = SHIM_KEEPS if shimmed else frozenset()
-        old_gone, new_gone = self._gone_keywords(call, move=True, handed=handed)
+        # (without `--shim`, the keywords a run with it hands to the shim name it as their remedy)
+        remedied = not self.shim and rewrite is not None and self._left_to_shim(call, shim=True) is not None
+        old_gone, new_gone = self._gone_keywords(call, move=True, handed=handed, remedied=remedied)
         if rewrite is None and not shimmed and not old_gone:
             return
         quote = _quote(call.node, self.text)
@@ -733,6 +735,7 @@ class _Migrator:
         move: bool = False,
         taken: frozenset[str] = frozenset(),
         handed: frozenset[str] = frozenset(),
+        remedied: bool = False,
     ) -> tuple[dict[str, Known], dict[str, Known]]:
         """Report the keywords of ``call`` beside the model's that the target rejects or deprecates (LM007,
         ``gone``), but those of ``taken`` (the Trainer that builds it takes them) and those of ``handed`` that
@@ -740,7 +743,8 @@ class _Migrator:
         rewrites: old keywords with their values, new ones with theirs.
         A call that also passes a ``**dict`` or ``*args``, one to leave (``# noqa``) or a subclass that takes
         flags itself is only reported. With ``move``, a keyword whose fix is a callback appended to
-        ``callbacks=`` is fixed so (the callbacks to append kept in ``_added``)."""
+        ``callbacks=`` is fixed so (the callbacks to append kept in ``_added``). With ``remedied``, one the
+        shim's Trainer takes that no fix here rewrites says that `--shim` fixes it (``_left_to_shim``)."""
         target = self.run_options.target
         args = _flag_arguments(call)
         self._ancient(call, args)
@@ -761,6 +765,8 @@ class _Migrator:
             judged = self._judged_gone(found, call, values, resumable, taken, handed)
             if judged is None:
                 continue
+            if remedied and judged.edit is None and judged.old in SHIM_KEEPS:
+                judged = judged.said("; fixable with `--shim`", remedy=SHIM)
             if judged.edit is not None and call.consumes:
                 said, why = self._held(call)
                 judged = judged.said(f" (not fixed: {said})", why)
@@ -805,15 +811,16 @@ class _Migrator:
                     written[arg.keyword] = self._narrowed(arg.value, call.scope)
         return written, values
 
-    def _left_to_shim(self, call: TrainerCall) -> str | None:
+    def _left_to_shim(self, call: TrainerCall, shim: bool | None = None) -> str | None:
         """With ``--shim``, the first keyword of ``call`` that the target lacks, that no fix here rewrites
         (`resume_from_checkpoint=` with no `.fit(` to move it to, `flush_logs_every_n_steps=`) and that the
         runtime shim's Trainer takes as 1.5 read it (``SHIM_KEEPS``); None where there is none, or the call
         cannot build the shim. A call the run rewrites that has one builds the shim too, so that nothing of
-        it is left to do by hand."""
+        it is left to do by hand. ``shim``: as if the run were one with ``--shim`` or not (default: as it
+        is)."""
         args = _flag_arguments(call)
         if (
-            not self.shim
+            not (self.shim if shim is None else shim)
             or not any(a.keyword in SHIM_KEEPS for a in args)
             or any(a.star for a in args)
             or call.consumes
