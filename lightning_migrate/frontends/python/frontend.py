@@ -623,7 +623,7 @@ class _Migrator:
         rewrite = decision if isinstance(decision, Rewrite) else None
         shimmed = id(call.node) in self._shimmed
         left = self._left_to_shim(call) if rewrite is not None and not shimmed else None
-        if left is not None:  # (its hardware flags rewritten, the shim's Trainer takes the rest)
+        if left is not None and self.shim:  # (its hardware flags rewritten, the shim takes the rest)
             module = SHIM_MODULES[self._namespace(call.node, call.scope)]
             self._shimmed[id(call.node)], shimmed = module, True
             node = next(a.node for a in _arguments(call.node) if a.keyword == left)
@@ -632,7 +632,7 @@ class _Migrator:
             self._report(node, gone.CODE, said, True, details=(why,))
         handed = SHIM_KEEPS if shimmed else frozenset()
         # (without `--shim`, the keywords a run with it hands to the shim name it as their remedy)
-        remedied = not self.shim and rewrite is not None and self._left_to_shim(call, shim=True) is not None
+        remedied = left is not None and not self.shim
         old_gone, new_gone = self._gone_keywords(call, move=True, handed=handed, remedied=remedied)
         if rewrite is None and not shimmed and not old_gone:
             return
@@ -811,17 +811,15 @@ class _Migrator:
                     written[arg.keyword] = self._narrowed(arg.value, call.scope)
         return written, values
 
-    def _left_to_shim(self, call: TrainerCall, shim: bool | None = None) -> str | None:
-        """With ``--shim``, the first keyword of ``call`` that the target lacks, that no fix here rewrites
+    def _left_to_shim(self, call: TrainerCall) -> str | None:
+        """The first keyword of ``call`` that the target lacks, that no fix here rewrites
         (`resume_from_checkpoint=` with no `.fit(` to move it to, `flush_logs_every_n_steps=`) and that the
         runtime shim's Trainer takes as 1.5 read it (``SHIM_KEEPS``); None where there is none, or the call
-        cannot build the shim. A call the run rewrites that has one builds the shim too, so that nothing of
-        it is left to do by hand. ``shim``: as if the run were one with ``--shim`` or not (default: as it
-        is)."""
+        cannot build the shim. With ``--shim``, a call the run rewrites that has one builds the shim too, so
+        that nothing of it is left to do by hand; without, that keyword names ``--shim`` as its remedy."""
         args = _flag_arguments(call)
         if (
-            not (self.shim if shim is None else shim)
-            or not any(a.keyword in SHIM_KEEPS for a in args)
+            not any(a.keyword in SHIM_KEEPS for a in args)
             or any(a.star for a in args)
             or call.consumes
             or call.owner
