@@ -108,7 +108,7 @@ def test_the_command_line_of_a_followed_option_gets_no_finding(tmp_path: Path) -
         "from opt import get_opts\nimport pytorch_lightning as pl\nargs = get_opts()\n"
         "pl.Trainer(gpus=args.gpus)\n"
     )
-    write(tmp_path, {"opt.py": OPT, "train.py": train, "run.sh": "python train.py --gpus 2\n"})
+    write(tmp_path, {"opt.py": OPT, "train.py": train, "run.sh": "python train.py --gpus 1\n"})
     assert findings(tmp_path / "run.sh") == []
     # an option the Trainer call does not read stays reported, as before
     (tmp_path / "other.sh").write_text("python train.py --num_nodes 2 --accelerator ddp\n")
@@ -162,7 +162,7 @@ def test_flags_beside_a_default_the_script_sets_are_judged_with_it_unknown(tmp_p
         "parser = pl.Trainer.add_argparse_args(parser)\nparser.set_defaults(accelerator='ddp')\n"
         "pl.Trainer.from_argparse_args(parser.parse_args())\n"
     )
-    write(tmp_path, {"train.py": train, "run.sh": "python train.py --gpus 2\n"})
+    write(tmp_path, {"train.py": train, "run.sh": "python train.py --gpus 1\n"})
     result = process_file(tmp_path / "run.sh", Options(release("2.6")))
     assert result.data is None  # `--devices 2 --accelerator cuda` would drop the default's training type
     (message,) = ["\n".join((f.message, *f.details)) for f in result.findings]  # (with the evidence)
@@ -203,3 +203,58 @@ def test_flags_beside_an_option_a_trainer_keyword_reads_are_judged_with_it_unkno
     )  # `--num_nodes 2` is the call's, and reaches the Trainer beside `--accelerator`
     (message,) = ["\n".join((f.message, *f.details)) for f in result.findings]  # (with the evidence)
     assert "`--num_nodes` reach the Trainer too, through a keyword of the script's call" in message
+
+
+OWN_PARSER = """import argparse
+
+from pytorch_lightning import Trainer
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--gpus", type=int, default=1)
+{more}args = parser.parse_args()
+Trainer(**make_kwargs(args))
+"""
+
+
+@pytest.mark.parametrize(
+    ("more", "reported"),
+    [
+        ("", False),  # the parser has no `--accelerator`/`--devices`: the words are the script's own
+        (  # it defines every option a rewrite would pass: the advice can be followed, and is given
+            'parser.add_argument("--accelerator", default=None)\n'
+            'parser.add_argument("--devices", default=None)\n',
+            True,
+        ),
+    ],
+    ids=["own-options", "parser-also-defines-the-rewrite"],
+)
+def test_a_scripts_own_options_get_no_finding_where_no_words_could_replace_them(
+    tmp_path: Path, more: str, reported: bool
+) -> None:
+    write(tmp_path, {"train.py": OWN_PARSER.format(more=more), "run.sh": "python train.py --gpus 1\n"})
+    found = [f for f in findings(tmp_path / "run.sh") if f.startswith("LM101")]
+    assert bool(found) == reported, found
+    if reported:
+        assert "pass `--accelerator cuda --devices 1` instead" in found[0]
+
+
+@pytest.mark.parametrize(
+    ("line", "found"),
+    [
+        ("cd app", "app"),
+        ("cd ./app/", "app"),
+        ("cd app/..", "."),
+        ("cd missing", "."),  # (a folder the tree does not hold)
+        ("cd $ROOT", "."),
+        ("cd /abs", "."),
+        ("cd", "."),
+        ("(cd app", "."),  # (a subshell's: the commands after the parenthesis are not in it)
+    ],
+)
+def test_a_cd_moves_the_folder_the_next_commands_run_in(tmp_path: Path, line: str, found: str) -> None:
+    from lightning_migrate.frontends.shell.command_line import moved
+    from lightning_migrate.frontends.shell.words import commands
+
+    (tmp_path / "app").mkdir()
+    command = commands(line)[0]
+    assert moved(command, line, tmp_path) == (tmp_path / found).resolve()

@@ -21,13 +21,14 @@ def may_hold(kind: str, text: str) -> bool:
 
 def command_lines(path: Path, kind: str, text: str) -> list[CommandLine]:
     """The Hydra command lines of the file at ``path`` (of ``kind``: shell, markdown, rest)."""
-    from lightning_migrate.frontends.shell.command_line import read
+    from lightning_migrate.frontends.shell.command_line import moved, read
     from lightning_migrate.frontends.shell.words import commands
 
-    folder = path.parent
     found: list[CommandLine] = []
     for view, first_line in _views(kind, text):
+        folder: Path | None = path.parent
         for command in commands(view):
+            folder = moved(command, view, folder)  # (`cd configs/..`: the commands after it run there)
             for site in read(command, view, folder):
                 if site.flavour.name != "hydra" or site.primary is None or not site.entries:
                     continue

@@ -171,10 +171,38 @@ class Site:
     # the runtime shim's `from_argparse_args`, which takes every old flag, or Lightning's own, which `--shim`
     # makes the shim's
     built: str = ""
+    # the options the script's own parser defines, where that parser is not Lightning's (no
+    # `Trainer.add_argparse_args`): its command line's words are the script's, not Trainer flags
+    defined: frozenset[str] = frozenset()
 
     @property
     def first(self) -> Entry:
         return min(self.entries.values(), key=lambda e: e.name[0])
+
+
+# --- the folder commands run in ---------------------------------------------------------------------------
+
+
+def moved(command: Command, source: str, folder: Path | None) -> Path | None:
+    """The folder the commands after ``command`` run in, where it is ``cd DIR`` and ``DIR`` (a literal path
+    relative to ``folder``, no expansion) is a folder of the tree (``cd explain`` before ``python
+    trainer.py``: the script is ``explain/trainer.py``); else ``folder`` (a ``cd`` to a place this tree does
+    not hold, ``cd $ROOT``, ``cd ROOT_DIR/project``: its scripts are looked for as before, from ``folder``
+    up to the project's root; a ``cd`` in a subshell, ``(cd x && ...)``, which the commands after the
+    parenthesis do not follow)."""
+    words = command.words
+    if folder is None or len(words) != 2 or words[0].value != "cd":
+        return folder
+    if source[: words[0].start].rstrip().endswith("("):
+        return folder
+    target = words[1].value
+    if not target or target.startswith(("/", "~", "-")):
+        return folder
+    candidate = folder / target
+    try:
+        return candidate.resolve() if candidate.is_dir() else folder
+    except OSError:
+        return folder
 
 
 # --- reading a command ------------------------------------------------------------------------------------
@@ -258,7 +286,7 @@ def _script_sites(site: Site, folder: Path | None) -> list[Site]:
     followed = {flag for flag in site.entries if flag in script.reaching and flag in ours}
     entries = {flag: entry for flag, entry in site.entries.items() if flag not in followed}
     if not script.trainer_parser:
-        return [replace(site, entries=entries, reaches=False)] if entries else []
+        return [replace(site, entries=entries, reaches=False, defined=script.own)] if entries else []
     site = replace(site, built=script.built)
     # (a keyword of the call beats the namespace's option; one that reads an option of the command line is
     # that option's, followed)

@@ -23,7 +23,7 @@ from lightning_migrate.edit.slots import place
 from lightning_migrate.files.text import Unwritable
 from lightning_migrate.frontends.python import cells
 from lightning_migrate.frontends.shell import hydra_overrides
-from lightning_migrate.frontends.shell.command_line import Entry, NotAValue, Site, read, yaml_value
+from lightning_migrate.frontends.shell.command_line import Entry, NotAValue, Site, moved, read, yaml_value
 from lightning_migrate.frontends.shell.words import Heredoc, Word, commands, heredocs, quoted
 from lightning_migrate.plan import gone
 from lightning_migrate.plan.callsite import UNPACKED, CallSite, Run
@@ -95,6 +95,7 @@ def migrate_commands(
         if gone_found:
             found.spans.append((first[0], 0, last[0], 1 << 30))
             found.findings.extend(gone_found)
+        folder = moved(command, view, folder)  # (`cd explain`: the commands after it run there)
         for site in read(command, view, folder):
             if site.flavour.name == "env" and site.script == "export":  # a script's exports act together
                 exported = exported or Site(site.flavour, script="export")
@@ -338,6 +339,8 @@ def _own_options(site: Site, call: CallSite, words: str, run: Run) -> list[Findi
         change, told = decision.message, decision.details
     else:
         return []
+    if _own_words(site, decision):
+        return []
     head = f"`{written(words)}`: options of `{written(str(site.script), 30)}`"
     if site.changed_by:  # Lightning's options, but what the script does with them would change too
         alone = (
@@ -363,6 +366,20 @@ def _own_options(site: Site, call: CallSite, words: str, run: Run) -> list[Findi
         message = f"{head}; if they reach the Trainer, migrate them by hand"
         told = (change, *told)
     return [Finding(call.line, call.column, "LM101", message, False, details=(how, *told))]
+
+
+def _own_words(site: Site, decision: Decision) -> bool:
+    """Are the options of ``site`` all defined by the script's own parser (not Lightning's), so that the
+    command line gives the script its own options, whatever it does with their values? Then a Trainer call
+    that gets a value (``Trainer(devices=args.gpus)``, ``Trainer(**kwargs)`` after ``kwargs["devices"] =
+    args.gpus``) is the Python's to migrate or report, where it is: the command line keeps its meaning as
+    it is and needs no change, and no other words could be offered in its place, since the parser defines
+    none (``--accelerator cuda --devices 2`` would stop the script). Not where the parser also defines
+    every option a rewrite would pass (a script that hands its namespace to the Trainer as it is)."""
+    if not site.defined or site.changed_by or not set(site.entries) <= site.defined:
+        return False
+    offered = set(decision.values) if isinstance(decision, Rewrite) else set()
+    return not (offered and offered <= site.defined)
 
 
 def _written(entry: Entry, view: str) -> str:
