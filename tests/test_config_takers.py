@@ -17,6 +17,7 @@ import pytest
 from project_runs import migrate_tree, migrated_copy, write_results
 
 from lightning_migrate.frontends.yaml.frontend import (
+    HANDED_COMPOSED,
     MERGED,
     NO_TAKER,
     NOT_TAKEN,
@@ -208,9 +209,11 @@ def test_a_key_beside_the_hardware_flags_that_code_reads_is_kept(tmp_path: Path)
     assert "weights_summary: top" in (tmp_path / "conf.yaml").read_text()
 
 
-def test_a_config_merged_with_another_is_not_handed_alone(tmp_path: Path) -> None:
+def test_a_config_merged_with_another_is_handed_with_it(tmp_path: Path) -> None:
     """A group file that extends another (`defaults: [default]`) is merged over it, which the run may
-    rewrite: it is handed on only where its flags are all its own; its base, taken by the same call, is."""
+    rewrite: it is handed on where its base, taken by the same call, is handed too, so that the composition
+    gives the shim's Trainer the hardware flags it gave Lightning's, as written (`_handed_composed`; more in
+    tests/test_composed_shim.py)."""
     script = (
         "import hydra\nimport pytorch_lightning as pl\n\n\ndef create_trainer(config):\n    kwargs = {}\n"
         "    if config.trainer.gpus > 1:\n        kwargs['accelerator'] = 'ddp'\n"
@@ -227,8 +230,11 @@ def test_a_config_merged_with_another_is_not_handed_alone(tmp_path: Path) -> Non
     }
     results = _project(tmp_path, files)
     (debug,) = results["configs/trainer/debug.yaml"].findings
-    assert not debug.fixable
-    assert MERGED in debug.details
+    assert debug.fixable
+    assert FIX in debug.message
+    assert HANDED_COMPOSED in debug.details
+    assert MERGED not in debug.details
+    assert results["configs/trainer/debug.yaml"].data is None  # (its keys as they are)
     (default,) = results["configs/trainer/default.yaml"].findings
     assert default.fixable
     assert FIX in default.message

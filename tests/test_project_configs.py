@@ -90,6 +90,17 @@ EXPECTED_FINDINGS = {
         ("train.py", "LM101", "`**config.trainer`: run-time value"),
         ("evaluate.py", "LM101", "`**kwargs`: run-time value"),
     ],
+    # a group file extending another, whose keys code reads: handed to the shim with `--shim` only
+    # (tests/test_composed_shim.py); its remedy without
+    "shim_extenders": [
+        ("configs/trainer/debug.yaml", "LM007", "`--shim` hands it to the runtime shim"),
+        ("configs/trainer/cpu.yaml", "LM001", "`accelerator='ddp_cpu'` is a training type"),
+        ("configs/trainer/dp_debug.yaml", "LM103", "Lightning 2.6.6 has no dp strategy"),
+    ],
+    "shim_extenders_takers": [
+        ("configs/trainer/debug.yaml", "LM004", "(not fixed: keys read elsewhere)"),
+        ("train.py", "LM101", "`**config.trainer`: run-time value"),
+    ],
     "script_shim": [
         ("launch.sh", "LM101", "`--gpus 0,1 --accelerator ddp --num_node…`: options of `train.py`, read by"),
         ("README.md", "LM101", "options of `train.py`, read by the script too"),
@@ -121,6 +132,8 @@ NOT_REPORTED = {
     "script_reads_options": [("scripts/pretrain.sh", "LM101"), ("README.md", "LM101")],
     "script_shim": [],
     "shim_takers": [],
+    "shim_extenders": [],
+    "shim_extenders_takers": [],
 }
 
 

@@ -37,7 +37,7 @@ LOADERS = {
 WRAPPERS = frozenset(
     {"omegaconf.OmegaConf.to_container", "omegaconf.OmegaConf.to_object", "dict", "copy.deepcopy"}
 )
-_WORDS = re.compile(r"\b(?:OmegaConf|safe_load|full_load|yaml|json)\b")
+_WORDS = re.compile(r"\b(?:OmegaConf|safe_load|full_load|yaml|json|hydra)\b")  # (`@hydra.main`: its config)
 MAX_PARENTS = (
     4  # how far above the script a relative path is looked for (the repository root, a launch's cwd)
 )

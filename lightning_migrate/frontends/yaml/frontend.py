@@ -554,13 +554,39 @@ def _composed(
         return _shimmed(config, writer, request, spans, written)
     if request.shim and _handed_by_run(config, found, text, request, depth):
         return _shimmed(config, writer, request, spans, written)
+    if request.shim:  # (a rewrite that cannot be written, judged on a scratch copy: handed to the shim?)
+        scratch = Writer(Document(text), writer.capitalized)
+        tried = _judged_composed(config, text, scratch, request, [], [], [], found)
+        if any(not f.fixable for f in tried):
+            handed = _handed_composed(config, found, text, writer, request, spans, written, depth, tried)
+            if not isinstance(handed, tuple):
+                return handed
+            if handed:  # (why it is not handed to the shim, said where the rewrite is not written)
+                findings = _judged_composed(config, text, writer, request, spans, written, checks, found)
+                return [_unhanded(f, handed) if not f.fixable else f for f in findings]
     findings = _judged_composed(config, text, writer, request, spans, written, checks, found)
     left = [f for f in findings if not f.fixable and not f.remedy]
     if left and not request.shim and _handed_by_run(config, found, text, replace(request, shim=True), depth):
         # (the run with `--shim` hands its base to the shim, whose Trainer takes these flags: its remedy)
         why = "`--shim` hands the config it extends to the runtime shim, whose Trainer takes its flags"
         return [replace(f, remedy=SHIM, details=(*f.details, why)) if f in left else f for f in findings]
+    if left and not request.shim:  # (a run with `--shim` would hand it to the shim: its remedy)
+        scratch = Writer(Document(text), writer.capitalized)
+        asking = replace(request, shim=True)
+        if not isinstance(
+            _handed_composed(config, found, text, scratch, asking, [], [], depth, findings), tuple
+        ):
+            return [
+                replace(f, remedy=SHIM, details=(*f.details, SHIM_HANDS)) if f in left else f
+                for f in findings
+            ]
     return findings
+
+
+SHIM_HANDS = (
+    "`--shim` hands it to the runtime shim, whose Trainer takes its flags as written: every composition of it"
+    " builds the shim's Trainer once that run has written its folder"
+)
 
 
 def _judged_composed(
@@ -644,6 +670,166 @@ class _Held:
 
     def __hash__(self) -> int:
         return hash(self.key)
+
+
+HANDED_COMPOSED = (
+    "`--shim` hands it to the runtime shim: every composition of it builds the shim's Trainer once the run"
+    " has written its folder, and gives it the hardware flags it gave Lightning's, as written"
+)
+
+
+def _handed_composed(
+    config: Config,
+    found: list[compose.Variant],
+    text: str,
+    writer: Writer,
+    request: Request,
+    spans: list[Span],
+    written: list[dict[str, Known] | None],
+    depth: int,
+    tried: list[Finding],
+) -> list[Finding] | tuple[str, ...]:
+    """With ``--shim``, a group file with no ``_target_`` of its own that extends another (``defaults:
+    [default]``) whose rewrite cannot be written (code elsewhere reads its keys, a key no fix here rewrites:
+    ``tried``'s findings) is handed to the runtime shim where every composition of it builds the shim's
+    Trainer and gets from it what it got before (issue 24, part 7): its compositions name Lightning's
+    Trainer (the file gets the shim's ``_target_`` of its own, over its base's) or none, and every Trainer
+    call of the run that takes its group builds the shim's (``project.takers``: as written or once the run
+    has written it; a Hydra ``instantiate``, which builds what the node names, only where it names one);
+    and each composition, once the run has written the other files of its folder and this one as handed
+    (its keys beside the hardware flags as a shim config writes them: ``_shimmed``), gives the Trainer the
+    hardware flags it gave it before, as written (the shim gives them 1.5.10's meaning), and no key the
+    target lacks that the shim passes on (``_compositions_kept``). Where it cannot be handed (judged as
+    before), why (empty: as its findings say)."""
+    if depth < 1 or class_path(config.mapping) is not None or str(request.path) == "-":
+        return ()
+    targets = {variant.target for variant in found}
+    target = targets.pop() if len(targets) == 1 else ""
+    first = next((k for k in config.mapping if isinstance(k, str) and k != "defaults"), None)
+    takers = request.references.takers_of(config.section)
+    if not takers:
+        return (NO_TAKER,)
+    left = [t for t in takers if not (t.built or t.by_run or (t.instantiates and target))]
+    if left:  # (a call that builds Lightning's Trainer from it: not handed here)
+        shown = [f"{t} ({_INSTANTIATED if t.instantiates else _UNSHIMMED})" for t in left[:SHOWN_REFERENCES]]
+        more = (f"and {len(left) - SHOWN_REFERENCES} more",) if len(left) > SHOWN_REFERENCES else ()
+        return (NOT_TAKEN, *shown, *more)
+    if target is None:
+        shim: str | None = None
+        fix = "; fix: the runtime shim (the Trainer calls that take it build it)"
+        settled = all(t.built for t in takers)  # (the run's fixed point: the calls build the shim as written)
+    elif target in TRAINER_NAMES and first is not None:
+        shim = shim_trainer(target)
+        fix = f"; fix: the runtime shim (`_target_: {shim}`)"
+        settled = False
+    else:
+        return ()
+    # (its keys beside the hardware flags as a shim config writes them, over the base of each composition:
+    # one text for all)
+    texts = set()
+    for variant in found:
+        attempt = Writer(Document(text), writer.capitalized)
+        try:
+            if shim is not None and first is not None:
+                attempt.add_target(config.mapping, first, shim)
+            _shimmed(replace(variant.config, shimmed=True), attempt, request, [], [])
+        except Unwritable:
+            return ()
+        texts.add(attempt.doc.result() if attempt.doc.edits else text)
+    if len(texts) != 1:
+        return ()
+    new = texts.pop()
+    why = _compositions_kept(found, new, shim, request, depth)
+    if why is not None:
+        return why
+    if shim is not None and first is not None:
+        writer.add_target(config.mapping, first, shim)
+    findings = _shimmed(replace(found[0].config, shimmed=True), writer, request, spans, written)
+    if settled:
+        return findings
+    said = {(f.line, f.column, f.code) for f in findings}
+    for f in tried:
+        if (f.line, f.column, f.code) in said:
+            continue
+        message = f.message.partition("; ")[0] + fix
+        details = tuple(d for d in f.details if d not in _UNHANDED)
+        findings.append(replace(f, message=message, fixable=True, details=(*details, HANDED_COMPOSED)))
+    return sorted(findings, key=lambda f: (f.line, f.column))
+
+
+# (what a finding of a rewrite that cannot be written says of it, not said once it is handed to the shim)
+_UNHANDED = frozenset({"the fix is then to write by hand", MERGED, NOT_TAKEN, NO_TAKER})
+
+
+CHANGED_COMPOSED = (
+    "with `--shim`, it is not handed to the runtime shim: once the run has written its folder, a composition"
+    " of it would give the Trainer other hardware flags than it gave before (the config it extends is"
+    " rewritten)"
+)
+
+
+def _unhanded(finding: Finding, why: tuple[str, ...]) -> Finding:
+    """``finding`` of a rewrite that is not written, with why its config is not handed to the shim."""
+    details = tuple(d for d in finding.details if d != MERGED)
+    return replace(finding, details=(*details, *why))
+
+
+def _compositions_kept(
+    found: list[compose.Variant], new: str, shim: str | None, request: Request, depth: int
+) -> tuple[str, ...] | None:
+    """Does each composition of ``found``, once the run has written its folder (this file as ``new``),
+    build the Trainer ``shim`` names (None: a node with no ``_target_``) and give it the hardware flags it
+    gave before, as written, and no key the target lacks that the shim passes on? None where it does; else
+    why not (empty: as the findings say)."""
+    writes = _writes(depth - 1, request.commands, _Held(request))
+    for variant in found:
+        changed = compose.migrated_folder(variant.composition.primary.config_dir, request.run, writes)
+        if any(path not in request.configs for path, _ in changed):
+            return ()  # (a file this run does not write: what the composition gets is not known here)
+        try:
+            before, _ = compose.composed_read(variant.composition)
+            after, named = compose.composed_read(
+                variant.composition, {request.path.resolve(): new}, request.run, writes
+            )
+        except (hydra.ComposeError, SourceError):
+            return ()
+        if named != shim or before.unknown or after.unknown:
+            return ()
+        kept = _hardware(before.flags) == _hardware(after.flags)
+        if not kept and not _rewritten_alike(before.flags, after.flags, variant.config.since, request.run):
+            return (f"{CHANGED_COMPOSED}: `{variant.composition.name}`",)
+        target = request.run.target
+        lacks = [k for k in after.flags if k not in PLANNED_FLAGS | SHIM_KEEPS and not accepts(k, target)]
+        if lacks:
+            return ()
+        unbuilt = _shim_cannot_build(before.flags, target)
+        if unbuilt:
+            return (unbuilt,)
+    return None
+
+
+def _rewritten_alike(
+    before: Mapping[str, Known], after: Mapping[str, Known], since: Version, run: Run
+) -> bool:
+    """Are the hardware flags a composition gives the Trainer ``after`` the run the target's own (the run
+    rewrote the config it extends), building on the target what the planner's rewrite of those ``before``
+    builds? The shim passes such flags to the Trainer as written."""
+    new = {k: v for k, v in after.items() if k in PLANNED_FLAGS}
+    if any(isinstance(v, (RunTime, Choice)) for v in new.values()):
+        return False
+    if any(not accepts(k, run.target) for k in new):
+        return False
+    planned = run.plan(CallSite(1, 1, {k: v for k, v in before.items() if k in PLANNED_FLAGS}, since))
+    return isinstance(planned, Rewrite) and builds_the_same(new, dict(planned.flags), run.target)  # type: ignore[arg-type]
+
+
+def _hardware(flags: Mapping[str, Known]) -> dict[str, object]:
+    """The hardware flags the runtime shim translates (``PLANNED_FLAGS``), as written."""
+    return {
+        k: ("run time", v.text) if isinstance(v, RunTime) else v
+        for k, v in flags.items()
+        if k in PLANNED_FLAGS
+    }
 
 
 def _composed_again(

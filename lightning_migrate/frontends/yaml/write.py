@@ -81,6 +81,19 @@ class Writer:
         self._replace(start, end, spelled(path, quote))
         self.doc.edits.extend(self._pending)
 
+    def add_target(self, mapping: CommentedMap, before: str, path: str) -> None:
+        """Give ``mapping`` (a block mapping without one) a ``_target_`` naming ``path`` (the shim's
+        Trainer), as the entry before its key ``before``, which the other edits keep where it is."""
+        self._pending = []
+        if mapping.fa.flow_style() or "_target_" in mapping._ok:
+            raise Unwritable("its mapping cannot take a `_target_` here")
+        line, column = mapping.lc.key(before)
+        at = self.doc.offset(line, 0)
+        if self.doc.line(line)[:column].strip():
+            raise Unwritable("its first key does not start its line")
+        self._replace(at, at, f"{' ' * column}_target_: {spelled(path)}{self.doc.newline}")
+        self.doc.edits.extend(self._pending)
+
     # --- edits ---------------------------------------------------------------------------------------------
 
     def _replace(self, start: int, end: int, text: str) -> None:
