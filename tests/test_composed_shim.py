@@ -16,7 +16,12 @@ from typing import Any
 import pytest
 from project_runs import migrate_tree, migrated_copy
 
-from lightning_migrate.frontends.yaml.frontend import HANDED_COMPOSED, SHIM_HANDS, SHIM_REFERENCE
+from lightning_migrate.frontends.yaml.frontend import (
+    HANDED_COMPOSED,
+    SHIM_HANDS,
+    SHIM_REFERENCE,
+    UNCOMPOSED_SHIM,
+)
 from lightning_migrate.frontends.yaml.read import load, read
 from lightning_migrate.plan.callsite import CallSite, Run
 from lightning_migrate.plan.planner import Rewrite
@@ -154,3 +159,20 @@ def test_each_composition_builds_through_the_shim_what_the_rewrite_builds(
     built = interpret(dict(translated.outcome), TARGET, machine).outcome
     assert built == interpret(dict(rewrite.flags), TARGET, machine).outcome
     assert after.get("weights_summary") == "full"  # (the shim's Trainer takes it: `shim/removed.py`)
+
+
+@pytest.mark.parametrize("shim", [True, False])
+def test_an_experiment_hydra_cannot_compose_says_why_the_shim_does_not_take_it(
+    tmp_path: Path, shim: bool
+) -> None:
+    """A config merged into the trainer config its defaults select, that no primary config composes (one
+    given by `--config-dir` at run time): what its compositions give the Trainer is not known, so `--shim`
+    does not hand it on, and says so."""
+    experiment = tmp_path / "examples" / "search.yaml"
+    experiment.parent.mkdir(parents=True)
+    experiment.write_text("defaults:\n  - _self_\n\ntrainer:\n  gpus: 4\n")
+    results = migrate_tree(tmp_path, TARGET, shim=shim)
+    (finding,) = results["examples/search.yaml"].findings
+    assert finding.code == "LM101"
+    assert not finding.fixable
+    assert (UNCOMPOSED_SHIM in finding.details) == shim

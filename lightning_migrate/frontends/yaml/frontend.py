@@ -171,10 +171,7 @@ def _config(
     alone_said: tuple[str, ...] = ()
     if config.overrides:
         unknown[UNPACKED] = Unknown(config.overrides, line, column, written=_written(own.order))
-        alone = request.run.plan(CallSite(line, column, own.flags, since))
-        if isinstance(alone, Rewrite) and not own.unknown:
-            alone_said = (f"written alone, they would be {_yaml(alone.flags)}",)
-        alone_said += ("the runtime shim: `lightning_migrate.shim.install()` before the Trainer is built",)
+        alone_said = _alone_said(config, own, CallSite(line, column, own.flags, since), request)
     verdict = judge(request.run, site, unknown, ADVICE, *alone_said)
     rewrite = verdict.rewrite
     if rewrite is None:
@@ -208,6 +205,23 @@ def _config(
     except Unwritable as exc:
         return not_fixed([*verdict.findings, *gone_found], str(exc))
     return [*findings, *gone_found]
+
+
+def _alone_said(config: Config, own: Read, alone: CallSite, request: Request) -> tuple[str, ...]:
+    """What a finding on a config merged with flags not known here says of it: its own flags' rewrite, the
+    runtime shim, and why `--shim` does not hand it on where Hydra cannot compose it."""
+    planned = request.run.plan(alone)
+    said: tuple[str, ...] = ()
+    if isinstance(planned, Rewrite) and not own.unknown:
+        said = (f"written alone, they would be {_yaml(planned.flags)}",)
+    said += ("the runtime shim: `lightning_migrate.shim.install()` before the Trainer is built",)
+    return (*said, UNCOMPOSED_SHIM) if request.shim and config.composed else said
+
+
+UNCOMPOSED_SHIM = (
+    "`--shim` does not hand it to the runtime shim: without its compositions, what each gives the Trainer"
+    " once the run has written the others is not known here, nor that each builds the shim's Trainer"
+)
 
 
 def _handed_key(finding: Finding) -> bool:
