@@ -25,7 +25,7 @@ from lightning_migrate.semantics.model import release
 from lightning_migrate.semantics.removed import SHIM_REFUSES, SHIM_TAKES
 from lightning_migrate.shim.arguments import _add_arguments
 from lightning_migrate.shim.namespace import ADDED, extended_signature
-from lightning_migrate.shim.translate import TRANSLATED
+from lightning_migrate.semantics.translate import TRANSLATED
 
 PROJECTS = Path(__file__).parent.parent / "fixtures" / "projects"
 

@@ -21,7 +21,7 @@ from lightning_migrate.semantics.removed import SHIM_TAKES
 from lightning_migrate.semantics.signature import accepts
 from lightning_migrate.shim import resume
 from lightning_migrate.shim.namespace import extended_signature, release_defaults
-from lightning_migrate.shim.translate import (
+from lightning_migrate.semantics.translate import (
     ADVICE,
     REFERENCE,
     TRANSLATED,
