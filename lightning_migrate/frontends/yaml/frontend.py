@@ -50,18 +50,18 @@ from lightning_migrate.plan.planner import (
     machines,
 )
 from lightning_migrate.plan.site_judge import Unknown, judge, not_fixed
-from lightning_migrate.plan.trainers import SHIM_KEEPS, SHIM_TRAINERS, shim_trainer
+from lightning_migrate.plan.trainers import SHIM_KEEPS, SHIM_TRAINERS, shim_trainer, shim_unbuilt
 from lightning_migrate.project import hydra
 from lightning_migrate.project.key_references import Ref
 from lightning_migrate.project.lightning_cli import written_over
 from lightning_migrate.report import noqa
 from lightning_migrate.report.findings import MESSAGE_WIDTH, SHIM, Finding, Span
 from lightning_migrate.report.findings import written as cut
-from lightning_migrate.semantics import Setup, interpret
+from lightning_migrate.semantics import Setup
 from lightning_migrate.semantics.classes import lookup
 from lightning_migrate.semantics.model import RELEASES, Obj, Value, Version
-from lightning_migrate.semantics.render import Inexpressible, render
 from lightning_migrate.semantics.signature import MODELLED, accepts
+from lightning_migrate.semantics.translate import REFERENCE
 
 # What to do with a config the codemod cannot migrate (the shim: `lightning_migrate.shim.install()`)
 ADVICE = "write the flags by hand, or use the runtime shim"
@@ -372,44 +372,23 @@ def _to_takers(
     return (None, flags, _fixed(findings, flags, others, fix, details)), ()
 
 
-# What the runtime shim gives a call the meaning of (`shim.translate.REFERENCE`), and the launchers a
-# release may pick for the same strategy (a TPU's)
-SHIM_REFERENCE = Version(1, 5, 10)
-_START_METHODS = ("popen", "spawn", "fork")
-# a device count a call that reads the config's keys may add beside its training type (`gpus=args.gpus`)
-_BESIDE = {"gpus": 2}
-_COUNTS = ("gpus", "devices", "tpu_cores", "num_processes", "ipus")
-
-
 def _shim_cannot_build(flags: Mapping[str, Known], target: Version) -> str:
     """Why the runtime shim cannot build on ``target`` what Lightning 1.5.10 builds from a config's
-    ``flags`` (the shim's promise: ``shim.translate``), on some machine, alone or with a device count a call
-    may add beside them; "" where it can (a value only known at run time: as the call's own finding says).
-    ``distributed_backend`` is 1.4's training type, as the shim reads it."""
+    ``flags``, on some machine, alone or with a device count a call may add beside them (the shim's own
+    answer: ``trainers.shim_unbuilt``); "" where it can (a value only known at run time: as the call's own
+    finding says)."""
     if any(isinstance(v, (RunTime, Choice)) for v in flags.values()):
         return ""
     probe: dict[str, Value] = {k: v for k, v in flags.items() if k in PLANNED_FLAGS}  # type: ignore[misc]
-    backend = probe.pop("distributed_backend", None)
-    if backend is not None:
-        probe["accelerator"] = backend
-    tried = [probe] if any(probe.get(k) not in (None, 0) for k in _COUNTS) else [probe, {**probe, **_BESIDE}]
-    for given in tried:
-        for machine in machines(given):
-            meaning = interpret(given, SHIM_REFERENCE, machine).outcome
-            if not isinstance(meaning, Setup):
-                continue
-            strategy = meaning.strategy
-            setups = [
-                meaning,
-                *(replace(meaning, strategy=replace(strategy, start_method=m)) for m in _START_METHODS),
-            ]
-            if all(isinstance(render(setup, target), Inexpressible) for setup in setups):
-                return (
-                    f"the runtime shim cannot hand it on: Lightning {target} cannot build the {strategy.name}"
-                    f" strategy that Lightning {SHIM_REFERENCE} builds from it ({_yaml(dict(given))});"
-                    " no tool can keep it: move off it by hand"
-                )
-    return ""
+    found = shim_unbuilt(probe, target, counted=True)
+    if found is None:
+        return ""
+    given, failed = found
+    return (
+        f"the runtime shim cannot hand it on: Lightning {target} cannot build the"
+        f" {failed.meaning.strategy.name} strategy that Lightning {REFERENCE} builds from it"
+        f" ({_yaml(given)}); no tool can keep it: move off it by hand"
+    )
 
 
 def _built_by_takers(config: Config, request: Request) -> bool:
