@@ -133,12 +133,12 @@ def unbuilt(flags: Flags, installed: Version, hardware: Hardware, namespace: str
         result = translate(given, installed, hardware, namespace)
         if result.meaning is None:
             return None
-        outcome = result.outcome
-        if not isinstance(outcome, Rejected):
-            outcome = interpret(outcome, installed, hardware, namespace).outcome
+        handed = result.outcome
+        built = handed if isinstance(handed, Rejected) else interpret(handed, installed, hardware, namespace)
     except (Unmodelled, ValueError):
         return None
-    return Unbuilt(result.meaning, outcome, hardware) if isinstance(outcome, Rejected) else None
+    raised = built if isinstance(built, Rejected) else built.outcome
+    return Unbuilt(result.meaning, raised, hardware) if isinstance(raised, Rejected) else None
 
 
 def _at_default(flag: str, value: Value) -> bool:
