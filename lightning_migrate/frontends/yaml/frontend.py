@@ -416,7 +416,8 @@ def _no_tool(
             continue
         head = f.message[: f.message.index("`", 1) + 1]
         message = (
-            f"{head}: the runtime shim cannot build the {name} strategy on Lightning {target}; no tool can"
+            f"{head}: the runtime shim cannot build the {name} strategy on Lightning {target}; no tool can,"
+            " move off it by hand"
         )
         details = (*f.details, *referred)  # (then why: ``_read_elsewhere``)
         out.append(replace(f, code="LM103", message=message, fixable=False, details=details, remedy=""))
