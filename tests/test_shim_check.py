@@ -99,6 +99,9 @@ SHIMMED = {
     " early_stop_callback=None, max_epochs=3)\n",
     "dp": "import pytorch_lightning as pl\n\ndef build(backend):\n    return pl.Trainer(gpus=2,"
     " distributed_backend=backend)\n",
+    # what the shim passes on that 2.x lacks: renamed, dropped at its default, or reported (not handed)
+    "passed": "import pytorch_lightning as pl\n\ndef build(args):\n    return pl.Trainer(gpus=args.gpus,"
+    " amp_level=args.level, replace_sampler_ddp=False, auto_select_gpus=False)\n",
 }
 
 
@@ -116,6 +119,18 @@ def test_what_a_shim_run_leaves_the_check_still_reports(tmp_path: Path, name: st
     again = migrate_tree(root, TARGET, shim=True, unsafe=True)
     assert again["train.py"].data is None
     assert sorted((f.code, f.message) for f in again["train.py"].findings) == left
+
+
+def test_a_shim_run_judges_what_the_shim_passes_on(tmp_path: Path) -> None:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "train.py").write_text(SHIMMED["passed"])
+    root, results = migrated_copy(tmp_path / "src", tmp_path / "project", TARGET, shim=True, unsafe=True)
+    assert (
+        "lightning_migrate.shim.Trainer(gpus=args.gpus, amp_level=args.level, use_distributed_sampler=False)"
+        in (root / "train.py").read_text()
+    )
+    left = [(f.code, f.message) for f in results["train.py"].findings if not f.fixable]
+    assert left == [("LM007", "Lightning 2.6.6 has no `amp_level=`; remove it, or set what it did by hand")]
 
 
 def test_a_left_ancient_keyword_is_still_reported_after_the_shim_run(tmp_path: Path) -> None:
@@ -175,6 +190,14 @@ def test_a_shim_call_is_judged_where_the_shim_does_not_take_it(call: str, code: 
     [finding] = migrate(source, TARGET).findings
     assert (finding.code, finding.fixable) == (code, False)
     assert said in finding.message
+
+
+def test_a_keyword_the_shim_passes_on_at_its_default_is_dropped() -> None:
+    source = f"{HEAD}\ntrainer = shim.Trainer(gpus=2, amp_level='O2', auto_select_gpus=False)\n"
+    result = migrate(source, TARGET)
+    assert [(f.code, f.fixable) for f in result.findings] == [("LM007", True), ("LM007", True)]
+    assert "shim.Trainer(gpus=2)" in result.code
+    assert migrate(source, V19).findings == []  # (1.9 has both: the shim passes them on)
 
 
 def test_a_keyword_a_rename_keeps_is_renamed_in_a_shim_call() -> None:

@@ -64,6 +64,7 @@ from lightning_migrate.semantics.signature import (
     SHIM_METHODS,
     accepts,
     current,
+    is_default,
 )
 from lightning_migrate.semantics.translate import REFERENCE
 
@@ -479,10 +480,13 @@ class _Migrator:
         return taken
 
     def _untranslated(self, call: TrainerCall) -> dict[str, tuple[Known, tuple[str, Known] | None]]:
-        """The model's keywords of a removed ``from_argparse_args`` call that the target's Trainer lacks and
-        the shim does not translate (it translates ``PLANNED_FLAGS``): reported (LM007), each with its value
-        and its rename where Lightning documents one (``replace_sampler_ddp=`` is
-        ``use_distributed_sampler=``, #16829); a keyword with no rename is only reported."""
+        """The model's keywords of a call that builds the runtime shim's Trainer (a removed
+        ``from_argparse_args`` call, one ``--shim`` hands to it, one written so) that the target's Trainer
+        lacks and the shim does not translate (it translates ``PLANNED_FLAGS``, and passes the rest on):
+        reported (LM007), each with its value and its rename where Lightning documents one
+        (``replace_sampler_ddp=`` is ``use_distributed_sampler=``, #16829), or dropped where it is at a
+        default a release had (``amp_level="O2"``, ``auto_select_gpus=False``: what the planner drops too);
+        any other is only reported."""
         target = self.run_options.target
         out: dict[str, tuple[Known, tuple[str, Known] | None]] = {}
         for arg in _flag_arguments(call):
@@ -490,6 +494,11 @@ class _Migrator:
                 continue
             value = self.reader.read(arg.value, call.scope)
             rename = _RENAMED.get(arg.keyword)
+            if rename is None and not isinstance(value, Unknown) and is_default(arg.keyword, value):
+                message = f"`{arg.keyword}={cut(repr(value))}` is not in Lightning {target}; fix: remove it"
+                self._report(arg.node, "LM007", message, True, details=("at its default",))
+                out[arg.keyword] = (value, None)
+                continue
             if rename is None or isinstance(value, Unknown):
                 message = f"Lightning {target} has no `{arg.keyword}=`; remove it, or set what it did by hand"
                 self._report(arg.node, "LM007", message, False)
@@ -710,6 +719,11 @@ class _Migrator:
         # (without `--shim`, the keywords a run with it hands to the shim name it as their remedy)
         remedied = left is not None and not self.shim
         old_gone, new_gone = self._gone_keywords(call, move=True, handed=handed, remedied=remedied)
+        if shimmed and rewrite is None:  # (the shim passes on what it does not translate: the target judges)
+            for keyword, (was, renamed) in self._untranslated(call).items():
+                old_gone[keyword] = was
+                if renamed is not None:
+                    new_gone[renamed[0]] = renamed[1]
         if rewrite is None and not shimmed and not old_gone:
             return
         quote = _quote(call.node, self.text)
