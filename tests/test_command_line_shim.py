@@ -23,9 +23,9 @@ from lightning_migrate.run.options import Options
 from lightning_migrate.run.runner import FileResult, process_all, process_file
 from lightning_migrate.semantics.model import release
 from lightning_migrate.semantics.removed import SHIM_REFUSES, SHIM_TAKES
+from lightning_migrate.semantics.translate import TRANSLATED
 from lightning_migrate.shim.arguments import _add_arguments
 from lightning_migrate.shim.namespace import ADDED, extended_signature
-from lightning_migrate.shim.translate import TRANSLATED
 
 PROJECTS = Path(__file__).parent.parent / "fixtures" / "projects"
 

@@ -32,7 +32,7 @@ from lightning_migrate.report.findings import SHIM
 from lightning_migrate.run.runner import FileResult
 from lightning_migrate.semantics import Hardware, Rejected
 from lightning_migrate.semantics.model import release
-from lightning_migrate.shim.translate import TRANSLATED, translate
+from lightning_migrate.semantics.translate import TRANSLATED, translate
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "projects"
 PROJECT = FIXTURES / "shim_takers"

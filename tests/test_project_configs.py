@@ -101,6 +101,14 @@ EXPECTED_FINDINGS = {
         ("configs/trainer/debug.yaml", "LM004", "(not fixed: keys read elsewhere)"),
         ("train.py", "LM101", "`**config.trainer`: run-time value"),
     ],
+    # a project as `--unsafe-fixes --shim` leaves it: the calls of the shim's Trainer judged
+    # (tests/test_shim_check.py)
+    "shim_check": [
+        ("train.py", "LM100", "`early_stop_callback=` is in no Lightning release from 1.4"),
+        ("config.yaml", "LM103", "`distributed_backend='dp'`: the runtime shim cannot build the dp strategy"),
+        ("conf/trainer/dp.yaml", "LM103", "the runtime shim cannot build the dp strategy on Lightning 2.6.6"),
+        ("evaluate.py", "LM103", '`distributed_backend="dp"` and 1 more: the runtime shim cannot build'),
+    ],
     "script_shim": [
         ("launch.sh", "LM101", "`--gpus 0,1 --accelerator ddp --num_node…`: options of `train.py`, read by"),
         ("README.md", "LM101", "options of `train.py`, read by the script too"),
@@ -134,6 +142,7 @@ NOT_REPORTED = {
     "shim_takers": [],
     "shim_extenders": [],
     "shim_extenders_takers": [],
+    "shim_check": [("conf/trainer/ddp.yaml", "LM001"), ("conf/trainer/ddp.yaml", "LM007")],
 }
 
 

@@ -19,9 +19,7 @@ from lightning_migrate.semantics import Hardware, Obj, Rejected, Setup, interpre
 from lightning_migrate.semantics.model import MISCONF, RELEASES, Version
 from lightning_migrate.semantics.removed import SHIM_TAKES
 from lightning_migrate.semantics.signature import accepts
-from lightning_migrate.shim import resume
-from lightning_migrate.shim.namespace import extended_signature, release_defaults
-from lightning_migrate.shim.translate import (
+from lightning_migrate.semantics.translate import (
     ADVICE,
     REFERENCE,
     TRANSLATED,
@@ -32,6 +30,8 @@ from lightning_migrate.shim.translate import (
     reference_value,
     translate,
 )
+from lightning_migrate.shim import resume
+from lightning_migrate.shim.namespace import extended_signature, release_defaults
 
 NAMESPACES = ("pytorch_lightning", "lightning.pytorch")
 CPU, CUDA4, TPU8 = Hardware(), Hardware(cuda=4), Hardware(tpu_cores=8)

@@ -17,7 +17,7 @@ from lightning_migrate.semantics.classes import CLASSES
 from lightning_migrate.semantics.model import RELEASES, Hardware, Version
 from lightning_migrate.semantics.registry import DISTRIBUTED_TYPES, registered
 from lightning_migrate.semantics.signature import TRAINER_FLAGS, accepts
-from lightning_migrate.shim.translate import translate
+from lightning_migrate.semantics.translate import translate
 
 # Every string the model gives a meaning to somewhere, and some it does not.
 WORDS = sorted(

@@ -36,6 +36,8 @@ from lightning_migrate.plan.trainers import (
     LOCAL,
     NO_SUBCLASSES,
     PARTIAL_NAMES,
+    SHIM_MODULES,
+    SHIM_TRAINERS,
     RunSubclasses,
     subclasses,
     super_init_owner,
@@ -121,6 +123,10 @@ class TrainerCall:
     forwarded: frozenset[str] = frozenset()
     # the callee's own parameters that never reach Lightning's Trainer under their name: not flags of the call
     swallowed: frozenset[str] = frozenset()
+    # the namespace whose runtime shim builds it (``lightning_migrate.shim.Trainer(...)``, ``partial(`` of it,
+    # the shim's ``from_argparse_args(Trainer, args, ...)``), which translates what it is given: "" for any
+    # other call (``Located.shim_calls``)
+    shim: str = ""
 
     @property
     def namespace(self) -> ast.expr | None:
@@ -130,7 +136,8 @@ class TrainerCall:
         if not (isinstance(func, ast.Attribute) and func.attr == _FROM_ARGPARSE[1:]):
             return None
         named = [k.value for k in self.node.keywords if k.arg == "args"]
-        return self.node.args[0] if self.node.args else named[0] if named else None
+        first = 1 if self.shim and self.skip == 2 else 0  # (the shim's function: the class comes first)
+        return self.node.args[first] if len(self.node.args) > first else named[0] if named else None
 
 
 @dataclass
@@ -157,6 +164,9 @@ class Located:
     tried: dict[int, ast.Try] = field(default_factory=dict)
     # every call with the scope it is made in (a LightningCLI's `trainer_defaults` are read in its scope)
     scoped_calls: list[tuple[ast.Call, Scope]] = field(default_factory=list)
+    # the calls that build the runtime shim's Trainer (``TrainerCall.shim``; not among ``calls``): the shim
+    # translates their hardware flags and takes the removed keywords 1.5 read, the rest reaches Lightning
+    shim_calls: list[TrainerCall] = field(default_factory=list)
 
     def call_spans(self) -> tuple[Span, ...]:
         """Where every call of the file is (for ``# noqa`` over a multi-line call)."""
@@ -264,6 +274,26 @@ def trainer_callee(
 
 
 _FROM_ARGPARSE = ".from_argparse_args"
+# the runtime shim's function that builds a Trainer from an argparse namespace, by its dotted path, with the
+# namespace whose Trainer it builds (``from_argparse_args(Trainer, args, **flags)``)
+SHIM_PACKAGE = "lightning_migrate"
+SHIM_BUILDERS = {f"{module}{_FROM_ARGPARSE}": namespace for namespace, module in SHIM_MODULES.items()}
+
+
+def shim_callee(located: Located, call: ast.Call, scope: Scope) -> tuple[int, str] | None:
+    """If ``call`` builds the runtime shim's Trainer (``shim.Trainer(...)``, ``partial(shim.Trainer, ...)``,
+    ``shim.Trainer.from_argparse_args(args, ...)``, ``shim.from_argparse_args(Trainer, args, ...)``): how
+    many leading arguments precede its flags, and the namespace of the shim that builds it."""
+    names = _named(located, call.func, scope)
+    if not names:
+        return None
+    builder = next((SHIM_BUILDERS[n] for n in sorted(names) if n in SHIM_BUILDERS), None)
+    if builder is not None:
+        return min(2, len(call.args)), builder
+    found = trainer_callee(located, call, scope, frozenset(SHIM_TRAINERS))
+    if found is None:
+        return None
+    return found[0], SHIM_TRAINERS[min(found[1])]
 
 
 def _named(located: Located, node: ast.expr, scope: Scope) -> frozenset[str]:
@@ -315,6 +345,8 @@ def locate(
     every = located.trainers | frozenset(located.consuming)
     raising: set[int] | None = None  # (worked out for a file with a Trainer call only)
     inits = super_inits(located, walker.classes, module) if walker.classes else {}
+    # (the runtime shim is looked for where its package is named; NFKC may hide the name in other text)
+    shims = SHIM_PACKAGE in text.source or not text.source.isascii()
     for call, scope in walker.calls:
         if id(call) in inits:
             skip, owner, forwarded, why = inits[id(call)]
@@ -337,6 +369,11 @@ def locate(
             located.calls.append(
                 TrainerCall(call, skip, scope, indent, why, id(call) in raising, swallowed=swallowed)
             )
+        elif shims:
+            shim = shim_callee(located, call, scope)
+            if shim is not None:
+                indent = walker.indents[id(call)]
+                located.shim_calls.append(TrainerCall(call, shim[0], scope, indent, shim=shim[1]))
         if isinstance(call.func, ast.Attribute) and call.func.attr in REMOVED_METHODS:
             named = _named(located, call.func.value, scope) & every
             if named:

@@ -23,6 +23,8 @@ that could drift from the model: ``Trainer(accelerator="gpu", devices=2, strateg
 ``Trainer(**trainer_kwargs)`` in a file that imports ``lightning``.
 
 Treated as "maybe" (the file is parsed) although the codemod may well leave it alone:
+- a file that names ``lightning_migrate``: a call of the runtime shim's Trainer is judged too (the keywords
+  the shim does not take, a setup it cannot build on the target);
 - a value the codemod reads from an assignment: a name an assignment statement may bind (its target
   outside every bracket), a ``**cfg`` whose name an assignment may bind to a dict or ``dict(...)`` with a
   modelled key (or to a parenthesized value, or with an annotation);
@@ -56,6 +58,7 @@ from lightning_migrate.files import scan
 from lightning_migrate.plan import gone
 from lightning_migrate.plan.callsite import LIGHTNING_PACKAGE, CallSite, Run
 from lightning_migrate.plan.domains import parametrized
+from lightning_migrate.plan.locate import SHIM_PACKAGE
 from lightning_migrate.plan.planner import Unchanged
 from lightning_migrate.plan.readings import Reading, readings
 from lightning_migrate.plan.trainers import ECOSYSTEM, PARTIAL_CALLEES
@@ -221,6 +224,8 @@ def mentions(text: str, targets: Sequence[Version] = RELEASES) -> bool | None:
     enough for the main process; the rest can be left to the workers.)"""
     if not text.isascii() and _may_hide_words(text):
         return True
+    if SHIM_PACKAGE in text and _has_word(text, SHIM_PACKAGE):
+        return True  # (a call of the runtime shim's Trainer is judged too: `_Migrator._shim_call`)
     if not any(_has_word(text, package) for package in _PACKAGES):
         return False
     if (

@@ -14,13 +14,16 @@ rewritten.
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from pathlib import Path
 
+from lightning_migrate.plan.planner import machines
+from lightning_migrate.semantics.model import Value, Version
 from lightning_migrate.semantics.removed import SHIM_REFUSES, SHIM_TAKES
 from lightning_migrate.semantics.signature import MODELLED
+from lightning_migrate.semantics.translate import TRANSLATED, Unbuilt, unbuilt
 
 PACKAGES = ("pytorch_lightning", "lightning.pytorch", "lightning")
 # what passes its keywords on to the class its first argument names: ``partial(Trainer, gpus=2)``, and
@@ -47,6 +50,43 @@ SHIM_TRAINERS = {f"{module}.Trainer": namespace for namespace, module in SHIM_MO
 # and `shim.removed`; `tests/test_command_line_shim.py` checks the two agree): not reported where the shim
 # builds the Trainer (handed to it)
 SHIM_KEEPS = frozenset(SHIM_TAKES) - frozenset(SHIM_REFUSES)
+
+
+def shim_takes(keyword: str, value: object) -> bool:
+    """Does the runtime shim's Trainer take ``keyword=value`` on every release, building what 1.5 built from
+    it (``SHIM_KEEPS``; a value of a ``SHIM_REFUSES`` keyword known to be false, which it drops as 1.5 did
+    nothing with it: ``shim.removed.taken`` raises for a true one only)? ``value``: as ``gone.judge`` reads it
+    (a value only known at run time is none of Python's scalars)."""
+    if keyword in SHIM_KEEPS:
+        return True
+    return keyword in SHIM_REFUSES and isinstance(value, (bool, int, float, str)) and not value
+
+
+# a device count a call may add beside the training type a config gives it (`gpus=args.gpus`), and the
+# flags that give one
+_BESIDE: dict[str, Value] = {"gpus": 2}
+_COUNTS = ("gpus", "devices", "tpu_cores", "num_processes", "ipus")
+
+
+def shim_unbuilt(
+    flags: Mapping[str, Value], target: Version, namespace: str = "pytorch_lightning", counted: bool = False
+) -> tuple[dict[str, Value], Unbuilt] | None:
+    """Where the runtime shim's Trainer fails on ``target`` for a call given the hardware ``flags`` (model
+    values), on a machine the codemod judges calls on, though Lightning 1.5.10 builds it there: the shim's
+    own answer (``translate.unbuilt``), asked here as the shim asks it when the Trainer is built. Returns
+    the flags tried and what fails; None where the shim builds it on every machine. With ``counted``, also
+    with a device count beside flags that give none (a config's training type, passed beside a count of the
+    call's own)."""
+    given = {k: v for k, v in flags.items() if k in TRANSLATED}
+    tried = [given]
+    if counted and not any(given.get(k) not in (None, 0) for k in _COUNTS):
+        tried.append({**given, **_BESIDE})
+    for probe in tried:
+        for machine in machines(probe):
+            found = unbuilt(probe, target, machine, namespace)
+            if found is not None:
+                return probe, found
+    return None
 
 
 def shim_trainer(trainer: str) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from lightning_migrate.semantics import constructors, plugins, precision
+from lightning_migrate.semantics import constructors, precision
 from lightning_migrate.semantics.model import RELEASES, Obj, Reject, Strategy, Value, Version, v
 from lightning_migrate.semantics.registry import resolve
 
@@ -183,7 +183,7 @@ def _positional(row: LightningClass, version: Version) -> tuple[tuple[str, ...],
         amp = precision.lookup(row.name)
         found = amp.constructor(version) if amp is not None else None
     else:
-        found = plugins.constructor(row.name, version)
+        found = constructors.plugin_constructor(row.name, version)
     return None if found is None else (tuple(name for name, _ in found.params), False)
 
 

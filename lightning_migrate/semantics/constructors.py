@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from lightning_migrate.semantics.model import Version, v
+from lightning_migrate.semantics.model import Obj, Version, v
+from lightning_migrate.semantics.precision import Constructor, bind
 
 # class -> (first minor line, parameters, whether other keywords are forwarded through **kwargs), oldest
 # first. The deprecated 1.6/1.7 `*Plugin` aliases take their `*Strategy`'s arguments (see `signature`).
@@ -406,3 +407,45 @@ def role(cls: str, keyword: str, version: Version, renamed_to: str = "") -> str 
 def defining_class(cls: str, version: Version, renamed_to: str = "") -> str:
     """The class whose ``__init__`` raises for an unexpected keyword (the 1.6/1.7 aliases call their base)."""
     return renamed_to if renamed_to and version >= v("1.6") else cls
+
+
+# --- The constructors of the cluster-environment and checkpoint-IO plugins, per release -------------------
+# A call keeps these plugins as it wrote them (``Setup.plugins``); what the model checks is that the release
+# can build them with the keywords written (Python's TypeError otherwise). Checked against each release with
+# inspect.signature by tests/real/test_plugins_real.py.
+
+_V14, _V16, _V17, _V18 = v("1.4"), v("1.6"), v("1.7"), v("1.8")
+_NONE = Constructor(None)  # no __init__ of its own
+
+# name -> constructors, newest first (from the first release that exports the class; see classes.py)
+PLUGIN_CONSTRUCTORS: dict[str, tuple[tuple[Version, Constructor], ...]] = {
+    "LightningEnvironment": ((_V14, Constructor("LightningEnvironment")),),
+    "SLURMEnvironment": (
+        (_V18, Constructor("SLURMEnvironment", (("auto_requeue", False), ("requeue_signal", False)))),
+        (_V16, Constructor("SLURMEnvironment", (("auto_requeue", False),))),
+        (_V14, _NONE),
+    ),
+    # 1.6 gave the TorchElastic and Kubeflow environments an __init__ of no arguments (gone again in 1.7)
+    "TorchElasticEnvironment": (
+        (_V17, _NONE),
+        (_V16, Constructor("TorchElasticEnvironment")),
+        (_V14, _NONE),
+    ),
+    "KubeflowEnvironment": (
+        (_V17, _NONE),
+        (_V16, Constructor("KubeflowEnvironment")),
+        (_V14, _NONE),
+    ),
+    "TorchCheckpointIO": ((_V14, _NONE),),
+}
+
+
+def plugin_constructor(name: str, version: Version) -> Constructor | None:
+    rows = PLUGIN_CONSTRUCTORS.get(name, ())
+    return next((c for since, c in rows if version >= since), None)
+
+
+def construct_plugin(obj: Obj, version: Version) -> None:
+    found = plugin_constructor(obj.cls, version)
+    if found is not None:
+        bind(found, obj)

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from typing import Callable
 
-from lightning_migrate.semantics import classes, era_1_4, era_1_6, era_2_0, plugins, precision
+from lightning_migrate.semantics import classes, constructors, era_1_4, era_1_6, era_2_0, precision
 from lightning_migrate.semantics.model import (
     CPU_ONLY,
     Deprecation,
@@ -70,7 +70,7 @@ def _interpret(flags: Flags, version: Version, hardware: Hardware) -> Interpreta
             classes.construct(obj, version)
             if classes.kind_of(obj) == classes.PRECISION:
                 precision.construct(obj, version, hardware)
-            plugins.construct(obj, version)
+            constructors.construct_plugin(obj, version)
             message = classes.deprecation(obj, version)
             if message:
                 deprecations.append(Deprecation(obj.cls, message))

@@ -9,8 +9,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Callable, List, Optional, Union  # noqa: UP035 (the types old argparse readers know)
 
+from lightning_migrate.semantics.translate import TRANSLATED
 from lightning_migrate.shim import removed, resume, runtime
-from lightning_migrate.shim.translate import TRANSLATED
 
 # The types of the keywords the shim adds to a release's signature, as the releases that have them annotate
 # them: `Trainer.add_argparse_args` (1.x) skips a keyword without a str/int/bool type, and jsonargparse

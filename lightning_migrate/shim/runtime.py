@@ -26,7 +26,7 @@ from lightning_migrate.semantics.classes import (
     lookup,
 )
 from lightning_migrate.semantics.model import MISCONF, OPTIONAL_PACKAGES
-from lightning_migrate.shim.translate import TRANSLATED, Translation, as_list, given_flags, translate
+from lightning_migrate.semantics.translate import TRANSLATED, Translation, as_list, given_flags, translate
 
 LOG = logging.getLogger(__name__)
 

@@ -9,7 +9,7 @@ from typing import Any
 import harness
 import pytest
 
-from lightning_migrate.semantics import Version, classes, plugins
+from lightning_migrate.semantics import Version, classes, constructors
 from lightning_migrate.semantics.precision import CLASSES, Constructor, PrecisionClass
 
 pytestmark = pytest.mark.real
@@ -41,7 +41,7 @@ def test_constructor_is_the_modelled_one(row: PrecisionClass) -> None:
     assert_constructor(row.name, row.constructor(version))
 
 
-OTHERS = [row for row in classes.CLASSES if row.name in plugins.CONSTRUCTORS]
+OTHERS = [row for row in classes.CLASSES if row.name in constructors.PLUGIN_CONSTRUCTORS]
 
 
 @pytest.mark.parametrize("row", OTHERS, ids=lambda row: row.name)
@@ -49,7 +49,7 @@ def test_environment_and_checkpoint_io_constructors(row: classes.LightningClass)
     version = Version.parse(harness.release())
     if not row.exists_in(version):
         pytest.skip(f"{row.name} is not in {version}")
-    model = plugins.constructor(row.name, version)
+    model = constructors.plugin_constructor(row.name, version)
     assert model is not None
     assert_constructor(row.name, model)
 

@@ -28,8 +28,8 @@ from trainer_defaults import trainer_defaults
 
 from lightning_migrate.semantics import Hardware, Outcome, Setup, Version, interpret
 from lightning_migrate.semantics.signature import accepts
+from lightning_migrate.semantics.translate import REFERENCE, deprecated_spellings, given_flags, translate
 from lightning_migrate.shim.namespace import release_defaults
-from lightning_migrate.shim.translate import REFERENCE, deprecated_spellings, given_flags, translate
 
 pytestmark = pytest.mark.real
 

@@ -22,7 +22,7 @@ from conftest import AGREEMENT
 import lightning_migrate
 from lightning_migrate.semantics import Hardware, Obj, Setup, Version, interpret
 from lightning_migrate.semantics.model import OPTIONAL_PACKAGES
-from lightning_migrate.shim.translate import REFERENCE
+from lightning_migrate.semantics.translate import REFERENCE
 
 pytestmark = pytest.mark.real
 

@@ -28,7 +28,7 @@ from lightning_migrate.plan import domains, gone, rejected
 from lightning_migrate.plan.ast_values import Reader, Unknown, bound_arguments, dict_entries
 from lightning_migrate.plan.callsite import LIGHTNING_PACKAGE, NAMESPACE, UNPACKED, CallSite, Run, flat
 from lightning_migrate.plan.decide import plan
-from lightning_migrate.plan.knowledge import Choice, Known, RunTime, holes, key_of
+from lightning_migrate.plan.knowledge import Choice, Known, RunTime, holes, key_of, written_values
 from lightning_migrate.plan.locate import TRAINER_NAMES, Located, Scope, TrainerCall, locate, trainer_skip
 from lightning_migrate.plan.planner import (
     PLANNED_FLAGS,
@@ -41,7 +41,14 @@ from lightning_migrate.plan.planner import (
     derived,
 )
 from lightning_migrate.plan.ranges import NOTHING_IMPORTED, Imported, RunTimeReader
-from lightning_migrate.plan.trainers import NO_SUBCLASSES, SHIM_KEEPS, SHIM_MODULES, RunSubclasses
+from lightning_migrate.plan.trainers import (
+    NO_SUBCLASSES,
+    SHIM_KEEPS,
+    SHIM_MODULES,
+    RunSubclasses,
+    shim_takes,
+    shim_unbuilt,
+)
 from lightning_migrate.project import script_options
 from lightning_migrate.project.lightning_cli import CLIDefaults
 from lightning_migrate.project.loaded_configs import NO_LOADED, LoadedConfigs
@@ -57,7 +64,9 @@ from lightning_migrate.semantics.signature import (
     SHIM_METHODS,
     accepts,
     current,
+    is_default,
 )
+from lightning_migrate.semantics.translate import REFERENCE
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -281,6 +290,8 @@ class _Migrator:
         the calls that pass one are decided first, so the dict or object is rewritten where it is built."""
         removed = self._removed_methods()
         self._namespace_writes()
+        for shim_call in self.located.shim_calls:
+            self._shim_call(shim_call)
         calls = sorted(
             (c for c in self.located.calls if id(c.node) not in removed),
             key=lambda c: (self.text.start(c.node), -self.text.end(c.node)),
@@ -349,6 +360,72 @@ class _Migrator:
                     Finding(line, column, code, said, False, details=(sign, why), remedy=remedy)
                 )
 
+    # --- the calls of the runtime shim's Trainer ------------------------------------------------------------
+
+    def _shim_call(self, call: TrainerCall) -> None:
+        """Judge a call that builds the runtime shim's Trainer (as written, or as a run with ``--shim`` wrote
+        it). The shim translates its hardware flags and takes the removed keywords 1.5 read
+        (``trainers.shim_takes``): none of those is reported, but a setup the shim cannot build on the target
+        where Lightning 1.5.10 builds it (LM103: no tool can, ``_unbuilt``). Every other keyword reaches
+        Lightning's Trainer as written, and is judged as in a call of it (LM100, LM007), renamed where a
+        rename keeps its meaning."""
+        args = _flag_arguments(call)
+        self._unbuilt(call, args)
+        written, _ = self._gone_written(call, args)
+        taken = frozenset(k for k, value in written.items() if shim_takes(k, value))
+        old, new = self._gone_keywords(call, taken=taken)
+        for keyword, (was, renamed) in self._untranslated(call).items():
+            old[keyword] = was
+            if renamed is not None:
+                new[renamed[0]] = renamed[1]
+        if not old or self.text.position(call.node) in self.run_options.leave:
+            return
+        quote = _quote(call.node, self.text)
+
+        def change(original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
+            from lightning_migrate.edit import apply  # (imported: the file has edits)
+
+            updated, edited = apply.trainer_call(updated, call.skip, old, new, quote)
+            self._record_renames(call.node, call.scope, edited)
+            return updated
+
+        self._edit(call.node, change)
+
+    def _unbuilt(self, call: TrainerCall, args: list[_Arg]) -> None:
+        """Report (LM103) the hardware flags of a call of the runtime shim's Trainer that the shim cannot
+        build on the target on some machine where Lightning 1.5.10 builds them (the shim's own answer,
+        ``trainers.shim_unbuilt``): `distributed_backend='dp'` beside `gpus=2` on 2.x, whose Trainer has no
+        DataParallel. Each value the file writes is tried (a conditional's branches, an option's choices);
+        a value only known at run time that the file does not narrow is left to the shim."""
+        if any(a.star for a in args):
+            return
+        flags = self._read_flags(call, args, quiet=True)
+        planned = {k: value for k, value in (flags or {}).items() if k in PLANNED_FLAGS}
+        target = self.run_options.target
+        for given in _written_combinations(planned):
+            found = shim_unbuilt(given, target, call.shim)
+            if found is None:
+                continue
+            tried, failed = found
+            shown = [a for a in args if a.keyword in tried]
+            first = next((a for a in shown if a.keyword in _TRAINING_TYPE_KEYWORDS), shown[0])
+            more = f" and {len(shown) - 1} more" if len(shown) > 1 else ""
+            name = failed.meaning.strategy.name
+            said = (
+                f"`{cut(self.text.segment(first.node))}`{more}: the runtime shim cannot build the {name}"
+                f" strategy on Lightning {target}; no tool can, move off it by hand"
+            )
+            given_text = ", ".join(f"{k}={v!r}" for k, v in tried.items())
+            machine = failed.hardware
+            details = (
+                f"Lightning {REFERENCE} builds the {name} strategy from `{given_text}` (a machine with"
+                f" {machine.cuda} CUDA GPUs, {machine.tpu_cores} TPU cores)",
+                f"the runtime shim's Trainer raises on Lightning {target}: {failed.raised.error}:"
+                f" {failed.raised.message}",
+            )
+            self._report(first.node, "LM103", said, False, details=details)
+            return
+
     # --- the Trainer's methods 2.0 removed ------------------------------------------------------------------
 
     def _removed_methods(self) -> set[int]:
@@ -403,10 +480,13 @@ class _Migrator:
         return taken
 
     def _untranslated(self, call: TrainerCall) -> dict[str, tuple[Known, tuple[str, Known] | None]]:
-        """The model's keywords of a removed ``from_argparse_args`` call that the target's Trainer lacks and
-        the shim does not translate (it translates ``PLANNED_FLAGS``): reported (LM007), each with its value
-        and its rename where Lightning documents one (``replace_sampler_ddp=`` is
-        ``use_distributed_sampler=``, #16829); a keyword with no rename is only reported."""
+        """The model's keywords of a call that builds the runtime shim's Trainer (a removed
+        ``from_argparse_args`` call, one ``--shim`` hands to it, one written so) that the target's Trainer
+        lacks and the shim does not translate (it translates ``PLANNED_FLAGS``, and passes the rest on):
+        reported (LM007), each with its value and its rename where Lightning documents one
+        (``replace_sampler_ddp=`` is ``use_distributed_sampler=``, #16829), or dropped where it is at a
+        default a release had (``amp_level="O2"``, ``auto_select_gpus=False``: what the planner drops too);
+        any other is only reported."""
         target = self.run_options.target
         out: dict[str, tuple[Known, tuple[str, Known] | None]] = {}
         for arg in _flag_arguments(call):
@@ -414,6 +494,11 @@ class _Migrator:
                 continue
             value = self.reader.read(arg.value, call.scope)
             rename = _RENAMED.get(arg.keyword)
+            if rename is None and not isinstance(value, Unknown) and is_default(arg.keyword, value):
+                message = f"`{arg.keyword}={cut(repr(value))}` is not in Lightning {target}; fix: remove it"
+                self._report(arg.node, "LM007", message, True, details=("at its default",))
+                out[arg.keyword] = (value, None)
+                continue
             if rename is None or isinstance(value, Unknown):
                 message = f"Lightning {target} has no `{arg.keyword}=`; remove it, or set what it did by hand"
                 self._report(arg.node, "LM007", message, False)
@@ -634,6 +719,11 @@ class _Migrator:
         # (without `--shim`, the keywords a run with it hands to the shim name it as their remedy)
         remedied = left is not None and not self.shim
         old_gone, new_gone = self._gone_keywords(call, move=True, handed=handed, remedied=remedied)
+        if shimmed and rewrite is None:  # (the shim passes on what it does not translate: the target judges)
+            for keyword, (was, renamed) in self._untranslated(call).items():
+                old_gone[keyword] = was
+                if renamed is not None:
+                    new_gone[renamed[0]] = renamed[1]
         if rewrite is None and not shimmed and not old_gone:
             return
         quote = _quote(call.node, self.text)
@@ -997,7 +1087,7 @@ class _Migrator:
     def _ancient(self, call: TrainerCall, args: list[_Arg]) -> None:
         """Report (LM100) the keywords of Lightning 0.x's Trainer that no release from 1.4 takes
         (``removed.ANCIENT``), passed to Lightning's own Trainer: each raises TypeError on every release."""
-        if not self._shimmable(call):
+        if not (self._shimmable(call) or call.shim):  # (the shim's Trainer passes them on)
             return
         for arg in args:
             found = gone.ancient(arg.keyword) if arg.keyword is not None else None
@@ -1489,6 +1579,33 @@ class _Migrator:
         line, column = self.text.position(node)
         fixed = BY_CODE[rule].fixable if fixable is None else fixable
         self.findings.append(Finding(line, column, rule, message, fixed, details=details, remedy=remedy))
+
+
+# The keywords that may name a training type: the place an LM103 of a shim's call is reported at.
+_TRAINING_TYPE_KEYWORDS = ("distributed_backend", "accelerator", "strategy", "plugins")
+# How many of the written values' combinations of a shim call's flags are tried (``_written_combinations``).
+_COMBINATIONS = 64
+
+
+def _written_combinations(flags: dict[str, Known]) -> list[dict[str, Value]]:
+    """Every combination of the values the file writes for ``flags``: a value as written, a conditional's
+    branches, an option's choices (a run-time value whose every value the file writes); none where a value
+    ranges over what the file does not write, or past ``_COMBINATIONS`` of them."""
+    options: list[list[Value]] = []
+    for value in flags.values():
+        if not isinstance(value, (RunTime, Choice)):
+            options.append([value])
+            continue
+        branches = value.branches if isinstance(value, Choice) else (value,)
+        if any(isinstance(b, RunTime) and not b.told for b in branches):
+            return []
+        options.append(written_values(value))
+    combinations = [[]]  # type: list[list[Value]]
+    for values in options:
+        combinations = [[*done, item] for done in combinations for item in values]
+        if len(combinations) > _COMBINATIONS:
+            return []
+    return [dict(zip(flags, combination)) for combination in combinations]
 
 
 # The rule a flag written into an argparse namespace is reported under (``_namespace_writes``).

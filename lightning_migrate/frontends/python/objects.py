@@ -6,7 +6,7 @@ rebuilt as the target's class that builds the same strategy (family, start metho
 with each release's default filled in, every other argument by the role it has) as the old object did on
 every source release that builds it: ``DDPPlugin()`` (1.x: unused parameters found) becomes
 ``DDPStrategy(find_unused_parameters=True)`` for 2.x, whose default is False. The shim then reads the new
-object as the strategy the old one was (``shim.translate.reference_value``). Where no class of the target
+object as the strategy the old one was (``semantics.translate.reference_value``). Where no class of the target
 builds the same strategy, the object is left as written (and reported where it is imported).
 """
 

@@ -50,18 +50,18 @@ from lightning_migrate.plan.planner import (
     machines,
 )
 from lightning_migrate.plan.site_judge import Unknown, judge, not_fixed
-from lightning_migrate.plan.trainers import SHIM_KEEPS, SHIM_TRAINERS, shim_trainer
+from lightning_migrate.plan.trainers import SHIM_KEEPS, SHIM_TRAINERS, shim_takes, shim_trainer, shim_unbuilt
 from lightning_migrate.project import hydra
 from lightning_migrate.project.key_references import Ref
 from lightning_migrate.project.lightning_cli import written_over
 from lightning_migrate.report import noqa
 from lightning_migrate.report.findings import MESSAGE_WIDTH, SHIM, Finding, Span
 from lightning_migrate.report.findings import written as cut
-from lightning_migrate.semantics import Setup, interpret
+from lightning_migrate.semantics import Setup
 from lightning_migrate.semantics.classes import lookup
 from lightning_migrate.semantics.model import RELEASES, Obj, Value, Version
-from lightning_migrate.semantics.render import Inexpressible, render
 from lightning_migrate.semantics.signature import MODELLED, accepts
+from lightning_migrate.semantics.translate import REFERENCE
 
 # What to do with a config the codemod cannot migrate (the shim: `lightning_migrate.shim.install()`)
 ADVICE = "write the flags by hand, or use the runtime shim"
@@ -309,10 +309,13 @@ def _read_elsewhere(
         return handed
     taken: tuple[str | None, dict[str, Known], list[Finding]] | None = None
     why: tuple[str, ...] = ()
+    unbuilt: tuple[str, str] | None = None
     if handed is None:
-        taken, why = _to_takers(config, old, new, request, findings, referred)
+        taken, why, unbuilt = _to_takers(config, old, new, request, findings, referred)
         if taken is not None and request.shim:
             return taken
+    if unbuilt is not None:  # (the calls that take its keys hand them to the shim, which cannot build them)
+        findings = _no_tool(findings, unbuilt, request.run.target, referred)
     shown = not_fixed(findings, "keys read elsewhere", *referred)
     if handed is not None:
         shown = [replace(f, remedy=SHIM, details=(*f.details, SHIM_WRITES)) for f in shown]
@@ -350,80 +353,89 @@ def _to_takers(
     request: Request,
     findings: list[Finding],
     referred: tuple[str, ...],
-) -> tuple[tuple[str | None, dict[str, Known], list[Finding]] | None, tuple[str, ...]]:
+) -> tuple[
+    tuple[str | None, dict[str, Known], list[Finding]] | None, tuple[str, ...], tuple[str, str] | None
+]:
     """A config (no ``_target_`` of its own) whose rewrite code elsewhere keeps from being written, handed
     to the runtime shim where every Trainer call of the run that may take its flags (``project.takers``:
     ``Trainer(**cfg.trainer)``, ``Trainer(**kwargs)`` after ``kwargs.update(cfg.trainer)``, a read of its
     keys in a call's arguments) builds the shim's Trainer, as written or once a run with ``--shim`` has
     written its file: its keys as they are (``_shim_flags``), its findings fixed so (none where every call
     builds the shim as written and no key changes: the run's fixed point). Else None, and why (the calls
-    that do not build it, or that there is none: the Trainer is built outside the run). Only a config whose
+    that do not build it, or that there is none: the Trainer is built outside the run), and where they all
+    build it, or will, what the shim cannot build from it (``_shim_cannot_build``). Only a config whose
     flags are all its own (not one merged over a sibling it extends, LightningCLI defaults, or what Hydra
     composes with it: a rewrite of those is checked with them as the run writes them)."""
     if class_path(config.mapping) is not None:
-        return None, ()
+        return None, (), None
     if config.base or config.cli is not None or config.overrides:
-        return None, (MERGED,)
+        return None, (MERGED,), None
     takers = request.references.takers_of(config.section)
     if not takers:
-        return None, (NO_TAKER,)
+        return None, (NO_TAKER,), None
     left = [t for t in takers if not (t.built or t.by_run)]
     if left:
         shown = [f"{t} ({_INSTANTIATED if t.instantiates else _UNSHIMMED})" for t in left[:SHOWN_REFERENCES]]
         more = (f"and {len(left) - SHOWN_REFERENCES} more",) if len(left) > SHOWN_REFERENCES else ()
-        return None, (NOT_TAKEN, *shown, *more)
+        return None, (NOT_TAKEN, *shown, *more), None
     computed = _shim_flags(config, old, new, request)
     if computed is None:
-        return None, ()
+        return None, (), None
     flags, others = computed
     unbuilt = _shim_cannot_build(flags, request.run.target)
-    if unbuilt:
-        return None, (unbuilt,)
+    if unbuilt is not None:
+        return None, (unbuilt[0],), unbuilt
     named = [str(t) for t in takers[:SHOWN_REFERENCES]]
     more = (f"and {len(takers) - SHOWN_REFERENCES} more",) if len(takers) > SHOWN_REFERENCES else ()
     details = (*referred, TAKERS_BUILD, *named, *more, SHIM_BUILT)
     fix = "; fix: the runtime shim (the Trainer calls that take it build it)"
-    return (None, flags, _fixed(findings, flags, others, fix, details)), ()
+    return (None, flags, _fixed(findings, flags, others, fix, details)), (), None
 
 
-# What the runtime shim gives a call the meaning of (`shim.translate.REFERENCE`), and the launchers a
-# release may pick for the same strategy (a TPU's)
-SHIM_REFERENCE = Version(1, 5, 10)
-_START_METHODS = ("popen", "spawn", "fork")
-# a device count a call that reads the config's keys may add beside its training type (`gpus=args.gpus`)
-_BESIDE = {"gpus": 2}
-_COUNTS = ("gpus", "devices", "tpu_cores", "num_processes", "ipus")
-
-
-def _shim_cannot_build(flags: Mapping[str, Known], target: Version) -> str:
+def _shim_cannot_build(
+    flags: Mapping[str, Known], target: Version, counted: bool = True
+) -> tuple[str, str] | None:
     """Why the runtime shim cannot build on ``target`` what Lightning 1.5.10 builds from a config's
-    ``flags`` (the shim's promise: ``shim.translate``), on some machine, alone or with a device count a call
-    may add beside them; "" where it can (a value only known at run time: as the call's own finding says).
-    ``distributed_backend`` is 1.4's training type, as the shim reads it."""
+    ``flags``, on some machine, alone or (``counted``) with a device count a call may add beside them (the
+    shim's own answer: ``trainers.shim_unbuilt``), and the strategy it cannot build; None where it can (a
+    value only known at run time: as the call's own finding says)."""
     if any(isinstance(v, (RunTime, Choice)) for v in flags.values()):
-        return ""
+        return None
     probe: dict[str, Value] = {k: v for k, v in flags.items() if k in PLANNED_FLAGS}  # type: ignore[misc]
-    backend = probe.pop("distributed_backend", None)
-    if backend is not None:
-        probe["accelerator"] = backend
-    tried = [probe] if any(probe.get(k) not in (None, 0) for k in _COUNTS) else [probe, {**probe, **_BESIDE}]
-    for given in tried:
-        for machine in machines(given):
-            meaning = interpret(given, SHIM_REFERENCE, machine).outcome
-            if not isinstance(meaning, Setup):
-                continue
-            strategy = meaning.strategy
-            setups = [
-                meaning,
-                *(replace(meaning, strategy=replace(strategy, start_method=m)) for m in _START_METHODS),
-            ]
-            if all(isinstance(render(setup, target), Inexpressible) for setup in setups):
-                return (
-                    f"the runtime shim cannot hand it on: Lightning {target} cannot build the {strategy.name}"
-                    f" strategy that Lightning {SHIM_REFERENCE} builds from it ({_yaml(dict(given))});"
-                    " no tool can keep it: move off it by hand"
-                )
-    return ""
+    found = shim_unbuilt(probe, target, counted=counted)
+    if found is None:
+        return None
+    given, failed = found
+    name = failed.meaning.strategy.name
+    said = (
+        f"the runtime shim cannot hand it on: Lightning {target} cannot build the {name} strategy that"
+        f" Lightning {REFERENCE} builds from it ({_yaml(given)}); no tool can keep it: move off it by hand"
+    )
+    return said, name
+
+
+def _no_tool(
+    findings: list[Finding], unbuilt: tuple[str, str], target: Version, referred: tuple[str, ...]
+) -> list[Finding]:
+    """The findings of a config whose hardware flags the Trainer calls that take it hand to the runtime
+    shim, which cannot build what 1.5.10 built from them (``unbuilt``: why, the strategy): each on a
+    hardware flag is LM103, which no tool can do for ``target`` (the shim neither, the rewrite neither: code
+    reads the keys, ``referred``); the others as they are."""
+    name = unbuilt[1]
+    out = []
+    for f in findings:
+        flag = _FLAG.match(f.message)
+        if flag is None or flag[1] not in PLANNED_FLAGS:
+            out.append(f)
+            continue
+        head = f.message[: f.message.index("`", 1) + 1]
+        message = (
+            f"{head}: the runtime shim cannot build the {name} strategy on Lightning {target}; no tool can,"
+            " move off it by hand"
+        )
+        details = (*f.details, *referred)  # (then why: ``_read_elsewhere``)
+        out.append(replace(f, code="LM103", message=message, fixable=False, details=details, remedy=""))
+    return out
 
 
 def _built_by_takers(config: Config, request: Request) -> bool:
@@ -436,7 +448,7 @@ def _built_by_takers(config: Config, request: Request) -> bool:
     takers = request.references.takers_of(config.section)
     if not takers or not all(t.built for t in takers) or class_path(config.mapping) is not None:
         return False
-    return not _shim_cannot_build(read(config.mapping).flags, request.run.target)
+    return _shim_cannot_build(read(config.mapping).flags, request.run.target) is None
 
 
 def _shim_flags(
@@ -511,10 +523,25 @@ def _shimmed(
     own = read(config.mapping)
     line, column = config.mapping.lc.key(own.order[0]) if own.order else config.start
     held = (line + 1, column + 1) in request.run.leave
-    found, old, new = _gone_keys(config, request, held, SHIM_KEEPS)  # (the shim's Trainer takes those)
+    found, old, new = _gone_keys(config, request, held, shim=True)  # (the shim's Trainer takes some)
     if own.order or found:
         spans.append(_span(config, writer.doc))
-    return [*_untaken(config, own.flags, request.run.target), *_gone_alone(config, writer, found, old, new)]
+    unbuilt = _unbuilt(config, own.flags, request.run.target) if config.shimmed else []
+    untaken = _untaken(config, own.flags, request.run.target)
+    return [*unbuilt, *untaken, *_gone_alone(config, writer, found, old, new)]
+
+
+def _unbuilt(config: Config, flags: dict[str, Known], target: Version) -> list[Finding]:
+    """A config whose ``_target_`` is the runtime shim's Trainer whose hardware flags the shim cannot build
+    on ``target`` where 1.5.10 builds them (LM103, at its first hardware key: no tool can)."""
+    unbuilt = _shim_cannot_build(flags, target, counted=False)
+    keys = [key for key in flags if key in PLANNED_FLAGS and key in config.mapping._ok]
+    if unbuilt is None or not keys:
+        return []
+    line, column = config.mapping.lc.key(keys[0])
+    said = f"{_yaml({k: flags[k] for k in keys})}: the runtime shim cannot build the {unbuilt[1]} strategy"
+    message = f"{said} on Lightning {target}; no tool can, move off it by hand"
+    return [Finding(line + 1, column + 1, "LM103", message, False, details=(unbuilt[0],))]
 
 
 def _untaken(config: Config, flags: dict[str, Known], target: Version) -> list[Finding]:
@@ -1022,12 +1049,12 @@ def _order(mapping: CommentedMap, keys: Mapping[str, object]) -> list[str]:
 
 
 def _gone_keys(
-    config: Config, request: Request, held: bool, taken: frozenset[str] = frozenset()
+    config: Config, request: Request, held: bool, shim: bool = False
 ) -> tuple[list[Finding], dict[str, Known], dict[str, Known]]:
     """The config's own keys beside the model's that the target rejects or deprecates (LM007, ``gone``):
-    the findings, and the keys the rewrite renames or drops with their old and new values (none of
-    ``taken``: keys the Trainer the config builds takes). A config whose other flags come from elsewhere
-    (merged, overridden) or one to leave is only reported."""
+    the findings, and the keys the rewrite renames or drops with their old and new values (none of those
+    the runtime shim's Trainer takes where it builds the config, ``shim``: ``trainers.shim_takes``). A
+    config whose other flags come from elsewhere (merged, overridden) or one to leave is only reported."""
     target = request.run.target
     mapping = config.mapping
     written: dict[str, object] = {}
@@ -1039,6 +1066,7 @@ def _gone_keys(
         written[key] = value if read_it else gone.RUN_TIME
     # (keys merged in with `<<` are shared with other configs: a rename there is not this config's to make)
     opaque = bool(config.overrides) or any(key not in mapping._ok for key in mapping)
+    taken = frozenset(k for k, value in written.items() if shim and shim_takes(k, value))
     findings: list[Finding] = []
     for key in _order(mapping, written):  # (Lightning 0.x's keywords: every release raises for them)
         ancient = gone.ancient(key)
@@ -1159,7 +1187,7 @@ def _written(keys: list[str]) -> str:
     return ", ".join(keys) if keys else "trainer"
 
 
-def _yaml(flags: dict[str, Known]) -> str:
+def _yaml(flags: Mapping[str, Known]) -> str:
     return ", ".join(f"`{key}: {value!r}`" for key, value in flags.items())
 
 

@@ -22,7 +22,7 @@ from lightning_migrate.semantics.classes import CLASSES, STRATEGY, kind_of, stra
 from lightning_migrate.semantics.model import MISCONF, Reject, Unmodelled
 from lightning_migrate.semantics.registry import DISTRIBUTED_TYPES, registered
 from lightning_migrate.semantics.render import Inexpressible, render
-from lightning_migrate.semantics.signature import accepts
+from lightning_migrate.semantics.signature import DEFAULTS, accepts
 from lightning_migrate.semantics.signature import equals_default as is_default
 
 REFERENCE = Version(1, 5, 10)
@@ -82,6 +82,7 @@ class Translation:
     outcome: Flags | Rejected
     deprecated: list[Deprecated] = field(default_factory=list)
     how: str = ""
+    meaning: Setup | None = None  # what Lightning 1.5.10 builds from the call, where the shim asked it
 
 
 def given_flags(kwargs: Mapping[str, Any], defaults: Mapping[str, Any]) -> dict[str, Any]:
@@ -107,6 +108,44 @@ def translate(flags: Flags, installed: Version, hardware: Hardware, namespace: s
         for flag, val in spellings
     ]
     return result
+
+
+@dataclass(frozen=True)
+class Unbuilt:
+    """A call whose setup Lightning 1.5.10 builds on a machine, and the shim's Trainer does not on the
+    release it runs on: what 1.5.10 builds, and what the shim's Trainer raises there (its own check, or the
+    release's rejection of the flags the shim hands it as written)."""
+
+    meaning: Setup
+    raised: Rejected
+    hardware: Hardware
+
+
+def unbuilt(flags: Flags, installed: Version, hardware: Hardware, namespace: str) -> Unbuilt | None:
+    """Whether the shim's Trainer fails on Lightning ``installed`` (the codemod's target) on ``hardware`` for
+    a call that gives the ``TRANSLATED`` keywords of ``flags`` (model values, each at a default of no
+    release's left out as the shim leaves it: ``given_flags``), where Lightning 1.5.10 builds it: the
+    shim's own answer (``translate``), then what ``installed`` does with the flags it hands on. None where
+    it builds, where 1.5.10 does not either (the call fails before any migration) or where the model has
+    no answer."""
+    given = {k: val for k, val in flags.items() if k in TRANSLATED and not _at_default(k, val)}
+    try:
+        result = translate(given, installed, hardware, namespace)
+        if result.meaning is None:
+            return None
+        handed = result.outcome
+        built = handed if isinstance(handed, Rejected) else interpret(handed, installed, hardware, namespace)
+    except (Unmodelled, ValueError):
+        return None
+    raised = built if isinstance(built, Rejected) else built.outcome
+    return Unbuilt(result.meaning, raised, hardware) if isinstance(raised, Rejected) else None
+
+
+def _at_default(flag: str, value: Value) -> bool:
+    """``value`` is the installed release's default of ``flag`` (for the shim, which reads the installed
+    signature): None for the keywords 2.x lacks, and every default a release has had, as far as the shim
+    is concerned (``given_flags``)."""
+    return is_default(value, None) or any(is_default(value, d) for d in DEFAULTS.get(flag, ()))
 
 
 def call(result: Translation) -> str:
@@ -139,6 +178,13 @@ def _translate(given: Flags, installed: Version, hardware: Hardware, namespace: 
         if unknown:  # the release would only say it has no such keyword: 1.5.10's reason is the better one
             return Translation(meaning, how=f"Lightning {REFERENCE} rejects it; {installed} lacks {unknown}")
         return passthrough(given, installed, f"Lightning {REFERENCE} rejects it ({meaning.error})")
+    return replace(_built(given, meaning, installed, hardware, namespace), meaning=meaning)
+
+
+def _built(
+    given: Flags, meaning: Setup, installed: Version, hardware: Hardware, namespace: str
+) -> Translation:
+    """The flags for ``installed`` that build ``meaning``, what 1.5.10 builds from ``given``."""
     if not _modelled(installed):
         return passthrough(given, installed, f"Lightning {installed} is outside the model")
     for setup in _same_choice(meaning):
