@@ -19,7 +19,6 @@ from project_runs import migrate_tree, migrated_copy
 from lightning_migrate.frontends.yaml.frontend import (
     HANDED_COMPOSED,
     SHIM_HANDS,
-    SHIM_REFERENCE,
     UNCOMPOSED_SHIM,
 )
 from lightning_migrate.frontends.yaml.read import load, read
@@ -29,7 +28,8 @@ from lightning_migrate.report.findings import SHIM
 from lightning_migrate.run.runner import FileResult
 from lightning_migrate.semantics import Hardware, Rejected, interpret
 from lightning_migrate.semantics.model import release
-from lightning_migrate.shim.translate import TRANSLATED, translate
+from lightning_migrate.semantics.translate import REFERENCE as SHIM_REFERENCE
+from lightning_migrate.semantics.translate import TRANSLATED, translate
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "projects"
 TARGET = release("2.6")

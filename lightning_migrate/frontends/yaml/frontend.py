@@ -844,8 +844,8 @@ def _compositions_kept(
         if lacks:
             return ()
         unbuilt = _shim_cannot_build(before.flags, target)
-        if unbuilt:
-            return (unbuilt,)
+        if unbuilt is not None:
+            return (unbuilt[0],)
     return None
 
 
