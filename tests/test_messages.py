@@ -193,13 +193,21 @@ def test_auto_select_gpus_is_named_where_2x_lacks_it() -> None:
 def test_a_refusal_names_a_machine_where_the_call_changes() -> None:
     """`Trainer(accelerator="gpu")` from 1.7 is all GPUs with ddp_spawn there, ddp (popen) in 2.x: the
     refusal named one GPU, where both build one device, and said "as written, Lightning 2.6.6 gives cuda x1,
-    single_device" of a call that built cuda x1, single_device (sc_depth_pl, which pins 1.7.3)."""
-    code = 'import pytorch_lightning as pl\n\npl.Trainer(accelerator="gpu", max_epochs=3)\n'
+    single_device" of a call that built cuda x1, single_device (sc_depth_pl, which pins 1.7.3). (Where the
+    module may be given `import torch`, the strategy is a test of the machine's GPU count: here a star import
+    may bind `torch`, and the call is refused.)"""
+    code = (
+        'import pytorch_lightning as pl\nfrom utils import *\n\npl.Trainer(accelerator="gpu", max_epochs=3)\n'
+    )
     (found,) = migrate(code, release("2.6"), release("1.7")).findings
     assert found.code == "LM103"
     built, written = found.details[:2]
     assert built.startswith("on 2 CUDA GPUs, this call builds cuda x2, ddp(start_method=spawn"), built
     assert "start_method=popen" in written, written
+    assert "a star import may bind `torch` to anything" in found.details[-1]
+    rewritten = migrate(code.replace("from utils import *\n", ""), release("2.6"), release("1.7")).code
+    assert "import torch\n" in rewritten
+    assert 'strategy="ddp_spawn_find_unused_parameters_true" if torch.cuda.device_count() > 1' in rewritten
 
 
 def test_choices_are_not_told_to_narrow(tmp_path: Path) -> None:

@@ -15,6 +15,7 @@ import pytest
 from test_fixtures import assert_behaviour_kept, assert_flags_kept
 from test_kind_fixtures import assert_yaml_behaviour_kept, substituted
 
+from lightning_migrate.cli.callparse import Call, trainer_calls
 from lightning_migrate.files.text import Text
 from lightning_migrate.plan.locate import locate
 from lightning_migrate.project import key_references, loaded_configs
@@ -72,11 +73,30 @@ EXPECTED_FINDINGS = {
         ("tests/test_fit.py", "LM004", "`gpus=1` is replaced"),
         ("pkg/train.py", "LM001", "`accelerator='ddp'` is a training type"),
         ("notebooks/demo.ipynb", "LM004", "`gpus=1` is replaced"),
+        # the `torch` the star import binds tests the machine; one a third party's may bind is not trusted
+        ("scripts/every_gpu.py", "LM004", "if torch.cuda.device_count() > 1 else 'auto'"),
+        ("scripts/every_gpu_third_party.py", "LM103", "cannot build what this call built"),
     ],
     "hydra_shim": [  # (`--shim` hands them to the shim's Trainer: tests/test_config_shim.py)
         ("configs/trainer/default.yaml", "LM004", "`--shim` makes its `_target_` the runtime shim's Trainer"),
         ("configs/trainer/ddp.yaml", "LM001", "(not fixed: keys read elsewhere)"),
         ("configs/trainer/sampler.yaml", "LM007", "`trainer.replace_sampler_ddp`"),
+    ],
+    # a call that passes flags of its own beside its configs' section, judged with each config it may load
+    "loaded_beside": [
+        (
+            "run.py",
+            "LM005",
+            "`DDPPlugin` is renamed; fix: strategy=DDPStrategy(find_unused_parameters=False)",
+        ),
+        ("configs/beta_vae.yaml", "LM004", "`gpus=[1]` is replaced; fix: accelerator='cuda', devices=[1]"),
+        (
+            "tools/evaluate.py",
+            "LM101",
+            "from `dp.yaml` (`trainer_params`), which holds flags beside the call's",
+        ),
+        ("tools/twice.py", "LM101", '`**config["trainer_params"]`: run-time value'),
+        ("tools/multi.py", "LM101", '`**config["trainer_params"]`: run-time value'),
     ],
     "script_reads_options": [
         ("scripts/old.sh", "LM101", "a sign of old usage: Lightning 2.6.6 has no `gpus=`"),
@@ -115,6 +135,18 @@ EXPECTED_FINDINGS = {
         ("own.py", "LM101", "`gpus=args.gpus`: no rewrite keeps every value"),
     ],
 }
+# the Python files whose rewritten call passes a section of the configs it loads beside flags of its own
+# (``run.loaded.beside``): the call alone is not what runs, so it is checked with each config, old with old
+# and migrated with migrated: (the `**` argument as written, the section's key, the configs)
+WITH_CONFIGS = {
+    "loaded_beside": {
+        "run.py": (
+            '**config["trainer_params"]',
+            "trainer_params",
+            ("configs/vae.yaml", "configs/beta_vae.yaml"),
+        )
+    }
+}
 # (each piece is looked for in a finding's message or evidence: ``Finding.details``)
 # (file, code) a case must not report: the calls its configs settle
 NOT_REPORTED = {
@@ -126,6 +158,15 @@ NOT_REPORTED = {
     ],
     "key_references": [],
     "key_reads": [("train.py", "LM101")],
+    # each config migrated, the call's own object renamed: the two build what they built together; the
+    # configs of the calls reported are not migrated (`multi/`: one of them would write a strategy too)
+    "loaded_beside": [
+        ("run.py", "LM101"),
+        ("eval/dp.yaml", "LM004"),
+        ("eval/twice.yaml", "LM004"),
+        ("multi/one.yaml", "LM004"),
+        ("multi/two.yaml", "LM004"),
+    ],
     "hydra_base": [],
     "hydra_app": [("train.py", "LM101")],
     # `pl` that the module binds again itself, one left out of a literal `__all__`, a module not in the
@@ -167,7 +208,11 @@ def test_project(case: str, tmp_path: Path) -> None:
         want = (expected / name).read_text() if (expected / name).is_file() else old
         new = result.new if result.data is not None else old
         assert new == want, name
-        if new != old and name.endswith(".py"):
+        if new != old and name in WITH_CONFIGS.get(case, {}):
+            star, key, configs = WITH_CONFIGS[case][name]
+            pairs = [((root / c).read_text(), results[c].new) for c in configs]
+            _assert_kept_with_configs(old, new, star, key, pairs)
+        elif new != old and name.endswith(".py"):
             checked = assert_behaviour_kept(old, new, release(TARGET), None)
             assert checked > 0 or _only_followed(old, new), name
         if new != old and name.endswith(".yaml"):
@@ -184,6 +229,25 @@ def test_project(case: str, tmp_path: Path) -> None:
         if result.data is not None:
             (root / name).write_bytes(result.data)
     assert not [name for name, r in _migrate(root).items() if r.data is not None]
+
+
+def _assert_kept_with_configs(
+    old: str, new: str, star: str, key: str, configs: list[tuple[str, str]]
+) -> None:
+    """The call of ``old`` with each config's section (``star`` written as its flags), as every release
+    before the target built it, builds in the target what the call of ``new`` builds with that config
+    migrated."""
+    from lightning_migrate.frontends.yaml.read import load, read
+
+    target = release(TARGET)
+    for old_config, new_config in configs:
+        built = []
+        for code, config in ((old, old_config), (new, new_config)):
+            flags = dict(read(load(config)[0][key]).flags)
+            assert star in code
+            (call,) = [c for c in trainer_calls(code.replace(star, f"**{flags!r}")) if isinstance(c, Call)]
+            built.append(call.flags)
+        assert_flags_kept(built[0], built[1], target, [r for r in RELEASES if r < target], label=star)
 
 
 def _sections_kept(old: str, new: str) -> None:
@@ -207,7 +271,7 @@ def _only_followed(old: str, new: str) -> bool:
 
 
 def _links(source: str, path: Path) -> list[loaded_configs.Link]:
-    return list(loaded_configs._links_of(path, locate(ast.parse(source), Text(source))))
+    return list(loaded_configs._links_of(path, locate(ast.parse(source), Text(source)), Text(source)))
 
 
 def test_a_loaded_config_is_found_beside_the_script_or_above_it(tmp_path: Path) -> None:
@@ -357,9 +421,9 @@ def test_the_configs_are_migrated_for_a_rename_only_until_one_breaks_it(
     (tmp_path / "log.py").write_text("def name(cfg):\n    return f'run_{cfg.trainer.gpus}'\n")
     asked: list[str] = []
 
-    def whole(path: Path, text: str, options: Options) -> object:
+    def whole(path: Path, text: str, options: Options, unfixed: bool = False) -> object:
         asked.append(path.name)
-        return loaded_whole(path, text, options)
+        return loaded_whole(path, text, options, unfixed)
 
     loaded_whole = followed.whole
     monkeypatch.setattr(followed, "whole", whole)
@@ -389,9 +453,12 @@ def test_a_json_config(config: str, reported: bool, tmp_path: Path) -> None:
 
 
 def test_a_config_beside_the_calls_own_flags_is_named(tmp_path: Path) -> None:
+    """A training type beside the config's GPUs that 2.x lacks (`dp`): no rewrite of the two keeps the call,
+    which is reported, the config named; `ddp` beside it: the call takes the strategy, the config the
+    devices, judged together."""
     (tmp_path / "vae.yaml").write_text("trainer_params:\n  gpus: [1]\n  max_epochs: 100\n")
     script = "import yaml\nfrom pytorch_lightning import Trainer\nconfig = yaml.safe_load(open('vae.yaml'))\n"
-    (tmp_path / "run.py").write_text(script + "Trainer(accelerator='ddp', **config['trainer_params'])\n")
+    (tmp_path / "run.py").write_text(script + "Trainer(accelerator='dp', **config['trainer_params'])\n")
     results = _migrate(tmp_path)
     (finding,) = [f for f in results["run.py"].findings if f.code == "LM101"]
     assert (
@@ -399,6 +466,12 @@ def test_a_config_beside_the_calls_own_flags_is_named(tmp_path: Path) -> None:
         in finding.details[0]
     )
     assert results["run.py"].data is None
+    assert results["vae.yaml"].data is None
+    (tmp_path / "run.py").write_text(script + "Trainer(accelerator='ddp', **config['trainer_params'])\n")
+    results = _migrate(tmp_path)
+    assert [f.code for f in results["run.py"].findings] == ["LM001"]
+    assert "Trainer(strategy='ddp_find_unused_parameters_true', **config" in results["run.py"].new
+    assert "  devices: [1]\n  accelerator: cuda\n" in results["vae.yaml"].new
 
 
 @pytest.mark.parametrize("noqa", ["  # noqa: LM004", "  # noqa"])

@@ -397,13 +397,20 @@ trainer = Trainer(accelerator="ddp" if args.gpus > 1 else None, gpus=args.gpus)
 def test_a_call_some_values_of_which_have_a_rewrite_is_one_no_rewrite_keeps_for_every_value() -> None:
     """(Face-Recognition, nerf_pl, nuwave: `gpus=-1` beside `accelerator="ddp" if gpus > 1 else None`,
     which 1.x spawned on several GPUs, was told LM103 "Lightning 2.6.6 cannot build what this call built"
-    as if no value could be migrated.) The value that no rewrite keeps is named in the evidence."""
-    (finding,) = migrate(CONDITIONAL_ON_GPUS, release("2.6")).findings
+    as if no value could be migrated.) The value that no rewrite keeps is named in the evidence. (-1 is kept
+    by a test of the machine's GPU count, written with an `import torch` the rewrite adds where the module
+    may be given one: here a star import may bind `torch`.)"""
+    starred = CONDITIONAL_ON_GPUS.replace("import argparse\n", "import argparse\nfrom helpers import *\n")
+    (finding,) = migrate(starred, release("2.6")).findings
     assert finding.code == "LM101"
     assert "no rewrite keeps every value" in finding.message
     assert (
         "when accelerator=None, gpus=-1: Lightning 2.6.6 cannot build what this call built" in finding.details
     )
+    rewritten = migrate(CONDITIONAL_ON_GPUS, release("2.6"))
+    assert "from pytorch_lightning import Trainer\nimport torch\n" in rewritten.code
+    assert "torch.cuda.device_count() > 1" in rewritten.code
+    assert {f.code for f in rewritten.findings} == {"LM001", "LM004"}
 
 
 # --- -1 (every GPU) beside counts: a test of the value joined to one of the machine ----------------------

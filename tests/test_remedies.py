@@ -128,10 +128,12 @@ def test_every_remedy_is_named_somewhere(fixture: str, code: str, remedy: str) -
 def test_a_call_the_shim_cannot_build_keeps_its_other_remedy(tmp_path: Path) -> None:
     """`flash.Trainer` is no call of Lightning's own Trainer for the shim: with `--shim` its finding still
     names `--unsafe-fixes`, which fixes it (`gpus=-1` was one device on a one-GPU machine and spawned on more:
-    no 2.x spelling keeps every count but the modern default)."""
+    no 2.x spelling keeps every count but the modern default, where the module's star import may bind `torch`
+    to anything: no test of the machine is written)."""
     script = tmp_path / "train.py"
     script.write_text(
-        "import argparse\n\nimport flash\n\nparser = argparse.ArgumentParser()\n"
+        "import argparse\n\nimport flash\nfrom flash.core.utilities.imports import *\n\n"
+        "parser = argparse.ArgumentParser()\n"
         "parser.add_argument('--gpus', type=int, default=1)\nargs = parser.parse_args()\n"
         "trainer = flash.Trainer(max_epochs=3, gpus=args.gpus)\n"
     )

@@ -12,7 +12,14 @@ from collections.abc import Sequence
 import libcst as cst
 
 from lightning_migrate.edit.call import Edited, branches, edit_arguments, opening, rebuilt
-from lightning_migrate.edit.import_edits import Parsed, add_imports, fix_imports, remove_unused, rename_uses
+from lightning_migrate.edit.import_edits import (
+    Parsed,
+    add_imports,
+    add_module_import,
+    fix_imports,
+    remove_unused,
+    rename_uses,
+)
 from lightning_migrate.edit.imports import ImportChanges, new_module
 from lightning_migrate.edit.splice import Change, Edit, splice
 from lightning_migrate.files.text import Text
@@ -177,11 +184,17 @@ def shim_method(updated: cst.CSTNode, module: str, method: str, own: bool) -> cs
 
 
 def write_imports(
-    code: str, changes: ImportChanges, built: dict[str, str], shims: set[str], renames: dict[str, str]
+    code: str,
+    changes: ImportChanges,
+    built: dict[str, str],
+    shims: set[str],
+    renames: dict[str, str],
+    modules: tuple[str, ...] = (),
 ) -> tuple[str, set[str]]:
-    """The imports of the rewritten ``code`` following its renamed, built and dropped classes and the shim
-    modules it now uses; each step reads the file as the step before left it. Returns the code and the old
-    class names the file still uses (their imports stay)."""
+    """The imports of the rewritten ``code`` following its renamed, built and dropped classes, the shim
+    modules it now uses and the other ``modules`` its rewritten calls read (``torch``, for a test of the
+    machine), each placed with the file's Lightning imports; each step reads the file as the step before
+    left it. Returns the code and the old class names the file still uses (their imports stay)."""
     parsed = Parsed(code)
     if renames:  # only names change, within their lines: the imports and statements stay where they are
         code = rename_uses(code, parsed, renames)
@@ -196,6 +209,8 @@ def write_imports(
     needed += [(shim, None) for shim in sorted(shims)]
     if needed:
         code = add_imports(code, Parsed(code), needed)
+    for module in modules:
+        code = add_module_import(code, Parsed(code), module)
     if changes.dropped:
         code = remove_unused(code, Parsed(code), changes.dropped)
     return code, fixed.still_used

@@ -289,6 +289,42 @@ def add_imports(source: str, tree: Parsed, needed: list[tuple[str, str | None]])
     return cst_code(cst.parse_module(source).visit(AddImports(needed)).code, source)
 
 
+def add_module_import(source: str, tree: Parsed, module: str) -> str:
+    """``source`` with ``import module`` (a module the file binds no name for: ``torch``) placed as the file
+    places its imports: on the line after the Lightning imports of the import block at its top, where they
+    stand together (``import pytorch_lightning as pl``, then ``import torch``, as isort orders them), else
+    where ``add_imports`` puts it. Either way before any other statement, so before any code that reads
+    it."""
+    text = Text(source)
+    body = tree.tree.body
+    index = 1 if body and _is_docstring(body[0], text) and _alone(body, 0) else 0
+    last: ast.stmt | None = None
+    while index < len(body) and _alone(body, index):
+        statement = body[index]
+        if not isinstance(statement, (ast.Import, ast.ImportFrom)):
+            break
+        if _imports_lightning(statement):
+            last = statement
+        elif last is not None:
+            break
+        index += 1
+    if last is None or last.end_lineno is None:
+        return add_imports(source, tree, [(module, None)])
+    if last.end_lineno >= len(text.starts):  # the file's last line, with no line end
+        return f"{source}{text.newline}import {module}{text.newline}"
+    at = text.starts[last.end_lineno]
+    return f"{source[:at]}import {module}{text.newline}{source[at:]}"
+
+
+def _imports_lightning(statement: ast.Import | ast.ImportFrom) -> bool:
+    if isinstance(statement, ast.ImportFrom):
+        return not statement.level and (statement.module or "").split(".")[0] in _LIGHTNING_PACKAGES
+    return any(alias.name.split(".")[0] in _LIGHTNING_PACKAGES for alias in statement.names)
+
+
+_LIGHTNING_PACKAGES = frozenset(root.split(".")[0] for root in LIGHTNING_ROOTS)
+
+
 def _is_docstring(statement: ast.stmt, text: Text) -> bool:
     """LibCST's test: a string (not an f-string, not concatenated) alone on the first line, or
     ``__strict__ = ...``."""

@@ -20,8 +20,10 @@ from pathlib import Path
 from lightning_migrate.files import depth
 from lightning_migrate.files.sourcefile import SourceError
 from lightning_migrate.files.text import Text
-from lightning_migrate.plan.locate import Located, Scope, locate
+from lightning_migrate.plan.ast_values import Reader, Unknown
+from lightning_migrate.plan.locate import Located, Scope, TrainerCall, locate
 from lightning_migrate.plan.trainers import NO_SUBCLASSES, RunSubclasses
+from lightning_migrate.semantics.model import Value, Version
 from lightning_migrate.semantics.signature import MODELLED
 
 # The functions that read a config file into a mapping, by qualified name: how many of their leading
@@ -59,6 +61,13 @@ class Link:
     # the configs that are candidates because they sit beside the option's default and share its section
     # (``--config`` may name any of them), not because the code names them
     siblings: tuple[Path, ...] = ()
+    # the modelled flags the call passes itself beside the section, where each is known where it is written
+    # (``strategy=DDPPlugin(find_unused_parameters=False)``); None where one is only known at run time
+    own: tuple[tuple[str, Value], ...] | None = None
+
+
+# a call's own flags beside its section, as read; what the run rewrites them to; the releases that keeps
+Apart = tuple[tuple[tuple[str, Value], ...], tuple[tuple[str, Value], ...], tuple[Version, ...]]
 
 
 @dataclass(frozen=True)
@@ -76,10 +85,22 @@ class LoadedConfigs:
     # the sections that are a Trainer config because calls pass them alone (`**config["trainer_params"]`):
     # (the file's resolved path, the key path)
     sections: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    # the calls that pass flags of their own beside a section the run migrates where it is, judged together
+    # with each config (``run.loaded.beside``): the call's flags as read, what they are rewritten to, and
+    # the releases whose behaviour that keeps
+    apart: tuple[tuple[tuple[str, int, int], Apart], ...] = ()
 
     def verdict(self, path: Path, line: int, column: int) -> str:
         where = (str(path), line, column)
-        return "no flags" if where in self.no_flags else "settled" if where in self.settled else ""
+        if where in self.no_flags:
+            return "no flags"
+        if where in self.settled:
+            return "settled"
+        return "apart" if any(where == w for w, _ in self.apart) else ""
+
+    def apart_of(self, path: Path, line: int, column: int) -> Apart | None:
+        """How the run judged an ``apart`` call's own flags: as read, as rewritten, the releases kept."""
+        return dict(self.apart).get((str(path), line, column))
 
     def reason(self, path: Path, line: int, column: int) -> str:
         return dict(self.reasons).get((str(path), line, column), "")
@@ -108,8 +129,9 @@ def links(files: Iterable[tuple[Path, str]], subclasses: RunSubclasses = NO_SUBC
             tree = depth.parse(source)
         except (SyntaxError, ValueError, SourceError):  # the file's own migration reports it
             continue
-        located = locate(tree, Text(source), subclasses)
-        found.extend(_links_of(path, located))
+        text = Text(source)
+        located = locate(tree, text, subclasses)
+        found.extend(_links_of(path, located, text))
     # a sibling another script loads by name is that script's config, not one of this option's choices
     named = {config for link in found for config in link.configs if config not in link.siblings}
     return [
@@ -120,7 +142,7 @@ def links(files: Iterable[tuple[Path, str]], subclasses: RunSubclasses = NO_SUBC
     ]
 
 
-def _links_of(path: Path, located: Located) -> Iterator[Link]:
+def _links_of(path: Path, located: Located, text: Text) -> Iterator[Link]:
     changed: _Writes | None = None
     for call in located.calls:
         starred = [k for k in call.node.keywords if k.arg is None]
@@ -128,6 +150,7 @@ def _links_of(path: Path, located: Located) -> Iterator[Link]:
             continue
         changed = _Writes(located.tree) if changed is None else changed
         explicit = any(k.arg in MODELLED for k in call.node.keywords[call.skip :] if k.arg)
+        own = _own_flags(located, text, call) if explicit else ()
         where = (call.node.lineno, call.node.col_offset)
         section = _section(located, starred[0].value, call.scope, changed.at(call.node))
         if section is None:
@@ -141,7 +164,25 @@ def _links_of(path: Path, located: Located) -> Iterator[Link]:
         defaults = [f for f, name in zip(files, paths) if f is not None and name.startswith(_DEFAULT)]
         siblings = tuple(s for f in defaults for s in _siblings(f, keys) if s not in configs)
         complete = None not in files and bool(configs)
-        yield Link(path, where, configs + siblings, keys, complete, explicit, siblings=siblings)
+        yield Link(path, where, configs + siblings, keys, complete, explicit, siblings=siblings, own=own)
+
+
+def _own_flags(located: Located, text: Text, call: TrainerCall) -> tuple[tuple[str, Value], ...] | None:
+    """The modelled flags ``call`` passes by keyword beside its ``**``, read as the codemod reads them;
+    None where one is only known at run time, or the call also passes positional arguments, or is a
+    subclass's that takes flags itself."""
+    if call.node.args[call.skip :] or call.consumes or call.owner:
+        return None
+    reader = Reader(located, text)
+    found: list[tuple[str, Value]] = []
+    for keyword in call.node.keywords:
+        if keyword.arg is None or keyword.arg not in MODELLED:
+            continue
+        value = reader.read(keyword.value, call.scope)
+        if isinstance(value, Unknown):
+            return None
+        found.append((keyword.arg, value))
+    return tuple(found)
 
 
 def _section(

@@ -8,7 +8,8 @@ Each star import of a run's Python file is resolved to the project's module it n
 file's own folder, an absolute one by the dotted names the run's files may be imported as, where exactly one
 file has that name), read, and followed through its own star imports (a bounded fixpoint: cycles are safe).
 What a file gets is kept only where it matters to the codemod: the names bound to something of Lightning
-(``pl``, ``Trainer``) or to a Trainer subclass of the run. A name a module also binds otherwise (an
+(``pl``, ``Trainer``), to a Trainer subclass of the run, or to torch itself (``torch``, the name a test of
+the machine's GPU count is written with). A name a module also binds otherwise (an
 assignment, a ``def``) is not exported from it: which binding wins is the run's business. ``__all__``, when
 it is a literal list or tuple of strings, limits what a module exports; any other ``__all__`` exports
 nothing here (as before: the calls are not judged)."""
@@ -96,7 +97,8 @@ def of_run(
 
 
 def _matters(qualified: str, trainers: frozenset[str]) -> bool:
-    return qualified.split(".", maxsplit=1)[0] in _ROOTS or qualified in trainers
+    # (torch itself too: a test of the machine's GPU count is written with the name a file has for it)
+    return qualified.split(".", maxsplit=1)[0] in _ROOTS or qualified in trainers or qualified == "torch"
 
 
 def _target(importer: Path, dots: int, name: str, index: dict[str, set[Path]]) -> Path | None:

@@ -210,11 +210,13 @@ trainer = pl.Trainer(accelerator="cuda", devices=2, strategy="ddp_spawn_find_unu
         "2.6",
         """\
 import pytorch_lightning as pl
+from utils import *
 
 trainer = pl.Trainer(gpus=-1)
 """,
         """\
 import pytorch_lightning as pl
+from utils import *
 
 trainer = pl.Trainer(accelerator="cuda", devices=-1)
 """,

@@ -414,14 +414,31 @@ def _project(
     if not loading and not references.found:
         return options
     from lightning_migrate.run.followed import follow
-    from lightning_migrate.run.loaded import passed_alone, settle
+    from lightning_migrate.run.loaded import beside, passed_alone, settle
 
     run_files = {path.resolve() for path in paths}
     linked = links(loading, options.subclasses) if loading else []
-    options = replace(options, loaded=LoadedConfigs(sections=passed_alone(linked, run_files)))
+    alone = replace(options, loaded=LoadedConfigs(sections=passed_alone(linked, run_files)))
+    options = alone
+    if any(link.explicit for link in linked):  # (judged with the references the sections' rewrites follow)
+        options = replace(alone, loaded=beside(linked, alone, run_files))
     if references.found:
         options = replace(options, references=follow(references, options, configs))
+        for _ in range(_ROUNDS if options.loaded.apart else 0):
+            judged = beside(linked, replace(alone, references=options.references), run_files)
+            if judged == options.loaded:
+                break
+            options = replace(options, loaded=judged)
+            options = replace(options, references=follow(references, options, configs))
+        else:
+            if options.loaded.apart:  # (no fixed point: the calls beside their configs are reported)
+                options = replace(alone, references=follow(references, alone, configs))
     return replace(options, loaded=settle(linked, options, run_files)) if linked else options
+
+
+# how many times the calls judged beside their configs are judged again with the references that follow
+# their sections' rewrites (each time with fewer sections), before they are all left to be reported
+_ROUNDS = 3
 
 
 # the message of a finding whose call the Python front end hands to the runtime shim (`--shim`)

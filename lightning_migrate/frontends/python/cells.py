@@ -131,7 +131,15 @@ def migrate(
             column = getattr(exc, "offset", None) or 0
             raise PieceError(f"cannot parse: {getattr(exc, 'msg', exc)}", index, line, column) from exc
     result = migrate_python(
-        joined.text, run.target, run.source, run.unsafe, run.leave, shim, starred=starred, pinned=run.pinned
+        joined.text,
+        run.target,
+        run.source,
+        run.unsafe,
+        run.leave,
+        shim,
+        starred=starred,
+        pinned=run.pinned,
+        pieces=True,
     )
     new = split(joined, result.code) if result.code != joined.text else list(pieces)
     changed = next((i for i in strict if new[i] != pieces[i]), None)

@@ -26,9 +26,17 @@ from lightning_migrate.frontends.python.objects import same_strategy
 from lightning_migrate.frontends.python.resume import never_fits, sole_fit
 from lightning_migrate.plan import domains, gone, rejected
 from lightning_migrate.plan.ast_values import Reader, Unknown, bound_arguments, dict_entries
-from lightning_migrate.plan.callsite import LIGHTNING_PACKAGE, NAMESPACE, UNPACKED, CallSite, Run, flat
+from lightning_migrate.plan.callsite import (
+    LIGHTNING_PACKAGE,
+    NAMESPACE,
+    UNPACKED,
+    CallSite,
+    Run,
+    flat,
+    rewrite_findings,
+)
 from lightning_migrate.plan.decide import plan
-from lightning_migrate.plan.knowledge import Choice, Known, RunTime, holes, key_of, written_values
+from lightning_migrate.plan.knowledge import Choice, Known, RunTime, holes, key_of, keywords, written_values
 from lightning_migrate.plan.locate import TRAINER_NAMES, Located, Scope, TrainerCall, locate, trainer_skip
 from lightning_migrate.plan.planner import (
     PLANNED_FLAGS,
@@ -51,7 +59,7 @@ from lightning_migrate.plan.trainers import (
 )
 from lightning_migrate.project import script_options
 from lightning_migrate.project.lightning_cli import CLIDefaults
-from lightning_migrate.project.loaded_configs import NO_LOADED, LoadedConfigs
+from lightning_migrate.project.loaded_configs import NO_LOADED, Apart, LoadedConfigs
 from lightning_migrate.report.findings import SHIM, UNSAFE_FIXES, Finding, Result, with_details
 from lightning_migrate.report.findings import written as cut
 from lightning_migrate.report.rules import BY_CODE
@@ -96,6 +104,7 @@ def migrate(
     starred: tuple[tuple[str, str], ...] = (),
     width: int | None = None,
     pinned: bool = False,
+    pieces: bool = False,
 ) -> Result:
     """Rewrite ``source`` (a whole Python file) for Lightning ``target``; with ``unsafe``, in the idiomatic
     modern spelling even where it adopts a changed default (each such finding says what changes). The calls
@@ -108,7 +117,8 @@ def migrate(
     the project requires (``Run.floor``); ``starred``: the names star imports of the project's modules bind
     in it (else those ``subclasses`` knows for ``path``); ``width``: the line length a one-line call made
     longer is wrapped past (None: never); ``pinned``: ``source_version`` is the project's pin
-    (``Run.pinned``)."""
+    (``Run.pinned``); ``pieces``: ``source`` is pieces of code joined (a notebook's cells, a document's code
+    blocks), whose context the run does not see: no import of a module the file lacks is added."""
     tree = _parse(source)
     text = Text(source)
     located = locate(tree, text, subclasses, starred or subclasses.starred_in(path))
@@ -123,8 +133,10 @@ def migrate(
         migrator.cli_keys(cli_api.cli_calls(located, subclasses.cli))
     where = path if path is not None else Path("-")
     migrator.package_init = where.name == "__init__.py"
+    migrator.may_import_torch = not pieces
     migrator.loaded = lambda call: loaded.verdict(where, call.lineno, call.col_offset)
     migrator.loaded_reason = lambda call: loaded.reason(where, call.lineno, call.col_offset)
+    migrator.loaded_apart = lambda call: loaded.apart_of(where, call.lineno, call.col_offset)
     migrator.run()
     cli = NO_CLI_WORK
     if cli_api.may_concern(
@@ -146,10 +158,15 @@ def migrate(
         from lightning_migrate.edit import apply
 
         new_code = apply.write(text, migrator.edits, width)
-    if migrator.imports or migrator.built or migrator.shim_imports:
+    if migrator.imports or migrator.built or migrator.shim_imports or migrator.torch_imported:
         renames = _other_uses(migrator, target, kept)
         new_code, still_used = apply.write_imports(
-            new_code, migrator.imports, migrator.built, migrator.shim_imports, renames
+            new_code,
+            migrator.imports,
+            migrator.built,
+            migrator.shim_imports,
+            renames,
+            ("torch",) if migrator.torch_imported else (),
         )
         names = set(renames) | still_used
         migrator.findings.extend(_old_names_left(located, names, migrator, target, kept))
@@ -258,6 +275,10 @@ class _Migrator:
         self.shim = shim
         self.package_init = False  # the file is a package's `__init__.py` (its imports are exports)
         self.shim_imports: set[str] = set()  # shim modules the file now imports
+        # a rewrite may add `import torch` for its test of the machine's GPU count (``_machine``): a file of
+        # its own (not a notebook's cells or a document's code, whose context the run does not see)
+        self.may_import_torch = False
+        self.torch_imported = False  # a rewrite tests the machine with the `import torch` it adds
         self._shimmed: dict[int, str] = {}  # id(call) -> the shim module whose Trainer it builds
         self.findings: list[Finding] = []
         self.edits: list[
@@ -283,6 +304,8 @@ class _Migrator:
         # what the run settled of a call's `**` section of a loaded config (``project.loaded_configs``)
         self.loaded: Callable[[ast.Call], str] = lambda call: ""
         self.loaded_reason: Callable[[ast.Call], str] = lambda call: ""  # why it does not settle the call
+        # how the run judged a call's own flags beside the configs it loads (``LoadedConfigs.apart``)
+        self.loaded_apart: Callable[[ast.Call], Apart | None] = lambda call: None
 
     def run(self) -> None:
         """Decide every call, then turn the decisions into edits in the order a transformer would make
@@ -1164,15 +1187,43 @@ class _Migrator:
         )
         return names[0][1] if names else ""
 
+    def _no_torch_import(self, call: TrainerCall) -> str:
+        """Why a rewrite of ``call`` may not add `import torch` to the module for its test of the machine
+        ("" where it may): only where the name `torch` is bound nowhere the call's scope sees it, nor in the
+        module, and no star import may bind it (anything else bound to `torch` keeps its meaning), in a
+        file of its own."""
+        if not self.may_import_torch:
+            return "the code's context is not seen here: import torch before the call"
+        if self.located.scopes[0].bindings.get("torch") or call.scope.lookup("torch") is not None:
+            return "`torch` is another name here: import torch under a name of its own before the call"
+        if any(alias.name == "*" for node in self.located.import_froms for alias in node.names):
+            return "a star import may bind `torch` to anything: import torch after it"
+        return ""
+
     @functools.cached_property
     def _imported_torch(self) -> dict[str, int]:
-        """The first line on which the module imports torch under each name (``import torch as t``)."""
+        """The first line on which the module imports torch under each name (``import torch as t``); a name
+        only star imports of the project's modules bind to torch (``from models import *``, whose module
+        does ``import torch``), the line of the module's last star import."""
         found: dict[str, int] = {}
+        stars = [
+            node.end_lineno or node.lineno
+            for node in self.located.tree.body
+            if isinstance(node, ast.ImportFrom) and any(alias.name == "*" for alias in node.names)
+        ]
+        imported: set[str] = set()  # (every name an `import` binds: `import torch.nn` binds `torch`)
         for node in self.located.tree.body:
             if isinstance(node, ast.Import):
                 for alias in node.names:
+                    imported.add(alias.asname or alias.name.split(".")[0])
                     if alias.name == "torch":
                         found.setdefault(alias.asname or "torch", node.lineno)
+        module = self.located.scopes[0]
+        for name, bindings in module.bindings.items():
+            if name in imported or not stars or not bindings:
+                continue
+            if all(b.qualified == "torch" for b in bindings):
+                found[name] = max(stars)
         return found
 
     def _decide(self, call: TrainerCall, flags: dict[str, Known]) -> Decision:
@@ -1181,7 +1232,30 @@ class _Migrator:
         migrates the values it gets."""
         if call.expects_raise and holes(flags) and self._raises_in_every_case(call, flags):
             return Unchanged()
-        decision, findings = self.run_options.decide(self._site(call, flags))
+        site = self._site(call, flags)
+        apart = self._apart(call, flags) if self.loaded(call.node) == "apart" else None
+        decision: Decision
+        if isinstance(apart, Rewrite):  # (judged with the configs it loads: ``LoadedConfigs.apart``)
+            held = (site.line, site.column) in self.run_options.leave
+            decision, findings = (Unchanged() if held else apart), rewrite_findings(site, apart)
+        elif apart is not None:
+            decision, findings = apart, []
+        else:
+            decision, findings = self.run_options.decide(site)
+        if isinstance(decision, Refusal) and not site.machine:
+            # a rewrite that keeps every value with a test of the machine's GPU count, written with the
+            # `import torch` it adds (torch is a dependency of every Lightning release), where it may
+            tested, told = self.run_options.decide(replace(site, machine="torch"))
+            if isinstance(tested, Rewrite) and any(
+                isinstance(v, Choice) and v.machine for v in tested.flags.values()
+            ):
+                why = self._no_torch_import(call)
+                if not why:
+                    decision, findings = tested, told
+                    self.torch_imported = True
+                else:
+                    said = "a test of the machine's GPU count (`torch.cuda.device_count() > 1`) would keep it"
+                    findings = [with_details(f, "", f"{said}, but {why}") for f in findings]
         if call.consumes and isinstance(decision, Rewrite):  # a subclass that takes flags itself
             said, why = self._held(call)
             said = f" (not fixed: {said}; migrate it by hand)"
@@ -1354,6 +1428,8 @@ class _Migrator:
             return _NO_FLAGS
         if verdict == "settled":
             return _REPORTED  # (its other keywords beside the model's are still renamed: `_gone_keywords`)
+        if verdict == "apart" and self._apart(call, self._own_flags(call)) is not None:
+            return _NO_FLAGS  # (its configs are migrated where they are, its own flags as the run judged)
         args = _flag_arguments(call)
         starred = [a for a in args if a.star]
         source = (
@@ -1392,6 +1468,19 @@ class _Migrator:
         if isinstance(decision, Rewrite):
             self._dict_edits[id(source[0])] = _DictEdit(source[0], call, flags, decision.flags)
         return _REPORTED
+
+    def _own_flags(self, call: TrainerCall) -> dict[str, Known] | None:
+        return self._read_flags(call, [a for a in _flag_arguments(call) if not a.star], quiet=True)
+
+    def _apart(self, call: TrainerCall, flags: dict[str, Known] | None) -> Decision | None:
+        """The rewrite the run judged for the flags a call passes beside its `**` section of loaded configs,
+        each migrated where it is (``LoadedConfigs.apart``), where this file reads the same flags; else
+        None (the call is judged, and reported, as before)."""
+        judged = self.loaded_apart(call.node)
+        if judged is None or not flags or holes(flags) or keywords(flags) != keywords(dict(judged[0])):
+            return None
+        new = dict(judged[1])
+        return Unchanged() if keywords(new) == keywords(flags) else Rewrite(new, judged[2])  # type: ignore[arg-type]
 
     def _dict_of(
         self, node: ast.expr, scope: Scope, call: ast.Call | None = None
