@@ -77,6 +77,7 @@ def main() -> None:
     runner._here = _timed(files, lambda path, *_: str(path), runner._here)
     runner._first_pass = _timed(passes, lambda *_: "first pass", runner._first_pass)
     runner._project = _timed(passes, lambda *_: "project pass", runner._project)
+    runner._with_takers = _timed(passes, lambda *_: "takers pass", runner._with_takers)
     composed: list[tuple[str, float]] = []
     compose = hydra._composed
 

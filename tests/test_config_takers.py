@@ -11,6 +11,7 @@ build what 1.5.10 built from it, the finding says why."""
 from __future__ import annotations
 
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -27,6 +28,12 @@ from lightning_migrate.frontends.yaml.frontend import (
 from lightning_migrate.frontends.yaml.read import load, read
 from lightning_migrate.plan.callsite import CallSite, Run
 from lightning_migrate.plan.planner import Rewrite, builds_the_same
+from lightning_migrate.plan.trainers import NO_SUBCLASSES, RunSubclasses
+from lightning_migrate.project import takers
+from lightning_migrate.project.key_references import Taker
+from lightning_migrate.project.star_imports import of_run as of_star_imports
+from lightning_migrate.project.star_imports import star_modules
+from lightning_migrate.project.subclasses import of_run
 from lightning_migrate.project.takers import in_python
 from lightning_migrate.report.findings import SHIM
 from lightning_migrate.run.runner import FileResult
@@ -239,3 +246,87 @@ def test_a_config_merged_with_another_is_handed_with_it(tmp_path: Path) -> None:
     assert default.fixable
     assert FIX in default.message
     assert results["configs/trainer/default.yaml"].data is None  # (nothing beside its flags to write)
+
+
+# --- the takers' pass tells the files without a call from their text (`takers._may_hold_taker`) -----------
+
+ROOT = Path(__file__).parent.parent
+PYTHON_FILES = sorted(ROOT.glob("fixtures/**/*.py")) + sorted(ROOT.glob("examples/**/*.py"))
+
+
+def _parsed(path: Path, text: str, subclasses: RunSubclasses = NO_SUBCLASSES) -> list[Taker]:
+    """``in_python`` without its text test: every file parsed and its scopes read."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(takers, "_may_hold_taker", lambda *_: True)
+        return in_python(path, text, subclasses)
+
+
+def test_no_fixture_or_example_loses_a_call_to_the_text_test() -> None:
+    skipped = 0
+    for path in PYTHON_FILES:
+        text = path.read_text(encoding="utf-8")
+        assert in_python(path, text) == _parsed(path, text), path
+        skipped += not takers._may_hold_taker(path, text, NO_SUBCLASSES)
+    assert skipped >= 10  # (the test is not vacuous: some files are told apart without a parse)
+
+
+TAKING = [
+    "import pytorch_lightning as pl\npl.Trainer(**cfg)\n",
+    "from pytorch_lightning import Trainer as T\nT(gpus=cfg.trainer.gpus)\n",
+    "import pytorch_lightning as pl\nfrom functools import partial\n"
+    "make = partial(pl.Trainer, max_epochs=1, **kw)\n",
+    "from pytorch_lightning import Trainer\nTrainer.from_argparse_args(args, max_epochs=1, **kw)\n",
+    "import pytorch_lightning as pl\nclass Mine(pl.Trainer):\n    pass\nMine(**cfg.trainer)\n",
+    "from lightning_migrate.shim import Trainer as Shimmed\nShimmed(**kw)\n",
+    "from hydra.utils import instantiate as build\nbuild(cfg.trainer)\n",
+    "from hydra import utils\nutils.call(cfg['trainer'])\n",
+    "import pytorch_lightning as pl\npl.\\\n    Trainer (\n    **cfg)\n",
+    "import pytorch_lightning as \uff50l\n\uff50l.\uff34rainer(**cfg)\n",  # (fullwidth: NFKC names)
+]
+
+
+@pytest.mark.parametrize("text", TAKING)
+def test_a_call_that_takes_a_config_is_found_however_it_is_written(tmp_path: Path, text: str) -> None:
+    found = in_python(tmp_path / "x.py", text)
+    assert found, text
+    assert found == _parsed(tmp_path / "x.py", text)
+
+
+def test_a_call_of_a_subclass_the_run_defines_elsewhere_is_found(tmp_path: Path) -> None:
+    (tmp_path / "mine.py").write_text("import pytorch_lightning as pl\nclass Mine(pl.Trainer):\n    pass\n")
+    text = "from mine import Mine\nMine(**cfg)\n"
+    (tmp_path / "train.py").write_text(text)
+    subclasses = of_run([(tmp_path / "mine.py", (tmp_path / "mine.py").read_text())])
+    assert in_python(tmp_path / "train.py", text) == []  # (without the run's subclasses: no Trainer call)
+    found = in_python(tmp_path / "train.py", text, subclasses)
+    assert [t.line for t in found] == [2]
+    assert found == _parsed(tmp_path / "train.py", text, subclasses)
+
+
+def test_a_name_a_star_import_of_the_run_binds_is_resolved(tmp_path: Path) -> None:
+    """``Maker`` is Lightning's Trainer by a star import of the project's module, which the text cannot
+    tell: the file is parsed."""
+    (tmp_path / "common.py").write_text("from pytorch_lightning import Trainer as Maker\n")
+    text = "from common import *\nMaker(**cfg)\n"
+    (tmp_path / "train.py").write_text(text)
+    python = [tmp_path / "common.py", tmp_path / "train.py"]
+    stars = [(path, star_modules(path.read_text())) for path in python]
+    subclasses = replace(NO_SUBCLASSES, starred=of_star_imports(stars, python, NO_SUBCLASSES))
+    assert subclasses.starred_in(tmp_path / "train.py")
+    found = in_python(tmp_path / "train.py", text, subclasses)
+    assert [(t.line, t.unpacks) for t in found] == [(2, True)]
+    assert found == _parsed(tmp_path / "train.py", text, subclasses)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "# a Trainer is built elsewhere\nx = 1\n",
+        "from pytorch_lightning import Trainer\n",
+        "def f(trainer: 'Trainer') -> None:\n    trainer.fit(**kw)\n",
+        "model = build_model(**cfg)  # not a Trainer, nor instantiate\n",
+    ],
+)
+def test_a_file_without_a_call_is_not_parsed(tmp_path: Path, text: str) -> None:
+    assert not takers._may_hold_taker(tmp_path / "x.py", text, NO_SUBCLASSES)
+    assert in_python(tmp_path / "x.py", text) == _parsed(tmp_path / "x.py", text) == []

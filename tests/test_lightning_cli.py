@@ -221,6 +221,47 @@ def test_several_clis_with_the_same_defaults_share_the_config(tmp_path: Path) ->
     assert "devices: 0,1,2,3" in (root / "config.yaml").read_text()
 
 
+def test_each_config_is_loaded_once_however_often_the_clis_ask_for_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two CLIs with different defaults share the config: it is read for its shape, its flags and its keys
+    (for each CLI, in each round of ``of_run``), and loaded once; the judgement is the same as when each
+    of those loaded it anew."""
+    other = script('{"accelerator": "ddp_spawn"}')
+    root = project(tmp_path, {"train.py": script(), "predict.py": other, "config.yaml": CONFIG})
+    fresh = clis(root)
+    loaded: list[str] = []
+    load = lightning_cli._loaded
+    monkeypatch.setattr(lightning_cli, "_loaded", lambda text: loaded.append(text) or load(text))
+    assert clis(root) == fresh
+    assert loaded == [CONFIG]
+    asked: list[str] = []
+    monkeypatch.setattr(lightning_cli, "_Documents", lambda: _Fresh(asked))
+    assert clis(root) == fresh
+    assert len(asked) >= 3  # (shape, flags and keys, each asked of a document loaded anew: the same answer)
+
+
+_DOCUMENTS = lightning_cli._Documents
+
+
+class _Fresh(dict[str, object]):
+    """A ``_Documents`` that loads a config anew each time it is asked for (as before it remembered)."""
+
+    def __init__(self, asked: list[str]) -> None:
+        super().__init__()
+        self.asked = asked
+
+    def __contains__(self, path: object) -> bool:
+        return False
+
+    def __getitem__(self, path: str) -> object:
+        self.asked.append(path)
+        return _DOCUMENTS().__missing__(path)
+
+    def __setitem__(self, path: str, document: object) -> None:
+        pass
+
+
 @pytest.mark.parametrize(
     ("other", "said"),
     [

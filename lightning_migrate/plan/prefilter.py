@@ -130,22 +130,13 @@ def may_need_migration(
     words = mentions(text, targets)
     if words is not None:
         return words
-    roles: dict[str, set[str]] = {}  # a callee's name -> what it may be: `Trainer`, `partial`, ...
-    for name in CALLEES:
-        roles[name] = {name}
-    for callee, pattern in _ALIASES.items():
-        for alias in _words(pattern, text):
-            roles.setdefault(alias.group(1), set()).add(callee)
-    trainers = {name for name, role in roles.items() if "Trainer" in role}
-    local = _subclasses(text, trainers)
+    roles, trainers, local = _roles(text)
     if (
         ".__init__(" in text
         and "class" in text
         and any((local | trainers) & set(_NAMES.findall(found.group(2))) for found in _words(_CLASS, text))
     ):
         return True  # (a subclass's `super().__init__(...)` passes flags to Lightning: `locate.super_inits`)
-    for subclass in local:
-        roles.setdefault(subclass, set()).add("Trainer")
     callees = frozenset(roles)
     found = scan.calls(text, callees)
     if not found:
@@ -159,6 +150,38 @@ def may_need_migration(
         if not file.scanned.in_string(call.open):  # (not a call if it is not code)
             return True
     return False
+
+
+def _roles(text: str) -> tuple[dict[str, set[str]], set[str], set[str]]:
+    """The names a Trainer call's callee may end with in ``text``, each with what it may be (``Trainer``,
+    ``partial``, ...: ``CALLEES``, their import aliases, and the classes the file defines on a Trainer),
+    then the names of the Trainer and its aliases, and those of the file's own subclasses."""
+    roles: dict[str, set[str]] = {}  # a callee's name -> what it may be: `Trainer`, `partial`, ...
+    for name in CALLEES:
+        roles[name] = {name}
+    for callee, pattern in _ALIASES.items():
+        for alias in _words(pattern, text):
+            roles.setdefault(alias.group(1), set()).add(callee)
+    trainers = {name for name, role in roles.items() if "Trainer" in role}
+    local = _subclasses(text, trainers)
+    for subclass in local:
+        roles.setdefault(subclass, set()).add("Trainer")
+    return roles, trainers, local
+
+
+def may_call_trainer(text: str, subclasses: frozenset[str] = frozenset()) -> bool:
+    """False only if the Python ``text`` holds no call that ``plan.locate`` takes for a Trainer call (its
+    ``calls``, a subclass's ``super().__init__(...)`` aside), whatever the call's arguments: such a call's
+    callee ends with one of the names ``_roles`` finds (the proof ``may_need_migration`` rests on), or with
+    one of the ``subclasses`` of the run (their own names: a file that names one as a word may call it).
+    For the passes that want every Trainer call, old or modern, not only those a migration needs
+    (``project.takers``); no file is parsed. A text with a character Python reads as an ASCII letter in a
+    name (``_may_hide_words``) may name any of them otherwise: True."""
+    if not text.isascii() and _may_hide_words(text):
+        return True
+    if any(_has_word(text, name) for name in subclasses):
+        return True
+    return bool(scan.calls(text, frozenset(_roles(text)[0])))
 
 
 def _subclasses(text: str, names: set[str]) -> set[str]:

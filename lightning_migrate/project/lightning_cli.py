@@ -193,10 +193,11 @@ def of_run(
     if not any(call.flags for call in found):
         return NO_CLIS
     explicit = {c for call in found for c in (*call.layers, *call.launched)}
-    inferred = [c for c in _shaped(files) if c not in explicit]
+    documents = _Documents()
+    inferred = [c for c in _shaped(files, documents) if c not in explicit]
     if inferred:
         found = [replace(call, launched=sorted({*call.launched, *inferred})) for call in found]
-    read = {c: _config_flags(c) for call in found for c in (*call.layers, *call.launched)}
+    read = {c: _config_flags(c, documents) for call in found for c in (*call.layers, *call.launched)}
     readable = {config: flags for config, flags in read.items() if flags is not None}
     held: dict[str, str] = {}
     while True:
@@ -209,7 +210,9 @@ def of_run(
                 ordered = [c for c in call.layers if c in configs]
                 reasons = dict.fromkeys(call.together, TOGETHER) | held
                 judged = _judged(call.path, call.node, call.flags, ordered, configs, reasons, run)
-                written = frozenset(k for c in (*call.layers, *call.launched) for k in _trainer_keys(c))
+                written = frozenset(
+                    k for c in (*call.layers, *call.launched) for k in _trainer_keys(c, documents)
+                )
                 calls.append(replace(judged, config_keys=written))
             elif (alone := _alone(call.path, call.node, call.flags, run)) is not None:
                 calls.append(alone)
@@ -420,7 +423,26 @@ def _found(name: str, folder: Path) -> str | None:
     return None
 
 
-def _shaped(files: Iterable[Path]) -> list[str]:
+class _Documents(dict[str, object]):
+    """Each config's YAML document as ``_loaded`` reads it, by absolute path, read and loaded once for one
+    ``of_run`` (``_UNREADABLE``: it cannot be read): its configs are asked for again and again (whether
+    shaped like a CLI's, their flags, their keys once for each CLI in each round), and loading is most of
+    that pass's time. Nobody changes a document (each is only read), and ``of_run`` reads every file anew."""
+
+    def __missing__(self, path: str) -> object:
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except (OSError, UnicodeError):  # (the file's own migration reports it)
+            self[path] = _UNREADABLE
+        else:
+            self[path] = _loaded(text)
+        return self[path]
+
+
+_UNREADABLE = object()  # (what `_Documents` has of a file that cannot be read)
+
+
+def _shaped(files: Iterable[Path], documents: _Documents) -> list[str]:
     """The YAML files among ``files`` shaped like a LightningCLI config (absolute paths, in order)."""
     found = []
     for path in files:
@@ -430,8 +452,13 @@ def _shaped(files: Iterable[Path]) -> list[str]:
             text = Path(path).read_text(encoding="utf-8")
         except (OSError, UnicodeError):  # (the file's own migration reports it)
             continue
-        if _TOP_TRAINER.search(text) is not None and cli_shaped(_loaded(text)):
-            found.append(os.path.abspath(path))
+        if _TOP_TRAINER.search(text) is None:
+            continue
+        where = os.path.abspath(path)
+        if where not in documents:  # (the text just read: no other file's is kept)
+            documents[where] = _loaded(text)
+        if cli_shaped(documents[where]):
+            found.append(where)
     return sorted(found)
 
 
@@ -459,23 +486,21 @@ def _loaded(text: str) -> object:
         return None
 
 
-def _trainer_keys(path: str) -> frozenset[str]:
+def _trainer_keys(path: str, documents: _Documents) -> frozenset[str]:
     """The keys of a config's top-level ``trainer:`` (none where it cannot be read)."""
-    try:
-        document = _loaded(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeError):  # (the file's own migration reports it)
+    document = documents[path]
+    if document is _UNREADABLE:  # (the file's own migration reports it)
         return frozenset()
     trainer = document.get("trainer") if isinstance(document, dict) else None
     return frozenset(str(k) for k in trainer) if isinstance(trainer, dict) else frozenset()
 
 
-def _config_flags(path: str) -> dict[str, Known] | None:
+def _config_flags(path: str, documents: _Documents) -> dict[str, Known] | None:
     """The modelled flags of a LightningCLI config's top-level ``trainer:``, where every one of them is a
     plain value or a Lightning object of plain values; None where the file is no such config, or holds a
     value the CLI's parser builds some other way (an interpolation, a tag, another class)."""
-    try:
-        document = _loaded(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeError):  # (the file's own migration reports it)
+    document = documents[path]
+    if document is _UNREADABLE:  # (the file's own migration reports it)
         return None
     if not isinstance(document, dict) or "defaults" in document:  # (a Hydra config: Hydra merges it)
         return None
