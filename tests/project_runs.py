@@ -4,6 +4,7 @@ reads, one worker), and the files it changed written back, as the command writes
 from __future__ import annotations
 
 import shutil
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -35,3 +36,21 @@ def migrated_copy(
     results = migrate_tree(root, target, **options)
     write_results(root, results)
     return root, results
+
+
+def trainer_node(folder: Path, overrides: list[str]) -> dict[str, Any]:
+    """The Trainer node Hydra composes from ``folder``'s ``configs/config.yaml`` with ``overrides``."""
+    from hydra import compose, initialize_config_dir
+    from hydra.core.global_hydra import GlobalHydra
+    from omegaconf import OmegaConf
+
+    GlobalHydra.instance().clear()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            with initialize_config_dir(config_dir=str(folder / "configs"), version_base=None):
+                config = compose("config", overrides)
+        finally:
+            GlobalHydra.instance().clear()
+    node: dict[str, Any] = OmegaConf.to_container(config.trainer)  # type: ignore[assignment]
+    return node

@@ -9,12 +9,10 @@ the shim's Trainer once the run has written it). ``<name>.2.6.shim.expected/``: 
 
 from __future__ import annotations
 
-import warnings
 from pathlib import Path
-from typing import Any
 
 import pytest
-from project_runs import migrate_tree, migrated_copy
+from project_runs import migrate_tree, migrated_copy, trainer_node
 
 from lightning_migrate.frontends.yaml.frontend import (
     HANDED_COMPOSED,
@@ -109,23 +107,6 @@ def test_without_shim_its_findings_name_it_as_their_remedy(name: str, tmp_path: 
     )  # (not rewritten: keys read elsewhere)
 
 
-def _trainer_node(folder: Path, overrides: list[str]) -> dict[str, Any]:
-    from hydra import compose, initialize_config_dir
-    from hydra.core.global_hydra import GlobalHydra
-    from omegaconf import OmegaConf
-
-    GlobalHydra.instance().clear()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            with initialize_config_dir(config_dir=str(folder / "configs"), version_base=None):
-                config = compose("config", overrides)
-        finally:
-            GlobalHydra.instance().clear()
-    node: dict[str, Any] = OmegaConf.to_container(config.trainer)  # type: ignore[assignment]
-    return node
-
-
 @pytest.mark.parametrize("gpus", [0, 2, 4])
 def test_each_composition_builds_through_the_shim_what_the_rewrite_builds(
     shimmed: tuple[str, Path, dict[str, FileResult]], gpus: int
@@ -136,7 +117,7 @@ def test_each_composition_builds_through_the_shim_what_the_rewrite_builds(
     too few GPUs)."""
     pytest.importorskip("hydra")
     name, root, _ = shimmed
-    before, after = (_trainer_node(folder, ["trainer=debug"]) for folder in (FIXTURES / name, root))
+    before, after = (trainer_node(folder, ["trainer=debug"]) for folder in (FIXTURES / name, root))
     if name == "shim_extenders":
         assert before.pop("_target_") == "pytorch_lightning.Trainer"
         assert after.pop("_target_") == "lightning_migrate.shim.Trainer"

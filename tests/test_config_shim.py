@@ -9,12 +9,11 @@ rewrite builds."""
 from __future__ import annotations
 
 import shutil
-import warnings
 from pathlib import Path
 from typing import Any
 
 import pytest
-from project_runs import migrate_tree, migrated_copy
+from project_runs import migrate_tree, migrated_copy, trainer_node
 
 from lightning_migrate.frontends.yaml.read import configs, load, read
 from lightning_migrate.plan.callsite import CallSite, Run
@@ -142,23 +141,6 @@ def test_the_shim_translates_what_the_codemod_plans() -> None:
     assert frozenset(PLANNED_FLAGS) == TRANSLATED
 
 
-def _trainer_node(folder: Path, overrides: list[str]) -> dict[str, Any]:
-    from hydra import compose, initialize_config_dir
-    from hydra.core.global_hydra import GlobalHydra
-    from omegaconf import OmegaConf
-
-    GlobalHydra.instance().clear()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            with initialize_config_dir(config_dir=str(folder / "configs"), version_base=None):
-                config = compose("config", overrides)
-        finally:
-            GlobalHydra.instance().clear()
-    node: dict[str, Any] = OmegaConf.to_container(config.trainer)  # type: ignore[assignment]
-    return node
-
-
 @pytest.mark.parametrize(
     ("overrides", "machine"), RUNS, ids=lambda r: " ".join(r) if isinstance(r, list) else ""
 )
@@ -170,7 +152,7 @@ def test_every_composition_builds_through_the_shim_what_the_rewrite_builds(
     beside them as written, builds what the planner's rewrite of the flags before builds."""
     pytest.importorskip("hydra")
     root, _ = shimmed
-    before, after = _trainer_node(PROJECT, overrides), _trainer_node(root, overrides)
+    before, after = trainer_node(PROJECT, overrides), trainer_node(root, overrides)
     if after["_target_"] == before["_target_"]:  # (the config the shim cannot take: as it was)
         assert overrides == ["trainer=sampler"]
         assert after == before
