@@ -282,6 +282,9 @@ TAKING = [
     "from hydra import utils\nutils.call(cfg['trainer'])\n",
     "import pytorch_lightning as pl\npl.\\\n    Trainer (\n    **cfg)\n",
     "import pytorch_lightning as \uff50l\n\uff50l.\uff34rainer(**cfg)\n",  # (fullwidth: NFKC names)
+    # (the leading positional argument that is not a flag does not hide the first keyword)
+    "import pytorch_lightning as pl\nfrom functools import partial\nmake = partial(pl.Trainer, **kw)\n",
+    "from pytorch_lightning import Trainer\nTrainer.from_argparse_args(args, **cfg.trainer)\n",
 ]
 
 

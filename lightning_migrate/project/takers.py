@@ -44,7 +44,7 @@ def in_python(path: Path, text: str, subclasses: RunSubclasses = NO_SUBCLASSES) 
     for call in located.calls:
         if call.owner:  # (a subclass's `super().__init__(**kwargs)`: its callers' flags, judged there)
             continue
-        taker = _taker(path, call.node, lines, call.skip)
+        taker = _taker(path, call.node, lines)
         if taker is not None:
             found[id(call.node)] = taker
     for node, scope in located.scoped_calls:
@@ -52,7 +52,7 @@ def in_python(path: Path, text: str, subclasses: RunSubclasses = NO_SUBCLASSES) 
             continue
         names = located.qualified(node.func, scope)
         if names & SHIM_TRAINERS.keys():
-            taker = _taker(path, node, lines, 0)
+            taker = _taker(path, node, lines)
             if taker is not None:
                 found[id(node)] = Taker(**{**taker.__dict__, "built": True})
         elif names & _INSTANTIATE and node.args and section_of(node.args[0]) is not None:
@@ -77,12 +77,12 @@ def _may_hold_taker(path: Path, text: str, subclasses: RunSubclasses) -> bool:
     return may_call_trainer(text, subclasses.names)
 
 
-def _taker(path: Path, node: ast.Call, lines: list[str], skip: int) -> Taker | None:
-    """``node`` as a call that may take a config's flags; None where it takes none."""
-    keywords = node.keywords[skip:] if skip <= len(node.keywords) else []
-    unpacks = any(k.arg is None and not isinstance(k.value, ast.Dict) for k in keywords)
+def _taker(path: Path, node: ast.Call, lines: list[str]) -> Taker | None:
+    """``node`` as a call that may take a config's flags; None where it takes none. Every keyword counts
+    (a ``from_argparse_args`` namespace or ``partial``'s class comes first, positionally)."""
+    unpacks = any(k.arg is None and not isinstance(k.value, ast.Dict) for k in node.keywords)
     sections: dict[str, None] = {}
-    for value in [k.value for k in keywords] + list(node.args):
+    for value in [k.value for k in node.keywords] + list(node.args):
         for inner in ast.walk(value):
             reads = named(inner)
             if reads is not None and not reads[1]:
