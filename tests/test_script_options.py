@@ -169,6 +169,30 @@ def test_flags_beside_a_default_the_script_sets_are_judged_with_it_unknown(tmp_p
     assert "the script sets or reads the Trainer flags `accelerator` itself" in message
 
 
+BESIDE_KEYWORD = (
+    "import argparse\nimport pytorch_lightning as pl\nparser = argparse.ArgumentParser()\n"
+    "parser = pl.Trainer.add_argparse_args(parser)\n"
+    "pl.Trainer.from_argparse_args(parser.parse_args(), distributed_backend='ddp')\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("target", "reported"),
+    [
+        ("1.5", False),  # `--gpus 4` is 1.5's own form: the call's `distributed_backend=` is the script's
+        ("2.6", True),  # `--gpus` is gone: the words need a change, weighed with the call's keyword
+    ],
+)
+def test_words_of_the_targets_form_beside_a_keyword_of_the_call_get_no_finding(
+    tmp_path: Path, target: str, reported: bool
+) -> None:
+    """The script's own keyword (`distributed_backend="ddp"` beside the namespace) is reported in the script;
+    the command line gets a finding only where its own words are old for the target."""
+    write(tmp_path, {"train.py": BESIDE_KEYWORD, "run.sh": "python train.py --gpus 4 --precision 16\n"})
+    assert bool(findings(tmp_path / "run.sh", target)) is reported
+    assert findings(tmp_path / "train.py", target)  # (the call itself is reported in both)
+
+
 def test_a_project_without_a_marker_is_searched_a_few_levels_up(tmp_path: Path) -> None:
     (tmp_path / "parser").mkdir()
     (tmp_path / "scripts" / "ctb").mkdir(parents=True)

@@ -265,6 +265,11 @@ def _decide(
     alone_said: tuple[str, ...] = ()
     if site.unknown_rest:
         alone_known = not unknown
+        words_only = replace(call, unknown={k: u.cls for k, u in unknown.items()})
+        if site.rest_flags and run.old_api(words_only) is None:
+            # (the rest is the script's own call's keywords, judged in the script: words that are the
+            # target's own form need no change whatever the script passes beside them)
+            return
         # (the flags the rest may set, where the script names them; else any: a `**` dict's)
         named = [flag for flag in site.rest_flags if flag not in flags and flag not in unknown]
         for flag in named if named and len(named) == len(site.rest_flags) else [UNPACKED]:
