@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 import bisect
 import functools
+import itertools
 import re
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -397,10 +398,7 @@ class _Migrator:
         written, _ = self._gone_written(call, args)
         taken = frozenset(k for k, value in written.items() if shim_takes(k, value))
         old, new = self._gone_keywords(call, taken=taken)
-        for keyword, (was, renamed) in self._untranslated(call).items():
-            old[keyword] = was
-            if renamed is not None:
-                new[renamed[0]] = renamed[1]
+        self._untranslated(call, old, new)
         if not old or self.text.position(call.node) in self.run_options.leave:
             return
         quote = _quote(call.node, self.text)
@@ -479,10 +477,7 @@ class _Migrator:
             if call is not None:  # (the keys of a `**` dict it passes: reported, the dict is not rewritten)
                 self._unpacked_gone(call, taken=kept)
             if call is not None:
-                for keyword, (was, renamed) in self._untranslated(call).items():
-                    old[keyword] = was
-                    if renamed is not None:
-                        new[renamed[0]] = renamed[1]
+                self._untranslated(call, old, new)
             same = f"{replacement} works the same on every release from 1.4"
             if method not in SHIM_METHODS:
                 self._report(node, "LM105", f"{gone_since}; {_NO_SHIM[method]}")
@@ -502,8 +497,9 @@ class _Migrator:
                 self._edit(node, _method_edit(old, new, quote, (module, method, own) if shimmed else None))
         return taken
 
-    def _untranslated(self, call: TrainerCall) -> dict[str, tuple[Known, tuple[str, Known] | None]]:
-        """The model's keywords of a call that builds the runtime shim's Trainer (a removed
+    def _untranslated(self, call: TrainerCall, old: dict[str, Known], new: dict[str, Known]) -> None:
+        """Add to a rewrite's ``old`` and ``new`` keywords the model's keywords of a call that builds the
+        runtime shim's Trainer (a removed
         ``from_argparse_args`` call, one ``--shim`` hands to it, one written so) that the target's Trainer
         lacks and the shim does not translate (it translates ``PLANNED_FLAGS``, and passes the rest on):
         reported (LM007), each with its value and its rename where Lightning documents one
@@ -511,7 +507,6 @@ class _Migrator:
         default a release had (``amp_level="O2"``, ``auto_select_gpus=False``: what the planner drops too);
         any other is only reported."""
         target = self.run_options.target
-        out: dict[str, tuple[Known, tuple[str, Known] | None]] = {}
         for arg in _flag_arguments(call):
             if arg.keyword not in MODELLED or arg.keyword in PLANNED_FLAGS or accepts(arg.keyword, target):
                 continue
@@ -520,7 +515,7 @@ class _Migrator:
             if rename is None and not isinstance(value, Unknown) and is_default(arg.keyword, value):
                 message = f"`{arg.keyword}={cut(repr(value))}` is not in Lightning {target}; fix: remove it"
                 self._report(arg.node, "LM007", message, True, details=("at its default",))
-                out[arg.keyword] = (value, None)
+                old[arg.keyword] = value
                 continue
             if rename is None or isinstance(value, Unknown):
                 message = f"Lightning {target} has no `{arg.keyword}=`; remove it, or set what it did by hand"
@@ -528,8 +523,8 @@ class _Migrator:
                 continue
             message = f"Lightning {target} has no `{arg.keyword}=`: it is `{rename}=`"
             self._report(arg.node, "LM007", message, True)
-            out[arg.keyword] = (value, (rename, value))
-        return out
+            old[arg.keyword] = value
+            new[rename] = value
 
     def _package(self, node: ast.Call, scope: Scope, named: frozenset[str]) -> str:
         """The Lightning package a method call's class comes from: its qualified name's, or for a subclass
@@ -743,10 +738,7 @@ class _Migrator:
         remedied = left is not None and not self.shim
         old_gone, new_gone = self._gone_keywords(call, move=True, handed=handed, remedied=remedied)
         if shimmed and rewrite is None:  # (the shim passes on what it does not translate: the target judges)
-            for keyword, (was, renamed) in self._untranslated(call).items():
-                old_gone[keyword] = was
-                if renamed is not None:
-                    new_gone[renamed[0]] = renamed[1]
+            self._untranslated(call, old_gone, new_gone)
         if rewrite is None and not shimmed and not old_gone:
             return
         quote = _quote(call.node, self.text)
@@ -1689,12 +1681,8 @@ def _written_combinations(flags: dict[str, Known]) -> list[dict[str, Value]]:
         if any(isinstance(b, RunTime) and not b.told for b in branches):
             return []
         options.append(written_values(value))
-    combinations = [[]]  # type: list[list[Value]]
-    for values in options:
-        combinations = [[*done, item] for done in combinations for item in values]
-        if len(combinations) > _COMBINATIONS:
-            return []
-    return [dict(zip(flags, combination)) for combination in combinations]
+    combinations = list(itertools.islice(itertools.product(*options), _COMBINATIONS + 1))
+    return [dict(zip(flags, c)) for c in combinations] if len(combinations) <= _COMBINATIONS else []
 
 
 # The rule a flag written into an argparse namespace is reported under (``_namespace_writes``).
