@@ -40,10 +40,6 @@ def beside(found: list[Link], options: Options, run_files: set[Path]) -> LoadedC
         options.target, options.source, options.unsafe, floor=options.floor, pinned=options.source_pinned
     )
     apart: dict[tuple[str, int, int], Apart] = {}
-    passing: dict[tuple[str, tuple[str, ...]], list[Link]] = {}
-    for link in found:
-        for config in link.configs:
-            passing.setdefault((str(config.resolve()), link.keys), []).append(link)
     for link in found:
         if not link.explicit or not link.own or not link.complete or link.group or not link.keys:
             continue
@@ -58,6 +54,12 @@ def beside(found: list[Link], options: Options, run_files: set[Path]) -> LoadedC
         ):
             continue
         apart[(str(link.script), link.call[0], link.call[1])] = (link.own, *first)
+    if not apart:
+        return loaded
+    passing: dict[tuple[str, tuple[str, ...]], list[Link]] = {}
+    for link in found:
+        for config in link.configs:
+            passing.setdefault((str(config.resolve()), link.keys), []).append(link)
     calls = {(str(lk.script), lk.call[0], lk.call[1]) for lk in found if not lk.explicit} | set(apart)
     sections = {
         where
@@ -65,8 +67,6 @@ def beside(found: list[Link], options: Options, run_files: set[Path]) -> LoadedC
         if any(lk.explicit for lk in links)
         and all((str(lk.script), lk.call[0], lk.call[1]) in calls for lk in links)
     }
-    if not apart:
-        return loaded
     return replace(
         loaded, sections=tuple(sorted({*loaded.sections, *sections})), apart=tuple(sorted(apart.items()))
     )
